@@ -1,0 +1,150 @@
+// bitonic-bench: the per-optimization latency ladder of the seed ("Optimizing HSA Dispatch"):
+// a bitonic sort of n keys, baseline then one optimization added per row, each row timed as
+// median/p10/p90 over --iters iterations of copy in + all dispatches + copy out.
+#include <boost/program_options.hpp>
+
+#include <algorithm>
+#include <chrono>
+#include <iostream>
+#include <random>
+
+#include "bitonic.hpp"
+#include "bitonic_workload.hpp"
+#include "hsad/hsad.hpp"
+#include "report.hpp"
+#include "summary.hpp"
+
+namespace po = boost::program_options;
+using namespace hsad;
+
+namespace {
+
+struct RowResult {
+  LadderRow row;
+  bench::Summary us;
+  bool sorted = false;
+  Stats per_iteration;
+};
+
+RowResult measure(const Device& device, const LadderRow& row, std::uint32_t n, int iters, int warmup,
+                  const std::vector<std::uint32_t>& keys, const std::vector<std::uint32_t>& expected) {
+  bench::BitonicWorkload w(device, n, row.options);
+  std::copy(keys.begin(), keys.end(), w.input());
+  for (int i = 0; i < warmup; ++i) w.run();
+  std::vector<double> samples;
+  samples.reserve(iters);
+  const Stats before = device.stats();
+  for (int i = 0; i < iters; ++i) {
+    const auto t0 = std::chrono::steady_clock::now();
+    w.run();
+    const auto t1 = std::chrono::steady_clock::now();
+    samples.push_back(std::chrono::duration<double, std::micro>(t1 - t0).count());
+  }
+  Stats d = device.stats() - before;
+  auto per = [iters](std::uint64_t v) { return v / std::uint64_t(iters); };
+  d = {per(d.packets), per(d.doorbells), per(d.host_waits), per(d.signals_created), per(d.kernarg_allocations),
+       per(d.system_fences), per(d.bytes_copied), per(d.bytes_staged)};
+  return {row, bench::summarize(samples), w.output_matches(expected), d};
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::string opt_text, n_text, backend, format;
+  int iters = 0, warmup = 0;
+  po::options_description desc(
+      "bitonic-bench: latency per iteration of a bitonic sort, baseline then one dispatch optimization per row");
+  desc.add_options()("help,h", "this text")
+      ("opt", po::value(&opt_text)->default_value("all"), "all | none | comma list of signal,kernarg,nosync,fence,pinned,replay")
+      ("n", po::value(&n_text)->default_value("32768"), "keys: a power of two from 2 to 2^26")
+      ("iters", po::value(&iters)->default_value(100), "timed iterations per row")
+      ("warmup", po::value(&warmup)->default_value(5), "untimed iterations per row first")
+      ("backend", po::value(&backend)->default_value("auto"), "auto | cpu | rocr | cuda")
+      ("format", po::value(&format)->default_value("table"), "table | csv | json");
+  po::variables_map vm;
+  try {
+    po::store(po::parse_command_line(argc, argv, desc), vm);
+    if (vm.count("help")) {
+      std::cout << desc << '\n';
+      return 0;
+    }
+    po::notify(vm);
+  } catch (const po::error& e) {
+    std::cerr << "bitonic-bench: " << e.what() << "\n" << desc << '\n';
+    return 2;
+  }
+
+  try {
+    if (format != "table" && format != "csv" && format != "json") {
+      throw Error("bitonic-bench", "--format", "unknown format '" + format + "'", "valid: table, csv, json");
+    }
+    if (iters < 1 || warmup < 0) throw Error("bitonic-bench", "--iters", "--iters must be at least 1 and --warmup at least 0");
+    const std::uint32_t n = bench::parse_bitonic_size(n_text);
+    const Options wanted = Options::parse(opt_text);
+
+    Runtime rt = Runtime::open(backend);
+    const Device& device = rt.device();
+
+    std::vector<std::uint32_t> keys(n);
+    std::mt19937 rng(12345);
+    for (auto& k : keys) k = rng();
+    std::vector<std::uint32_t> expected = keys;
+    std::sort(expected.begin(), expected.end());
+
+    std::vector<RowResult> results;
+    for (const LadderRow& row : ladder(wanted)) results.push_back(measure(device, row, n, iters, warmup, keys, expected));
+
+    const std::size_t dispatches = kernels::bitonic_dispatches(n);
+    std::vector<bench::Row> rows;
+    bool all_sorted = true;
+    for (std::size_t i = 0; i < results.size(); ++i) {
+      const RowResult& r = results[i];
+      all_sorted = all_sorted && r.sorted;
+      const double delta = i == 0 ? 0.0 : r.us.median - results[i - 1].us.median;
+      bench::Row row = {{"config", r.row.config},
+                        {"flags", r.row.options.to_string()},
+                        {"median_us", bench::fixed(r.us.median), true},
+                        {"p10_us", bench::fixed(r.us.p10), true},
+                        {"p90_us", bench::fixed(r.us.p90), true},
+                        {"delta_us", i == 0 ? std::string("null") : bench::fixed(delta), true},
+                        {"sorted", r.sorted ? "true" : "false", true}};
+      if (format != "json") {
+        if (i == 0) row[5].value = "";
+        const Stats& s = r.per_iteration;
+        row.insert(row.end(), {{"packets", std::to_string(s.packets)},
+                               {"doorbells", std::to_string(s.doorbells)},
+                               {"waits", std::to_string(s.host_waits)},
+                               {"signals_new", std::to_string(s.signals_created)},
+                               {"kernarg_allocs", std::to_string(s.kernarg_allocations)},
+                               {"sys_fences", std::to_string(s.system_fences)},
+                               {"bytes_staged", std::to_string(s.bytes_staged)}});
+      }
+      rows.push_back(std::move(row));
+    }
+
+    if (format == "json") {
+      bench::print_json(std::cout,
+                        {{"backend", rt.backend()},
+                         {"device", device.info().name},
+                         {"n", std::to_string(n), true},
+                         {"dispatches", std::to_string(dispatches), true},
+                         {"iterations", std::to_string(iters), true}},
+                        rows);
+    } else if (format == "csv") {
+      bench::print_csv(std::cout, rows);
+    } else {
+      std::cout << "bitonic-bench: " << n << " keys, " << dispatches << " dispatches per iteration, " << iters
+                << " iterations per row (median, p10, p90 in us per iteration; counters per iteration)\n"
+                << "backend " << rt.backend() << ": " << device.info().name << "\n\n";
+      bench::print_table(std::cout, rows);
+    }
+    if (!all_sorted) {
+      std::cerr << "bitonic-bench: a row did not sort correctly\n";
+      return 3;
+    }
+    return 0;
+  } catch (const Error& e) {
+    std::cerr << "bitonic-bench: " << e.what() << '\n';
+    return 2;
+  }
+}

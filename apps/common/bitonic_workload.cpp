@@ -1,0 +1,52 @@
+// BitonicWorkload: the batch is recorded once; every iteration replays it under the options.
+#include "bitonic_workload.hpp"
+
+#include <algorithm>
+#include <cstring>
+
+namespace hsad::bench {
+
+BitonicWorkload::BitonicWorkload(const Device& device, std::uint32_t n, const Options& options)
+    : device_(device), options_(options), n_(n), queue_(device.create_queue()),
+      keys_(device.alloc(std::size_t(n) * sizeof(std::uint32_t))) {
+  const std::size_t bytes = std::size_t(n) * sizeof(std::uint32_t);
+  if (options.pinned) {
+    pinned_in_ = device.alloc(bytes, Memory::pinned_host);
+    pinned_out_ = device.alloc(bytes, Memory::pinned_host);
+  } else {
+    pageable_in_.resize(n);
+    pageable_out_.resize(n);
+  }
+  const Kernel step = device.kernel("bitonic_step");
+  const std::uint32_t group = std::min<std::uint32_t>(256, n / 2);
+  std::uint32_t stages = 0;
+  while ((1u << stages) < n) ++stages;
+  for (std::uint32_t stage = 0; stage < stages; ++stage) {
+    for (std::uint32_t pass = 0; pass <= stage; ++pass) {
+      batch_.exec(step, Dim3{n / 2}, Dim3{group}, {keys_, stage, pass, 1u});
+    }
+  }
+}
+
+void BitonicWorkload::run() {
+  const std::size_t bytes = std::size_t(n_) * sizeof(std::uint32_t);
+  device_.copy_to_device(keys_, input(), bytes);
+  queue_.run(batch_, options_);
+  device_.copy_to_host(const_cast<std::uint32_t*>(output()), keys_, bytes);
+}
+
+bool BitonicWorkload::output_matches(const std::vector<std::uint32_t>& expected) const {
+  return expected.size() == n_ && std::equal(expected.begin(), expected.end(), output());
+}
+
+std::uint32_t parse_bitonic_size(const std::string& text) {
+  const std::string why = "--n must be a power of two from 2 to 67108864 (2^26), got '" + text + "'";
+  if (text.empty() || text.size() > 12 || text.find_first_not_of("0123456789") != std::string::npos) {
+    throw Error("bitonic", "--n", why);
+  }
+  const unsigned long long v = std::stoull(text);
+  if (v < 2 || v > (1ull << 26) || (v & (v - 1)) != 0) throw Error("bitonic", "--n", why);
+  return static_cast<std::uint32_t>(v);
+}
+
+}  // namespace hsad::bench

@@ -1,0 +1,42 @@
+// The seed's workload: sort n keys with n = 2^k by k(k+1)/2 bitonic-step dispatches. Setup
+// (queue, buffers, the recorded batch) happens once; an iteration is copy in, the whole batch
+// under Options, copy out.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "hsad/hsad.hpp"
+
+namespace hsad::bench {
+
+class BitonicWorkload {
+ public:
+  BitonicWorkload(const Device& device, std::uint32_t n, const Options& options);
+
+  // The unsorted input an iteration copies in (pinned or pageable per Options::pinned).
+  std::uint32_t* input() { return options_.pinned ? pinned_in_.host_as<std::uint32_t>() : pageable_in_.data(); }
+  const std::uint32_t* output() const {
+    return options_.pinned ? pinned_out_.host_as<std::uint32_t>() : pageable_out_.data();
+  }
+  std::uint32_t size() const { return n_; }
+  std::size_t dispatches() const { return batch_.size(); }
+
+  void run();  // one timed iteration
+  bool output_matches(const std::vector<std::uint32_t>& expected) const;
+
+ private:
+  Device device_;
+  Options options_;
+  std::uint32_t n_;
+  Queue queue_;
+  Buffer keys_;
+  Buffer pinned_in_, pinned_out_;
+  std::vector<std::uint32_t> pageable_in_, pageable_out_;
+  Batch batch_;
+};
+
+// Validates n for the CLI and tests: a power of two in [2, 2^26]; throws hsad::Error otherwise.
+std::uint32_t parse_bitonic_size(const std::string& text);
+
+}  // namespace hsad::bench

@@ -1,0 +1,19 @@
+// What differs between hipcc, nvcc and the host compiler, so each kernel is written once.
+#pragma once
+
+#if defined(__HIPCC__) || defined(__CUDACC__)
+#define HSAD_HD __host__ __device__ __forceinline__
+#define HSAD_GPU 1
+#else
+#define HSAD_HD inline
+#define HSAD_GPU 0
+#endif
+
+#if defined(__HIP_DEVICE_COMPILE__)
+// A store that bypasses the caches on the way out (AMD's nontemporal hint).
+#define HSAD_STORE_NT(ptr, value) __builtin_nontemporal_store((value), (ptr))
+#elif defined(__CUDA_ARCH__)
+#define HSAD_STORE_NT(ptr, value) __stcs((ptr), (value))
+#else
+#define HSAD_STORE_NT(ptr, value) (*(ptr) = (value))
+#endif

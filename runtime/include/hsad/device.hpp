@@ -1,0 +1,52 @@
+// Device: one agent of one backend: its kernels, queues, memory and counters.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "hsad/buffer.hpp"
+#include "hsad/kernel.hpp"
+#include "hsad/queue.hpp"
+#include "hsad/stats.hpp"
+
+namespace hsad {
+
+struct DeviceInfo {
+  std::string backend;  // "cpu", "rocr", "cuda"
+  std::string name;     // marketing name
+  std::string isa;      // "gfx90a", "sm_90", "x86_64"
+  std::uint32_t wavefront_size = 0;
+  std::uint32_t compute_units = 0;
+  std::uint64_t last_level_cache_bytes = 0;
+  std::uint64_t memory_bytes = 0;
+  std::uint32_t max_queue_packets = 0;
+};
+
+class Device {
+ public:
+  Device() = default;
+  explicit Device(std::shared_ptr<detail::DeviceImpl> impl) : impl_(std::move(impl)) {}
+
+  const DeviceInfo& info() const;
+  // Loads (once) and returns a kernel by name; throws hsad::Error if the device has none such.
+  Kernel kernel(std::string_view name) const;
+  // packets = 0: the backend's default ring size.
+  Queue create_queue(std::uint32_t packets = 0) const;
+  Buffer alloc(std::size_t bytes, Memory kind = Memory::device) const;
+
+  // Blocking transfers. Host memory that is not a pinned Buffer of this device is pageable
+  // and is staged the way the driver requires (counted in Stats::bytes_staged).
+  void copy_to_device(const Buffer& dst, const void* src, std::size_t bytes, std::size_t dst_offset = 0) const;
+  void copy_to_host(void* dst, const Buffer& src, std::size_t bytes, std::size_t src_offset = 0) const;
+
+  Stats stats() const;
+  detail::DeviceImpl& impl() const { return *impl_; }
+  explicit operator bool() const { return impl_ != nullptr; }
+
+ private:
+  std::shared_ptr<detail::DeviceImpl> impl_;
+};
+
+}  // namespace hsad

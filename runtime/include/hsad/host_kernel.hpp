@@ -1,0 +1,70 @@
+// Host kernels: what the cpu agent runs for a kernel name. Each is called once per work-group
+// and reads its arguments from the packet's kernarg memory, as a GPU kernel would.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "hsad/kernel.hpp"
+
+namespace hsad {
+
+struct WorkGroup {
+  const void* kernarg;
+  Dim3 grid;   // work-items
+  Dim3 size;   // work-group size
+  Dim3 id;     // this group's id
+  void* group_memory;  // group_segment_size bytes of scratch for this group (LDS), or nullptr
+
+  template <class Args> const Args& args() const { return *static_cast<const Args*>(kernarg); }
+  // Work-items of this group along x, clipped to the grid (AQL allows a partial last group).
+  std::uint32_t first_x() const { return id.x * size.x; }
+  std::uint32_t end_x() const { std::uint64_t e = std::uint64_t(first_x()) + size.x; return e < grid.x ? std::uint32_t(e) : grid.x; }
+  std::uint32_t first_y() const { return id.y * size.y; }
+  std::uint32_t end_y() const { std::uint64_t e = std::uint64_t(first_y()) + size.y; return e < grid.y ? std::uint32_t(e) : grid.y; }
+  std::uint32_t first_z() const { return id.z * size.z; }
+  std::uint32_t end_z() const { std::uint64_t e = std::uint64_t(first_z()) + size.z; return e < grid.z ? std::uint32_t(e) : grid.z; }
+};
+
+using HostKernelFn = void (*)(const WorkGroup&);
+
+struct HostKernel {
+  KernelInfo info;
+  HostKernelFn fn = nullptr;
+};
+
+// Describes one argument of a host kernel's argument struct: host_arg("keys", &Args::keys).
+template <class Args, class T>
+ArgInfo host_arg(const char* name, T Args::*member) {
+  static const Args probe{};
+  auto offset = reinterpret_cast<const unsigned char*>(&(probe.*member)) - reinterpret_cast<const unsigned char*>(&probe);
+  return ArgInfo{name, static_cast<std::uint32_t>(offset), sizeof(T),
+                 std::is_pointer_v<T> ? ArgKind::global_buffer : ArgKind::by_value, {}};
+}
+
+// Builds the HostKernel for an argument struct: kernarg size and alignment from the struct.
+template <class Args>
+HostKernel make_host_kernel(std::string name, HostKernelFn fn, std::vector<ArgInfo> args,
+                            std::uint32_t group_segment_size = 0) {
+  HostKernel k;
+  k.info.name = std::move(name);
+  k.info.kernarg_segment_size = sizeof(Args);
+  k.info.kernarg_segment_align = alignof(Args) < 8 ? 8 : alignof(Args);
+  k.info.group_segment_size = group_segment_size;
+  k.info.args = std::move(args);
+  k.fn = fn;
+  return k;
+}
+// For a kernel with no arguments.
+HostKernel make_host_kernel(std::string name, HostKernelFn fn);
+
+// Makes a host kernel known to every cpu-agent device (and the simulated GPU) by its name.
+// Registering a name twice replaces nothing and throws hsad::Error.
+void register_host_kernel(HostKernel kernel);
+// nullptr if unknown.
+const HostKernel* find_host_kernel(const std::string& name);
+
+}  // namespace hsad

@@ -1,0 +1,13 @@
+// The whole public API of libhsadispatch.
+#pragma once
+
+#include "hsad/batch.hpp"
+#include "hsad/buffer.hpp"
+#include "hsad/device.hpp"
+#include "hsad/error.hpp"
+#include "hsad/host_kernel.hpp"
+#include "hsad/kernel.hpp"
+#include "hsad/options.hpp"
+#include "hsad/queue.hpp"
+#include "hsad/runtime.hpp"
+#include "hsad/stats.hpp"

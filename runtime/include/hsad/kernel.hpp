@@ -1,0 +1,60 @@
+// Kernels as the dispatcher sees them: a name, a kernarg layout, segment sizes.
+// The same description comes from AMD metadata, cuFuncGetParamInfo, or a host kernel's registration.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace hsad {
+
+struct Dim3 {
+  std::uint32_t x = 1, y = 1, z = 1;
+  std::uint64_t volume() const { return std::uint64_t(x) * y * z; }
+  int dimensions() const { return z > 1 ? 3 : (y > 1 ? 2 : 1); }
+};
+
+enum class ArgKind : std::uint8_t {
+  by_value,       // plain data
+  global_buffer,  // a pointer to device memory
+  hidden,         // filled by the dispatcher (AMD hidden arguments); never given by the caller
+};
+
+struct ArgInfo {
+  std::string name;
+  std::uint32_t offset = 0;
+  std::uint32_t size = 0;
+  ArgKind kind = ArgKind::by_value;
+  std::string value_kind;  // the code object's own word for hidden ones ("hidden_block_count_x", ...)
+};
+
+struct KernelInfo {
+  std::string name;
+  std::uint32_t kernarg_segment_size = 0;   // bytes the dispatcher must provide, hidden args included
+  std::uint32_t kernarg_segment_align = 8;
+  std::uint32_t group_segment_size = 0;
+  std::uint32_t private_segment_size = 0;
+  std::uint32_t wavefront_size = 0;         // 0 where the backend has no such notion
+  std::vector<ArgInfo> args;                // every argument in offset order, hidden ones included
+
+  std::size_t explicit_arg_count() const;
+};
+
+namespace detail { struct KernelImpl; }
+
+// A kernel loaded on one device. Cheap to copy; the device keeps the code alive.
+class Kernel {
+ public:
+  Kernel() = default;
+  explicit Kernel(std::shared_ptr<const detail::KernelImpl> impl) : impl_(std::move(impl)) {}
+  const KernelInfo& info() const;
+  const std::string& name() const { return info().name; }
+  const detail::KernelImpl& impl() const { return *impl_; }
+  explicit operator bool() const { return impl_ != nullptr; }
+
+ private:
+  std::shared_ptr<const detail::KernelImpl> impl_;
+};
+
+}  // namespace hsad

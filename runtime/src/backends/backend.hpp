@@ -1,0 +1,101 @@
+// The one small internal interface every backend implements: devices, kernels, queues,
+// memory and submissions. Nothing here includes a driver header.
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "hsad/batch.hpp"
+#include "hsad/buffer.hpp"
+#include "hsad/device.hpp"
+#include "hsad/kernel.hpp"
+#include "hsad/options.hpp"
+#include "hsad/runtime.hpp"
+#include "hsad/stats.hpp"
+
+namespace hsad::detail {
+
+using Clock = std::chrono::steady_clock;
+
+struct Counters {
+  std::atomic<std::uint64_t> packets{0}, doorbells{0}, host_waits{0}, signals_created{0},
+      kernarg_allocations{0}, system_fences{0}, bytes_copied{0}, bytes_staged{0};
+  Stats snapshot() const;
+};
+
+struct KernelImpl {
+  KernelInfo info;
+  std::uint64_t kernel_object = 0;     // AQL backends: what goes into the packet
+  void* native = nullptr;              // CUDA: the CUfunction
+  std::shared_ptr<const void> keep_alive;  // the module or executable that holds the code
+};
+
+class SubmissionImpl {
+ public:
+  virtual ~SubmissionImpl() = default;
+  virtual void wait(Clock::time_point deadline) = 0;
+};
+
+class QueueImpl {
+ public:
+  virtual ~QueueImpl() = default;
+  virtual std::unique_ptr<SubmissionImpl> submit(const Batch& batch, const Options& options,
+                                                 Clock::time_point deadline) = 0;
+  virtual std::uint32_t size() const = 0;
+};
+
+class DeviceImpl : public std::enable_shared_from_this<DeviceImpl> {
+ public:
+  virtual ~DeviceImpl() = default;
+
+  const DeviceInfo& info() const { return info_; }
+  Counters& counters() { return counters_; }
+
+  // Loads a kernel once and caches it by name.
+  std::shared_ptr<const KernelImpl> kernel(std::string_view name);
+  virtual std::shared_ptr<QueueImpl> create_queue(std::uint32_t packets) = 0;
+
+  void* allocate(std::size_t bytes, Memory kind);
+  void deallocate(void* ptr, std::size_t bytes, Memory kind) noexcept;
+  virtual bool host_can_read(Memory kind) const = 0;
+
+  // Counts bytes, decides pinned vs pageable by looking the host range up among this device's
+  // pinned allocations, and calls the backend's transfer.
+  void copy_to_device(void* dst, const void* src, std::size_t bytes);
+  void copy_to_host(void* dst, const void* src, std::size_t bytes);
+  bool is_pinned(const void* ptr, std::size_t bytes) const;
+
+ protected:
+  virtual std::shared_ptr<const KernelImpl> load_kernel(std::string_view name) = 0;
+  virtual void* raw_allocate(std::size_t bytes, Memory kind) = 0;
+  virtual void raw_deallocate(void* ptr, std::size_t bytes, Memory kind) noexcept = 0;
+  // Return the number of bytes that went through a staging buffer.
+  virtual std::size_t transfer_to_device(void* dst, const void* src, std::size_t bytes, bool src_pinned) = 0;
+  virtual std::size_t transfer_to_host(void* dst, const void* src, std::size_t bytes, bool dst_pinned) = 0;
+
+  DeviceInfo info_;
+  Counters counters_;
+
+ private:
+  std::mutex kernels_mutex_;
+  std::map<std::string, std::shared_ptr<const KernelImpl>, std::less<>> kernels_;
+  mutable std::mutex pinned_mutex_;
+  std::map<std::uintptr_t, std::size_t> pinned_;  // base -> bytes
+};
+
+// A backend as the runtime sees it before opening it.
+struct BackendEntry {
+  std::string name;
+  BackendStatus (*probe)();
+  std::vector<std::shared_ptr<DeviceImpl>> (*open)();
+};
+const std::vector<BackendEntry>& backends();
+
+}  // namespace hsad::detail

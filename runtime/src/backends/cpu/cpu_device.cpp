@@ -1,0 +1,159 @@
+// CpuDevice. Transfers model a DMA engine that reaches only memory registered with the agent:
+// pageable host memory is bounced through a pinned staging buffer, as ROCr does (the seed's
+// "unpinned memory is transferred through a host-side staging buffer").
+#include "backends/cpu/cpu_device.hpp"
+
+#include <sys/mman.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <thread>
+
+#include "backends/aql/aql_queue.hpp"
+#include "backends/cpu/cpu_ring.hpp"
+#include "backends/cpu/signal_ops.hpp"
+#include "hsad/error.hpp"
+#include "hsad/host_kernel.hpp"
+
+namespace hsad::cpu {
+namespace {
+constexpr std::size_t kStagingBytes = 1 << 20;
+constexpr std::size_t kKernargHeader = 64;  // keeps the block 64-byte aligned after the length word
+constexpr std::uint32_t kDefaultQueuePackets = 4096;
+constexpr std::uint32_t kMaxQueuePackets = 1u << 20;
+
+unsigned hardware_threads() { return std::max(1u, std::thread::hardware_concurrency()); }
+
+std::uint64_t last_level_cache_bytes() {
+  for (int index = 4; index >= 0; --index) {
+    std::ifstream f("/sys/devices/system/cpu/cpu0/cache/index" + std::to_string(index) + "/size");
+    std::string text;
+    if (f >> text && !text.empty()) {
+      std::uint64_t v = std::strtoull(text.c_str(), nullptr, 10);
+      const char unit = text.back();
+      if (unit == 'K') v <<= 10;
+      if (unit == 'M') v <<= 20;
+      return v;
+    }
+  }
+  return 0;
+}
+
+std::size_t page_round(std::size_t bytes) {
+  const std::size_t page = 4096;
+  return (bytes + page - 1) / page * page;
+}
+}  // namespace
+
+CpuDevice::CpuDevice() : pool_(hardware_threads() > 1 ? hardware_threads() - 1 : 1) {
+  utsname u{};
+  uname(&u);
+  info_.backend = "cpu";
+  info_.name = "hsadispatch cpu agent (" + std::to_string(pool_.threads()) + " threads)";
+  info_.isa = u.machine;
+  info_.wavefront_size = 1;
+  info_.compute_units = hardware_threads();
+  info_.last_level_cache_bytes = last_level_cache_bytes();
+  info_.memory_bytes = std::uint64_t(sysconf(_SC_PHYS_PAGES)) * std::uint64_t(sysconf(_SC_PAGESIZE));
+  info_.max_queue_packets = kMaxQueuePackets;
+  staging_ = raw_allocate(kStagingBytes, Memory::pinned_host);
+}
+
+CpuDevice::~CpuDevice() { raw_deallocate(staging_, kStagingBytes, Memory::pinned_host); }
+
+BackendStatus CpuDevice::probe() {
+  return {"cpu", true, "software HSA agent on " + std::to_string(hardware_threads()) + " host threads"};
+}
+
+std::vector<std::shared_ptr<detail::DeviceImpl>> CpuDevice::open() { return {std::make_shared<CpuDevice>()}; }
+
+std::shared_ptr<detail::QueueImpl> CpuDevice::create_queue(std::uint32_t packets) {
+  if (packets == 0) packets = kDefaultQueuePackets;
+  if (packets < 2 || packets > kMaxQueuePackets || (packets & (packets - 1)) != 0) {
+    throw Error("cpu", "create_queue", "queue size " + std::to_string(packets) + " is not a power of two in [2, " +
+                                           std::to_string(kMaxQueuePackets) + "]");
+  }
+  auto ring = std::make_unique<CpuRing>(packets, pool_, next_queue_id_++);
+  return std::make_shared<detail::AqlQueue>(shared_from_this(), *this, std::move(ring), detail::AqlQueue::Config{});
+}
+
+std::shared_ptr<const detail::KernelImpl> CpuDevice::load_kernel(std::string_view name) {
+  const HostKernel* k = find_host_kernel(std::string(name));
+  if (!k) {
+    throw Error("cpu", "kernel", "no host kernel named '" + std::string(name) + "'",
+                "host kernels are registered with hsad::register_host_kernel");
+  }
+  auto impl = std::make_shared<detail::KernelImpl>();
+  impl->info = k->info;
+  impl->kernel_object = reinterpret_cast<std::uint64_t>(k);
+  return impl;
+}
+
+void* CpuDevice::raw_allocate(std::size_t bytes, Memory kind) {
+  void* p = std::aligned_alloc(4096, page_round(bytes));
+  if (!p) throw Error("cpu", "alloc", "out of host memory for " + std::to_string(bytes) + " bytes");
+  // Page-locked where the OS allows (RLIMIT_MEMLOCK); plain memory otherwise.
+  if (kind == Memory::pinned_host) (void)mlock(p, page_round(bytes));
+  return p;
+}
+
+void CpuDevice::raw_deallocate(void* ptr, std::size_t bytes, Memory kind) noexcept {
+  if (kind == Memory::pinned_host) (void)munlock(ptr, page_round(bytes));
+  std::free(ptr);
+}
+
+std::size_t CpuDevice::staged_copy(void* dst, const void* src, std::size_t bytes) {
+  std::lock_guard<std::mutex> lock(staging_mutex_);
+  for (std::size_t done = 0; done < bytes; done += kStagingBytes) {
+    const std::size_t n = std::min(kStagingBytes, bytes - done);
+    std::memcpy(staging_, static_cast<const unsigned char*>(src) + done, n);
+    std::memcpy(static_cast<unsigned char*>(dst) + done, staging_, n);
+  }
+  return bytes;
+}
+
+std::size_t CpuDevice::transfer_to_device(void* dst, const void* src, std::size_t bytes, bool src_pinned) {
+  if (src_pinned) {
+    std::memcpy(dst, src, bytes);
+    return 0;
+  }
+  return staged_copy(dst, src, bytes);
+}
+
+std::size_t CpuDevice::transfer_to_host(void* dst, const void* src, std::size_t bytes, bool dst_pinned) {
+  if (dst_pinned) {
+    std::memcpy(dst, src, bytes);
+    return 0;
+  }
+  return staged_copy(dst, src, bytes);
+}
+
+hsa_signal_t CpuDevice::create_signal(std::int64_t initial) { return create_soft_signal(initial); }
+void CpuDevice::destroy_signal(hsa_signal_t signal) noexcept { destroy_soft_signal(signal); }
+void CpuDevice::store_signal(hsa_signal_t signal, std::int64_t value) { signal_store(signal, value); }
+
+bool CpuDevice::wait_signal_zero(hsa_signal_t signal, detail::Clock::time_point deadline, const detail::AqlRing& ring) {
+  return signal_wait_zero(signal, deadline, [&ring] { ring.throw_if_failed(); });
+}
+
+// Kernarg memory is memory the agent reads directly: like ROCr's kernarg pool it comes from the
+// operating system (fresh pages, page-locked), so allocating it costs a trip into the kernel.
+void* CpuDevice::alloc_kernarg(std::size_t bytes) {
+  const std::size_t total = page_round(bytes + kKernargHeader);
+  void* p = mmap(nullptr, total, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (p == MAP_FAILED) throw Error("cpu", "alloc_kernarg", "mmap of " + std::to_string(total) + " bytes failed");
+  (void)mlock(p, total);
+  *static_cast<std::size_t*>(p) = total;  // the mapping's length, for munmap
+  return static_cast<unsigned char*>(p) + kKernargHeader;
+}
+
+void CpuDevice::free_kernarg(void* ptr) noexcept {
+  void* base = static_cast<unsigned char*>(ptr) - kKernargHeader;
+  munmap(base, *static_cast<std::size_t*>(base));
+}
+
+}  // namespace hsad::cpu

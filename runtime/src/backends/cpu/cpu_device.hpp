@@ -1,0 +1,48 @@
+// The cpu agent as a device: host memory, soft signals, host kernels, and a worker pool shared
+// by its queues. The default backend where no GPU is present.
+#pragma once
+
+#include <memory>
+#include <mutex>
+
+#include "backends/aql/aql_agent.hpp"
+#include "backends/cpu/worker_pool.hpp"
+
+namespace hsad::cpu {
+
+class CpuDevice : public detail::DeviceImpl, public detail::AqlAgent {
+ public:
+  CpuDevice();
+  ~CpuDevice() override;
+
+  std::shared_ptr<detail::QueueImpl> create_queue(std::uint32_t packets) override;
+  bool host_can_read(Memory) const override { return true; }
+
+  hsa_signal_t create_signal(std::int64_t initial) override;
+  void destroy_signal(hsa_signal_t signal) noexcept override;
+  void store_signal(hsa_signal_t signal, std::int64_t value) override;
+  bool wait_signal_zero(hsa_signal_t signal, detail::Clock::time_point deadline, const detail::AqlRing& ring) override;
+  void* alloc_kernarg(std::size_t bytes) override;
+  void free_kernarg(void* ptr) noexcept override;
+  const char* backend_name() const override { return "cpu"; }
+
+  static BackendStatus probe();
+  static std::vector<std::shared_ptr<detail::DeviceImpl>> open();
+
+ protected:
+  std::shared_ptr<const detail::KernelImpl> load_kernel(std::string_view name) override;
+  void* raw_allocate(std::size_t bytes, Memory kind) override;
+  void raw_deallocate(void* ptr, std::size_t bytes, Memory kind) noexcept override;
+  std::size_t transfer_to_device(void* dst, const void* src, std::size_t bytes, bool src_pinned) override;
+  std::size_t transfer_to_host(void* dst, const void* src, std::size_t bytes, bool dst_pinned) override;
+
+ private:
+  std::size_t staged_copy(void* dst, const void* src, std::size_t bytes);
+
+  WorkerPool pool_;
+  std::mutex staging_mutex_;
+  void* staging_ = nullptr;  // pinned bounce buffer for pageable transfers
+  std::uint64_t next_queue_id_ = 0;
+};
+
+}  // namespace hsad::cpu

@@ -1,0 +1,49 @@
+// CpuRing: ring memory with every header INVALID, and the processor that consumes it.
+#include "backends/cpu/cpu_ring.hpp"
+
+#include <cstdlib>
+#include <cstring>
+
+#include "backends/cpu/signal_ops.hpp"
+#include "hsad/error.hpp"
+#include "hsad/host_kernel.hpp"
+
+namespace hsad::cpu {
+
+CpuRing::CpuRing(std::uint32_t packets, WorkerPool& pool, std::uint64_t queue_id) : size_(packets) {
+  base_ = std::aligned_alloc(aql::kPacketBytes, std::size_t(packets) * aql::kPacketBytes);
+  if (!base_) throw Error("cpu", "create_queue", "out of host memory for a ring of " + std::to_string(packets) + " packets");
+  std::memset(base_, 0, std::size_t(packets) * aql::kPacketBytes);
+  for (std::uint32_t i = 0; i < packets; ++i) {
+    auto* header = reinterpret_cast<std::uint16_t*>(static_cast<unsigned char*>(base_) + i * aql::kPacketBytes);
+    *header = HSA_PACKET_TYPE_INVALID << HSA_PACKET_HEADER_TYPE;
+  }
+  doorbell_ = create_soft_signal(0);
+  ProcessorHooks hooks;
+  // On the cpu agent a kernel_object is the address of the registered HostKernel.
+  hooks.resolve = [](std::uint64_t object) { return reinterpret_cast<const HostKernel*>(object); };
+  processor_.emplace(RingView{base_, size_, &read_index_, doorbell_, queue_id}, pool, std::move(hooks));
+}
+
+CpuRing::~CpuRing() {
+  processor_.reset();
+  destroy_soft_signal(doorbell_);
+  std::free(base_);
+}
+
+std::uint64_t CpuRing::add_write_index(std::uint64_t n) {
+  return __atomic_fetch_add(&write_index_, n, __ATOMIC_ACQ_REL);
+}
+
+std::uint64_t CpuRing::load_read_index() const { return __atomic_load_n(&read_index_, __ATOMIC_ACQUIRE); }
+
+void CpuRing::ring_doorbell(std::uint64_t index) { signal_store(doorbell_, static_cast<std::int64_t>(index)); }
+
+void CpuRing::throw_if_failed() const {
+  if (processor_->failed()) {
+    throw Error("cpu", "queue", "the queue is in error: " + processor_->error(),
+                "the queue runs nothing more; create a new one");
+  }
+}
+
+}  // namespace hsad::cpu

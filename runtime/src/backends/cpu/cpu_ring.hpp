@@ -1,0 +1,37 @@
+// The cpu agent's queue: an AQL ring in host memory, its indices and doorbell signal, and the
+// packet processor thread that drains it.
+#pragma once
+
+#include <memory>
+#include <optional>
+
+#include "backends/aql/aql_agent.hpp"
+#include "backends/cpu/packet_processor.hpp"
+
+namespace hsad::cpu {
+
+class CpuRing : public detail::AqlRing {
+ public:
+  CpuRing(std::uint32_t packets, WorkerPool& pool, std::uint64_t queue_id);
+  ~CpuRing() override;
+
+  std::uint32_t size() const override { return size_; }
+  void* base() const override { return base_; }
+  std::uint64_t add_write_index(std::uint64_t n) override;
+  std::uint64_t load_read_index() const override;
+  void ring_doorbell(std::uint64_t index) override;
+  void throw_if_failed() const override;
+  bool failed() const override { return processor_->failed(); }
+
+  const PacketProcessor& processor() const { return *processor_; }
+
+ private:
+  std::uint32_t size_;
+  void* base_ = nullptr;
+  alignas(64) std::uint64_t write_index_ = 0;
+  alignas(64) std::uint64_t read_index_ = 0;
+  hsa_signal_t doorbell_{0};
+  std::optional<PacketProcessor> processor_;  // last: stopped first
+};
+
+}  // namespace hsad::cpu

@@ -1,0 +1,53 @@
+// The registry of host kernels, by name. Built-in kernels (kernels/host/) are added on first use.
+#include <map>
+#include <memory>
+#include <mutex>
+
+#include "hsad/error.hpp"
+#include "hsad/host_kernel.hpp"
+
+namespace hsad {
+namespace host_kernels { void register_builtins(); }  // kernels/host/builtins.cpp
+
+namespace {
+struct Registry {
+  std::mutex mutex;
+  std::map<std::string, std::unique_ptr<HostKernel>> kernels;  // stable addresses: kernel_object
+};
+Registry& registry() {
+  static Registry r;
+  return r;
+}
+void ensure_builtins() {
+  static std::once_flag once;
+  std::call_once(once, [] { host_kernels::register_builtins(); });
+}
+}  // namespace
+
+HostKernel make_host_kernel(std::string name, HostKernelFn fn) {
+  HostKernel k;
+  k.info.name = std::move(name);
+  k.info.kernarg_segment_size = 0;
+  k.fn = fn;
+  return k;
+}
+
+void register_host_kernel(HostKernel kernel) {
+  if (!kernel.fn) throw Error("cpu", "register_host_kernel", "host kernel '" + kernel.info.name + "' has no function");
+  Registry& r = registry();
+  std::lock_guard<std::mutex> lock(r.mutex);
+  const std::string name = kernel.info.name;
+  if (!r.kernels.emplace(name, std::make_unique<HostKernel>(std::move(kernel))).second) {
+    throw Error("cpu", "register_host_kernel", "a host kernel named '" + name + "' is already registered");
+  }
+}
+
+const HostKernel* find_host_kernel(const std::string& name) {
+  ensure_builtins();
+  Registry& r = registry();
+  std::lock_guard<std::mutex> lock(r.mutex);
+  auto it = r.kernels.find(name);
+  return it == r.kernels.end() ? nullptr : it->second.get();
+}
+
+}  // namespace hsad

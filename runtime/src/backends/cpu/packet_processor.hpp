@@ -1,0 +1,90 @@
+// PacketProcessor: gives AQL its meaning off a GPU. It reads 64-byte packets from a ring in plain
+// memory, honours the barrier bit, waits on barrier-AND/OR dependencies, runs kernels by their
+// host builds, and decrements completion signals. The cpu backend's queues use it, and so does
+// the simulated GPU behind ROCr: only the ring memory and the kernel lookup differ.
+#pragma once
+
+#include <hsa/hsa.h>
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <mutex>
+#include <string>
+#include <thread>
+
+#include "aql/packet.hpp"
+#include "backends/cpu/worker_pool.hpp"
+
+namespace hsad::cpu {
+
+struct RingView {
+  void* base = nullptr;
+  std::uint32_t size = 0;               // packets, a power of two
+  std::uint64_t* read_index = nullptr;  // advanced by the processor (release)
+  hsa_signal_t doorbell{0};             // amd_signal_t layout; its value is the last index rung
+  std::uint64_t queue_id = 0;
+};
+
+struct PacketRecord {
+  std::uint64_t queue_id = 0;
+  std::uint64_t packet_id = 0;
+  aql::Header header;
+  std::string kernel;  // dispatches only
+  Dim3 grid, group;
+  bool has_completion_signal = false;
+};
+
+struct ProcessorHooks {
+  // Maps a dispatch's kernel_object to the host kernel to run; nullptr if unknown.
+  std::function<const HostKernel*(std::uint64_t kernel_object)> resolve;
+  // Called once per packet as it is consumed, in queue order (optional).
+  std::function<void(const PacketRecord&)> trace;
+  // Returns a fault message to make this dispatch fail as a GPU fault would (optional).
+  std::function<std::string(std::uint64_t dispatch_ordinal)> fault;
+  // Called once when the queue enters the error state (optional).
+  std::function<void(const std::string&)> on_error;
+};
+
+class PacketProcessor : private JobSink {
+ public:
+  PacketProcessor(RingView ring, WorkerPool& pool, ProcessorHooks hooks);
+  ~PacketProcessor() override;
+  PacketProcessor(const PacketProcessor&) = delete;
+  PacketProcessor& operator=(const PacketProcessor&) = delete;
+
+  bool failed() const { return failed_.load(std::memory_order_acquire); }
+  std::string error() const;
+  std::uint64_t ignored_packets() const { return ignored_.load(std::memory_order_relaxed); }
+
+ private:
+  static constexpr std::size_t kJobs = 8;
+  static constexpr std::uint64_t kInlineGroups = 2;  // dispatches in flight at once (no barrier between them)
+
+  void main();
+  bool idle_wait(std::uint64_t index);
+  void wait_all_complete();
+  void execute_dispatch(const hsa_kernel_dispatch_packet_t& packet, std::uint64_t id);
+  void execute_barrier(const hsa_barrier_and_packet_t& packet, bool any);
+  Job& free_job();
+  void job_done(Job& job) override;
+  void fail(const std::string& what);
+  void complete(hsa_signal_t signal);
+
+  RingView ring_;
+  WorkerPool& pool_;
+  ProcessorHooks hooks_;
+  Job jobs_[kJobs];
+  std::atomic<bool> job_busy_[kJobs] = {};
+  std::atomic<std::uint32_t> in_flight_{0};
+  std::atomic<bool> failed_{false};
+  std::atomic<bool> stop_{false};
+  std::atomic<std::uint64_t> ignored_{0};
+  std::uint64_t dispatch_ordinal_ = 0;
+  mutable std::mutex error_mutex_;
+  std::string error_;
+  std::thread thread_;
+};
+
+}  // namespace hsad::cpu

@@ -1,0 +1,143 @@
+// WorkerPool: chunked work-group execution with a users count per job, so a job is never
+// re-armed while a thread that found it in the table still looks at it.
+#include "backends/cpu/worker_pool.hpp"
+
+#include <chrono>
+#include <exception>
+#include <vector>
+
+#include "backends/cpu/futex.hpp"
+
+namespace hsad::cpu {
+namespace {
+const std::uint32_t* word(const std::atomic<std::uint32_t>& a) { return reinterpret_cast<const std::uint32_t*>(&a); }
+
+void run_groups(const Job& job, std::uint64_t begin, std::uint64_t end) {
+  thread_local std::vector<unsigned char> group_memory;
+  const std::uint32_t lds = job.kernel->info.group_segment_size;
+  if (group_memory.size() < lds) group_memory.resize(lds);
+  WorkGroup wg{job.kernarg, job.grid, job.group, {}, lds ? group_memory.data() : nullptr};
+  const std::uint64_t gx = job.groups.x, gxy = std::uint64_t(job.groups.x) * job.groups.y;
+  for (std::uint64_t g = begin; g < end; ++g) {
+    wg.id = Dim3{static_cast<std::uint32_t>(g % gx), static_cast<std::uint32_t>((g / gx) % job.groups.y),
+                 static_cast<std::uint32_t>(g / gxy)};
+    job.kernel->fn(wg);
+  }
+}
+}  // namespace
+
+void Job::prepare() {
+  next_.store(0, std::memory_order_relaxed);
+  done_.store(0, std::memory_order_relaxed);
+  failing_.store(false, std::memory_order_relaxed);
+  failed_.store(false, std::memory_order_relaxed);
+  error_.clear();
+}
+
+void Job::fail(const std::string& what) {
+  bool first = false;
+  if (failing_.compare_exchange_strong(first, true, std::memory_order_acq_rel)) {
+    error_ = what;
+    failed_.store(true, std::memory_order_release);
+  }
+}
+
+WorkerPool::WorkerPool(unsigned workers) {
+  workers_.reserve(workers);
+  for (unsigned i = 0; i < workers; ++i) workers_.emplace_back([this] { worker_main(); });
+}
+
+WorkerPool::~WorkerPool() {
+  stop_.store(true);
+  epoch_.fetch_add(1);
+  futex_wake_all(word(epoch_));
+  for (auto& t : workers_) t.join();
+}
+
+bool WorkerPool::post(Job& job) {
+  for (std::size_t i = 0; i < kSlots; ++i) {
+    Job* expected = nullptr;
+    if (slots_[i].compare_exchange_strong(expected, &job)) {
+      epoch_.fetch_add(1);
+      if (sleepers_.load() != 0) futex_wake_all(word(epoch_));
+      return true;
+    }
+  }
+  return false;
+}
+
+void WorkerPool::run_inline(Job& job) {
+  try {
+    run_groups(job, 0, job.total);
+  } catch (const std::exception& e) {
+    job.fail(e.what());
+  } catch (...) {
+    job.fail("a non-standard exception");
+  }
+}
+
+bool WorkerPool::run_chunk(std::size_t slot) {
+  Job* job = slots_[slot].load(std::memory_order_acquire);
+  if (!job) return false;
+  job->users_.fetch_add(1, std::memory_order_acq_rel);
+  if (slots_[slot].load(std::memory_order_acquire) != job) {  // finished and maybe re-armed meanwhile
+    job->users_.fetch_sub(1, std::memory_order_release);
+    return false;
+  }
+  const std::uint64_t begin = job->next_.fetch_add(job->chunk, std::memory_order_acq_rel);
+  if (begin >= job->total) {
+    job->users_.fetch_sub(1, std::memory_order_release);
+    return false;
+  }
+  const std::uint64_t end = begin + job->chunk < job->total ? begin + job->chunk : job->total;
+  if (!job->failed()) {  // after a failure the remaining groups are skipped, but still counted
+    try {
+      run_groups(*job, begin, end);
+    } catch (const std::exception& e) {
+      job->fail(e.what());
+    } catch (...) {
+      job->fail("a non-standard exception");
+    }
+  }
+  if (job->done_.fetch_add(end - begin, std::memory_order_acq_rel) + (end - begin) == job->total) {
+    slots_[slot].store(nullptr, std::memory_order_release);
+    job->sink->job_done(*job);
+  }
+  job->users_.fetch_sub(1, std::memory_order_release);
+  return true;
+}
+
+bool WorkerPool::help() {
+  for (std::size_t i = 0; i < kSlots; ++i) {
+    if (slots_[i].load(std::memory_order_relaxed) && run_chunk(i)) return true;
+  }
+  return false;
+}
+
+void WorkerPool::worker_main() {
+  using namespace std::chrono;
+  auto idle_since = steady_clock::now();
+  int rounds = 0;
+  while (!stop_.load(std::memory_order_relaxed)) {
+    if (help()) {
+      rounds = 0;
+      idle_since = steady_clock::now();
+      continue;
+    }
+    // Stay hot for a moment: back-to-back dispatches arrive microseconds apart. Yield rather
+    // than pause, so that a runnable host thread is not kept off a small machine's cores.
+    if (++rounds % 16 != 0 || steady_clock::now() - idle_since < microseconds(100)) {
+      std::this_thread::yield();
+      continue;
+    }
+    sleepers_.fetch_add(1);
+    const std::uint32_t seen = epoch_.load();
+    bool any = false;
+    for (auto& s : slots_) any = any || s.load() != nullptr;
+    if (!any && !stop_.load()) futex_wait(word(epoch_), seen, milliseconds(50));
+    sleepers_.fetch_sub(1);
+    idle_since = steady_clock::now();
+  }
+}
+
+}  // namespace hsad::cpu

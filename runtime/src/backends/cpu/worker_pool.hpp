@@ -1,0 +1,80 @@
+// WorkerPool: runs the work-groups of kernel dispatches on one thread per core. Active jobs sit
+// in a fixed table; any thread (a worker, or a packet processor that would otherwise wait) takes
+// a chunk of groups at a time, and whoever finishes the last group completes the job.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "hsad/host_kernel.hpp"
+
+namespace hsad::cpu {
+
+class Job;
+
+// Told when a job's last work-group ended (on the thread that ran it).
+class JobSink {
+ public:
+  virtual ~JobSink() = default;
+  virtual void job_done(Job& job) = 0;
+};
+
+class Job {
+ public:
+  // Set by the owner before post(); read-only while posted.
+  const HostKernel* kernel = nullptr;
+  const void* kernarg = nullptr;
+  Dim3 grid, group, groups;  // groups: work-group counts per dimension
+  std::uint64_t total = 0;   // groups.volume()
+  std::uint64_t chunk = 1;
+  std::uint64_t completion_signal = 0;
+  std::uint64_t packet_id = 0;
+  JobSink* sink = nullptr;
+
+  void prepare();  // resets the counters for a new dispatch
+  bool failed() const { return failed_.load(std::memory_order_acquire); }
+  const std::string& error() const { return error_; }  // valid once failed() and done
+  std::uint32_t users() const { return users_.load(std::memory_order_acquire); }
+
+ private:
+  friend class WorkerPool;
+  void fail(const std::string& what);
+  std::atomic<std::uint64_t> next_{0};
+  std::atomic<std::uint64_t> done_{0};
+  std::atomic<std::uint32_t> users_{0};
+  std::atomic<bool> failing_{false};  // the first failure writes error_
+  std::atomic<bool> failed_{false};
+  std::string error_;
+};
+
+class WorkerPool {
+ public:
+  explicit WorkerPool(unsigned workers);
+  ~WorkerPool();
+  WorkerPool(const WorkerPool&) = delete;
+  WorkerPool& operator=(const WorkerPool&) = delete;
+
+  unsigned threads() const { return static_cast<unsigned>(workers_.size()) + 1; }
+  // Makes the job's groups available; returns false if the table is full (help, then retry).
+  bool post(Job& job);
+  // Runs one chunk of some posted job on the calling thread; false if there was none.
+  bool help();
+  // Runs every group of `job` on the calling thread, without posting it (small dispatches).
+  static void run_inline(Job& job);
+
+ private:
+  static constexpr std::size_t kSlots = 64;
+  bool run_chunk(std::size_t slot);
+  void worker_main();
+
+  std::atomic<Job*> slots_[kSlots] = {};
+  std::atomic<std::uint32_t> epoch_{0};   // futex word: bumped on every post
+  std::atomic<std::uint32_t> sleepers_{0};
+  std::atomic<bool> stop_{false};
+  std::vector<std::thread> workers_;
+};
+
+}  // namespace hsad::cpu

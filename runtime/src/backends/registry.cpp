@@ -1,0 +1,14 @@
+// The backends in preference order: rocr, then cuda, then the cpu agent.
+#include "backends/backend.hpp"
+#include "backends/cpu/cpu_device.hpp"
+
+namespace hsad::detail {
+
+const std::vector<BackendEntry>& backends() {
+  static const std::vector<BackendEntry> all = {
+      {"cpu", &cpu::CpuDevice::probe, &cpu::CpuDevice::open},
+  };
+  return all;
+}
+
+}  // namespace hsad::detail

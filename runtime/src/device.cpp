@@ -1,0 +1,140 @@
+// Device, Buffer and Kernel: the public handles over DeviceImpl; and DeviceImpl's shared parts
+// (kernel cache, pinned-range registry, transfer accounting).
+#include "hsad/device.hpp"
+
+#include <utility>
+
+#include "backends/backend.hpp"
+#include "hsad/error.hpp"
+
+namespace hsad {
+namespace detail {
+
+Stats Counters::snapshot() const {
+  Stats s;
+  s.packets = packets.load(std::memory_order_relaxed);
+  s.doorbells = doorbells.load(std::memory_order_relaxed);
+  s.host_waits = host_waits.load(std::memory_order_relaxed);
+  s.signals_created = signals_created.load(std::memory_order_relaxed);
+  s.kernarg_allocations = kernarg_allocations.load(std::memory_order_relaxed);
+  s.system_fences = system_fences.load(std::memory_order_relaxed);
+  s.bytes_copied = bytes_copied.load(std::memory_order_relaxed);
+  s.bytes_staged = bytes_staged.load(std::memory_order_relaxed);
+  return s;
+}
+
+std::shared_ptr<const KernelImpl> DeviceImpl::kernel(std::string_view name) {
+  std::lock_guard<std::mutex> lock(kernels_mutex_);
+  auto it = kernels_.find(name);
+  if (it != kernels_.end()) return it->second;
+  auto k = load_kernel(name);
+  kernels_.emplace(std::string(name), k);
+  return k;
+}
+
+void* DeviceImpl::allocate(std::size_t bytes, Memory kind) {
+  if (bytes == 0) throw Error(info_.backend, "alloc", "a buffer of 0 bytes", "ask for at least one byte");
+  void* p = raw_allocate(bytes, kind);
+  if (kind == Memory::pinned_host) {
+    std::lock_guard<std::mutex> lock(pinned_mutex_);
+    pinned_[reinterpret_cast<std::uintptr_t>(p)] = bytes;
+  }
+  return p;
+}
+
+void DeviceImpl::deallocate(void* ptr, std::size_t bytes, Memory kind) noexcept {
+  if (kind == Memory::pinned_host) {
+    std::lock_guard<std::mutex> lock(pinned_mutex_);
+    pinned_.erase(reinterpret_cast<std::uintptr_t>(ptr));
+  }
+  raw_deallocate(ptr, bytes, kind);
+}
+
+bool DeviceImpl::is_pinned(const void* ptr, std::size_t bytes) const {
+  const auto p = reinterpret_cast<std::uintptr_t>(ptr);
+  std::lock_guard<std::mutex> lock(pinned_mutex_);
+  auto it = pinned_.upper_bound(p);
+  if (it == pinned_.begin()) return false;
+  --it;
+  return p >= it->first && p + bytes <= it->first + it->second;
+}
+
+void DeviceImpl::copy_to_device(void* dst, const void* src, std::size_t bytes) {
+  const std::size_t staged = transfer_to_device(dst, src, bytes, is_pinned(src, bytes));
+  counters_.bytes_copied.fetch_add(bytes, std::memory_order_relaxed);
+  counters_.bytes_staged.fetch_add(staged, std::memory_order_relaxed);
+}
+
+void DeviceImpl::copy_to_host(void* dst, const void* src, std::size_t bytes) {
+  const std::size_t staged = transfer_to_host(dst, src, bytes, is_pinned(dst, bytes));
+  counters_.bytes_copied.fetch_add(bytes, std::memory_order_relaxed);
+  counters_.bytes_staged.fetch_add(staged, std::memory_order_relaxed);
+}
+
+}  // namespace detail
+
+const KernelInfo& Kernel::info() const { return impl_->info; }
+
+const DeviceInfo& Device::info() const { return impl_->info(); }
+
+Kernel Device::kernel(std::string_view name) const { return Kernel(impl_->kernel(name)); }
+
+Queue Device::create_queue(std::uint32_t packets) const { return Queue(impl_->create_queue(packets)); }
+
+Buffer Device::alloc(std::size_t bytes, Memory kind) const {
+  return Buffer(impl_, impl_->allocate(bytes, kind), bytes, kind);
+}
+
+namespace {
+void check_range(const Device& d, const Buffer& b, std::size_t bytes, std::size_t offset, const char* call) {
+  if (!b.device_ptr()) throw Error(d.info().backend, call, "empty Buffer");
+  if (offset > b.size() || bytes > b.size() - offset) {
+    throw Error(d.info().backend, call,
+                std::to_string(bytes) + " bytes at offset " + std::to_string(offset) + " overrun a buffer of " +
+                    std::to_string(b.size()) + " bytes");
+  }
+}
+}  // namespace
+
+void Device::copy_to_device(const Buffer& dst, const void* src, std::size_t bytes, std::size_t dst_offset) const {
+  check_range(*this, dst, bytes, dst_offset, "copy_to_device");
+  impl_->copy_to_device(static_cast<unsigned char*>(dst.device_ptr()) + dst_offset, src, bytes);
+}
+
+void Device::copy_to_host(void* dst, const Buffer& src, std::size_t bytes, std::size_t src_offset) const {
+  check_range(*this, src, bytes, src_offset, "copy_to_host");
+  impl_->copy_to_host(dst, static_cast<const unsigned char*>(src.device_ptr()) + src_offset, bytes);
+}
+
+Stats Device::stats() const { return impl_->counters().snapshot(); }
+
+Buffer::Buffer(std::shared_ptr<detail::DeviceImpl> owner, void* ptr, std::size_t bytes, Memory kind)
+    : owner_(std::move(owner)), ptr_(ptr), bytes_(bytes), kind_(kind) {}
+
+Buffer::Buffer(Buffer&& o) noexcept
+    : owner_(std::move(o.owner_)), ptr_(std::exchange(o.ptr_, nullptr)), bytes_(std::exchange(o.bytes_, 0)),
+      kind_(o.kind_) {}
+
+Buffer& Buffer::operator=(Buffer&& o) noexcept {
+  if (this != &o) {
+    reset();
+    owner_ = std::move(o.owner_);
+    ptr_ = std::exchange(o.ptr_, nullptr);
+    bytes_ = std::exchange(o.bytes_, 0);
+    kind_ = o.kind_;
+  }
+  return *this;
+}
+
+Buffer::~Buffer() { reset(); }
+
+void Buffer::reset() noexcept {
+  if (owner_ && ptr_) owner_->deallocate(ptr_, bytes_, kind_);
+  owner_.reset();
+  ptr_ = nullptr;
+  bytes_ = 0;
+}
+
+void* Buffer::host_ptr() const { return owner_ && owner_->host_can_read(kind_) ? ptr_ : nullptr; }
+
+}  // namespace hsad

@@ -1,0 +1,71 @@
+// The bitonic sort on the cpu agent: every power of two up to 2^20, and key patterns.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <random>
+
+#include "bitonic_workload.hpp"
+#include "hsad/hsad.hpp"
+
+using namespace hsad;
+
+namespace {
+const Device& device() {
+  static Runtime rt = Runtime::open("cpu");
+  return rt.device();
+}
+
+void expect_sorts(std::vector<std::uint32_t> keys, const Options& options) {
+  bench::BitonicWorkload w(device(), static_cast<std::uint32_t>(keys.size()), options);
+  std::copy(keys.begin(), keys.end(), w.input());
+  w.run();
+  std::sort(keys.begin(), keys.end());
+  EXPECT_TRUE(w.output_matches(keys));
+}
+
+std::vector<std::uint32_t> random_keys(std::size_t n, std::uint32_t seed) {
+  std::vector<std::uint32_t> k(n);
+  std::mt19937 rng(seed);
+  for (auto& v : k) v = rng();
+  return k;
+}
+}  // namespace
+
+class BitonicPowerOfTwo : public ::testing::TestWithParam<int> {};
+
+TEST_P(BitonicPowerOfTwo, SortsRandomKeys) {
+  const std::size_t n = std::size_t(1) << GetParam();
+  // Alternate the options so that every size also exercises baseline and optimized paths.
+  expect_sorts(random_keys(n, GetParam()), GetParam() % 2 ? Options::all() : Options::none());
+}
+
+INSTANTIATE_TEST_SUITE_P(CpuAgent, BitonicPowerOfTwo, ::testing::Range(1, 21),
+                         [](const auto& info) { return "n_2pow" + std::to_string(info.param); });
+
+TEST(BitonicKeys, SortsAlreadySortedKeys) {
+  std::vector<std::uint32_t> k(4096);
+  for (std::size_t i = 0; i < k.size(); ++i) k[i] = std::uint32_t(i);
+  expect_sorts(k, Options::all());
+}
+
+TEST(BitonicKeys, SortsReversedKeys) {
+  std::vector<std::uint32_t> k(4096);
+  for (std::size_t i = 0; i < k.size(); ++i) k[i] = std::uint32_t(k.size() - i);
+  expect_sorts(k, Options::all());
+}
+
+TEST(BitonicKeys, SortsAllEqualKeys) { expect_sorts(std::vector<std::uint32_t>(4096, 7), Options::all()); }
+
+TEST(BitonicKeys, SortsExtremeValues) {
+  auto k = random_keys(1024, 9);
+  for (std::size_t i = 0; i < k.size(); i += 3) k[i] = i % 2 ? 0u : 0xFFFFFFFFu;
+  expect_sorts(k, Options::all());
+}
+
+TEST(BitonicKeys, EveryLadderRowSorts) {
+  const auto keys = random_keys(32768, 1);
+  for (const LadderRow& row : ladder(Options::all())) {
+    SCOPED_TRACE(row.config);
+    expect_sorts(keys, row.options);
+  }
+}

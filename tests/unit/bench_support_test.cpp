@@ -1,0 +1,49 @@
+// The benchmarks' support: robust statistics, --n validation, JSON escaping.
+#include <gtest/gtest.h>
+
+#include "bitonic.hpp"
+#include "bitonic_workload.hpp"
+#include "report.hpp"
+#include "summary.hpp"
+
+using namespace hsad;
+
+TEST(Summary, MedianAndPercentilesOfKnownSamples) {
+  std::vector<double> v;
+  for (int i = 10; i >= 0; --i) v.push_back(i);  // 0..10, unsorted
+  const bench::Summary s = bench::summarize(v);
+  EXPECT_DOUBLE_EQ(s.median, 5.0);
+  EXPECT_DOUBLE_EQ(s.p10, 1.0);
+  EXPECT_DOUBLE_EQ(s.p90, 9.0);
+}
+
+TEST(Summary, MedianIgnoresOneOutlier) {
+  const bench::Summary s = bench::summarize({10, 11, 9, 10, 1e6});
+  EXPECT_DOUBLE_EQ(s.median, 10.0);
+}
+
+TEST(BitonicSize, AcceptsPowersOfTwoFrom2To2Pow26) {
+  EXPECT_EQ(bench::parse_bitonic_size("2"), 2u);
+  EXPECT_EQ(bench::parse_bitonic_size("32768"), 32768u);
+  EXPECT_EQ(bench::parse_bitonic_size("67108864"), 67108864u);
+}
+
+TEST(BitonicSize, RefusesEverythingElseWithTheRule) {
+  for (const char* bad : {"0", "1", "3", "1000", "134217728", "-4", "abc", "", "32768x", "99999999999999"}) {
+    try {
+      bench::parse_bitonic_size(bad);
+      ADD_FAILURE() << "accepted " << bad;
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find("power of two from 2 to 67108864"), std::string::npos);
+    }
+  }
+}
+
+TEST(BitonicDispatches, MatchesTheSeedsCount) {
+  EXPECT_EQ(kernels::bitonic_dispatches(32768), 120u);
+  EXPECT_EQ(kernels::bitonic_dispatches(2), 1u);
+}
+
+TEST(Report, JsonEscapesQuotesAndControls) {
+  EXPECT_EQ(bench::json_escape("a\"b\\c\n"), "a\\\"b\\\\c\\u000a");
+}

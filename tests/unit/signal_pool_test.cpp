@@ -1,0 +1,56 @@
+// SignalPool: signals made once at setup, handed out only when returned, bounded waits.
+#include <gtest/gtest.h>
+
+#include <thread>
+
+#include "hsad/error.hpp"
+#include "pools/signal_pool.hpp"
+
+using hsad::SignalPool;
+using namespace std::chrono_literals;
+
+namespace {
+struct Counts {
+  int created = 0, destroyed = 0;
+};
+}  // namespace
+
+TEST(SignalPool, CreatesEverySignalAtSetupAndDestroysThemAtTheEnd) {
+  Counts c;
+  {
+    SignalPool pool(8, [&c] { return SignalPool::Handle(++c.created); }, [&c](SignalPool::Handle) { ++c.destroyed; });
+    EXPECT_EQ(c.created, 8);
+    for (int i = 0; i < 20; ++i) pool.release(pool.acquire(10ms));
+    EXPECT_EQ(c.created, 8);
+  }
+  EXPECT_EQ(c.destroyed, 8);
+}
+
+TEST(SignalPool, HandsOutDistinctSignals) {
+  Counts c;
+  SignalPool pool(3, [&c] { return SignalPool::Handle(++c.created); }, [](SignalPool::Handle) {});
+  auto a = pool.acquire(10ms), b = pool.acquire(10ms), d = pool.acquire(10ms);
+  EXPECT_NE(a, b);
+  EXPECT_NE(b, d);
+  EXPECT_NE(a, d);
+  EXPECT_EQ(pool.available(), 0u);
+}
+
+TEST(SignalPool, ExhaustionWaitsForARelease) {
+  Counts c;
+  SignalPool pool(1, [&c] { return SignalPool::Handle(++c.created); }, [](SignalPool::Handle) {});
+  auto a = pool.acquire(10ms);
+  std::thread t([&] {
+    std::this_thread::sleep_for(20ms);
+    pool.release(a);
+  });
+  EXPECT_EQ(pool.acquire(5000ms), a);
+  t.join();
+}
+
+TEST(SignalPool, ExhaustionTimesOutWithAnError) {
+  Counts c;
+  SignalPool pool(1, [&c] { return SignalPool::Handle(++c.created); }, [](SignalPool::Handle) {});
+  (void)pool.acquire(10ms);
+  EXPECT_THROW(pool.acquire(20ms), hsad::Error);
+}
