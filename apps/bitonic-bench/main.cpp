@@ -6,10 +6,12 @@
 #include <algorithm>
 #include <chrono>
 #include <iostream>
+#include <sstream>
 #include <random>
 
 #include "bitonic.hpp"
 #include "bitonic_workload.hpp"
+#include "cuda_peers.hpp"
 #include "hsad/hsad.hpp"
 #include "report.hpp"
 #include "summary.hpp"
@@ -52,6 +54,7 @@ RowResult measure(const Device& device, const LadderRow& row, std::uint32_t n, i
 int main(int argc, char** argv) {
   std::string opt_text, n_text, backend, format;
   int iters = 0, warmup = 0;
+  bool peers = false;
   po::options_description desc(
       "bitonic-bench: latency per iteration of a bitonic sort, baseline then one dispatch optimization per row");
   desc.add_options()("help,h", "this text")
@@ -60,7 +63,8 @@ int main(int argc, char** argv) {
       ("iters", po::value(&iters)->default_value(100), "timed iterations per row")
       ("warmup", po::value(&warmup)->default_value(5), "untimed iterations per row first")
       ("backend", po::value(&backend)->default_value("auto"), "auto | cpu | rocr | cuda")
-      ("format", po::value(&format)->default_value("table"), "table | csv | json");
+      ("format", po::value(&format)->default_value("table"), "table | csv | json")
+      ("peers", po::bool_switch(&peers), "also run the CUDA peers on the same GPU: CUDA runtime, a hand-written graph, CUB");
   po::variables_map vm;
   try {
     po::store(po::parse_command_line(argc, argv, desc), vm);
@@ -108,6 +112,9 @@ int main(int argc, char** argv) {
                         {"p90_us", bench::fixed(r.us.p90), true},
                         {"delta_us", i == 0 ? std::string("null") : bench::fixed(delta), true},
                         {"sorted", r.sorted ? "true" : "false", true}};
+      // CUDA has no per-launch fence control: the row runs, and says so rather than invent a gain.
+      if (rt.backend() == "cuda" && r.row.config == "+fence") row.push_back({"note", "fence: n/a on cuda"});
+      else if (format != "json") row.push_back({"note", ""});
       if (format != "json") {
         if (i == 0) row[5].value = "";
         const Stats& s = r.per_iteration;
@@ -122,21 +129,71 @@ int main(int argc, char** argv) {
       rows.push_back(std::move(row));
     }
 
+    std::vector<bench::Row> peer_rows;
+    if (peers) {
+      if (rt.backend() != "cuda") throw Error("bitonic-bench", "--peers", "the CUDA peers need --backend cuda");
+      auto median_of = [&](const char* config) {
+        for (auto& r : results) if (r.row.config == config) return r.us.median;
+        return 0.0;
+      };
+      const double base = results.front().us.median, best = results.back().us.median;
+      for (const bench::PeerResult& p : bench::run_cuda_peers(keys, iters, warmup)) {
+        const bench::Summary s = bench::summarize(p.samples_us);
+        all_sorted = all_sorted && p.sorted;
+        bench::Row row = {{"peer", p.name},
+                          {"median_us", bench::fixed(s.median), true},
+                          {"p10_us", bench::fixed(s.p10), true},
+                          {"p90_us", bench::fixed(s.p90), true},
+                          {"vs_baseline", bench::fixed(s.median / base, 3), true},
+                          {"vs_last_row", bench::fixed(s.median / best, 3), true},
+                          {"sorted", p.sorted ? "true" : "false", true}};
+        if (const double replay = median_of("+replay"); replay > 0) {
+          row.insert(row.end() - 1, {"replay_vs_this", bench::fixed(replay / s.median, 3), true});
+        }
+        peer_rows.push_back(std::move(row));
+      }
+    }
+
     if (format == "json") {
-      bench::print_json(std::cout,
+      if (!peer_rows.empty()) {
+        // The ladder's document with a "peers" array added before the closing brace.
+        std::ostringstream ladder_json, peers_json;
+        bench::print_json(ladder_json,
+                          {{"backend", rt.backend()},
+                           {"device", device.info().name},
+                           {"n", std::to_string(n), true},
+                           {"dispatches", std::to_string(dispatches), true},
+                           {"iterations", std::to_string(iters), true}},
+                          rows);
+        bench::print_json(peers_json, {}, peer_rows);
+        std::string doc = ladder_json.str(), extra = peers_json.str();
+        doc.erase(doc.rfind('}'));
+        extra = extra.substr(extra.find('[') , extra.rfind(']') - extra.find('[') + 1);
+        std::cout << doc << ",\"peers\":" << extra << "}\n";
+      } else {
+        bench::print_json(std::cout,
                         {{"backend", rt.backend()},
                          {"device", device.info().name},
                          {"n", std::to_string(n), true},
                          {"dispatches", std::to_string(dispatches), true},
                          {"iterations", std::to_string(iters), true}},
                         rows);
+      }
     } else if (format == "csv") {
       bench::print_csv(std::cout, rows);
+      if (!peer_rows.empty()) {
+        std::cout << '\n';
+        bench::print_csv(std::cout, peer_rows);
+      }
     } else {
       std::cout << "bitonic-bench: " << n << " keys, " << dispatches << " dispatches per iteration, " << iters
                 << " iterations per row (median, p10, p90 in us per iteration; counters per iteration)\n"
                 << "backend " << rt.backend() << ": " << device.info().name << "\n\n";
       bench::print_table(std::cout, rows);
+      if (!peer_rows.empty()) {
+        std::cout << "\nCUDA peers on the same GPU, same keys, same iteration (copy in, sort, copy out):\n\n";
+        bench::print_table(std::cout, peer_rows);
+      }
     }
     if (!all_sorted) {
       std::cerr << "bitonic-bench: a row did not sort correctly\n";
@@ -144,6 +201,9 @@ int main(int argc, char** argv) {
     }
     return 0;
   } catch (const Error& e) {
+    std::cerr << "bitonic-bench: " << e.what() << '\n';
+    return 2;
+  } catch (const std::runtime_error& e) {  // the CUDA peers
     std::cerr << "bitonic-bench: " << e.what() << '\n';
     return 2;
   }

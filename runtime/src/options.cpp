@@ -49,6 +49,10 @@ Options Options::parse(std::string_view text) {
     if (comma == std::string::npos) comma = whole.size();
     const std::string name = trim(std::string_view(whole).substr(start, comma - start));
     bool found = false;
+    if (name == "all") {  // "all,replay": the five and more
+      for (std::size_t i = 0; i < kFlagsInAll; ++i) o.*kFlags[i] = true;
+      found = true;
+    }
     for (std::size_t i = 0; i < kFlags.size(); ++i) {
       if (name == option_names()[i]) { o.*kFlags[i] = true; found = true; }
     }

@@ -60,3 +60,9 @@ TEST(OptionsLadder, SubsetAddsOnlyTheWantedFlags) {
   EXPECT_EQ(rows[2].config, "+fence");
   EXPECT_EQ(rows[2].options, Options::parse("signal,fence"));
 }
+
+TEST(OptionsParse, AllCanBeExtendedWithReplay) {
+  Options want = Options::all();
+  want.replay = true;
+  EXPECT_EQ(Options::parse("all,replay"), want);
+}

@@ -1,11 +1,13 @@
 // The backends in preference order: rocr, then cuda, then the cpu agent.
 #include "backends/backend.hpp"
 #include "backends/cpu/cpu_device.hpp"
+#include "backends/cuda/cuda_backend.hpp"
 
 namespace hsad::detail {
 
 const std::vector<BackendEntry>& backends() {
   static const std::vector<BackendEntry> all = {
+      {"cuda", &cuda::probe, &cuda::open},
       {"cpu", &cpu::CpuDevice::probe, &cpu::CpuDevice::open},
   };
   return all;

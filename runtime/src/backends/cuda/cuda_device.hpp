@@ -1,0 +1,40 @@
+// The cuda backend: a device is a CUDA device with its primary context; a queue is a
+// non-blocking stream; completion signals are pooled events; kernarg blocks go to the driver
+// through CU_LAUNCH_PARAM_BUFFER_POINTER; a recorded batch can be replayed as a CUDA graph.
+#pragma once
+
+#include <memory>
+
+#include "backends/backend.hpp"
+#include "backends/cuda/cuda_driver.hpp"
+
+namespace hsad::cuda {
+
+class CudaDevice : public detail::DeviceImpl {
+ public:
+  CudaDevice(const Driver& d, int ordinal);
+  ~CudaDevice() override;
+
+  std::shared_ptr<detail::QueueImpl> create_queue(std::uint32_t packets) override;
+  bool host_can_read(Memory kind) const override { return kind == Memory::pinned_host; }
+  void make_current() const;
+  const Driver& driver() const { return d_; }
+
+  static BackendStatus probe();
+  static std::vector<std::shared_ptr<detail::DeviceImpl>> open();
+
+ protected:
+  std::shared_ptr<const detail::KernelImpl> load_kernel(std::string_view name) override;
+  void* raw_allocate(std::size_t bytes, Memory kind) override;
+  void raw_deallocate(void* ptr, std::size_t bytes, Memory kind) noexcept override;
+  std::size_t transfer_to_device(void* dst, const void* src, std::size_t bytes, bool src_pinned) override;
+  std::size_t transfer_to_host(void* dst, const void* src, std::size_t bytes, bool dst_pinned) override;
+
+ private:
+  const Driver& d_;
+  CUdevice device_ = 0;
+  CUcontext context_ = nullptr;
+  std::shared_ptr<CUmod_st> module_;
+};
+
+}  // namespace hsad::cuda

@@ -1,0 +1,78 @@
+// CudaQueue: a non-blocking stream with its event pool, kernarg pool and graph cache.
+#pragma once
+
+#include <map>
+#include <mutex>
+#include <optional>
+
+#include "backends/cuda/cuda_device.hpp"
+#include "pools/kernarg_pool.hpp"
+#include "pools/signal_pool.hpp"
+
+namespace hsad::cuda {
+
+class CudaSubmission;
+
+// How a batch's completion reaches the host (HSAD_CUDA_COMPLETION, for measuring both):
+// a CUevent recorded on the stream and queried, or a 32-bit stream memory write into pinned
+// host memory that the host polls.
+enum class Completion { event, memwrite };
+// How arguments reach cuLaunchKernel (HSAD_CUDA_ARGS): the packed kernarg block through
+// CU_LAUNCH_PARAM_BUFFER_POINTER, or an array of pointers into the same block (kernelParams).
+enum class ArgPassing { buffer, params };
+
+// One completion signal: an event, or a pinned 32-bit slot with the value it will reach.
+struct CudaSignal {
+  CUevent event = nullptr;
+  std::uint32_t* flag = nullptr;
+  CUdeviceptr flag_device = 0;
+  std::uint32_t target = 0;
+};
+
+class CudaQueue : public detail::QueueImpl, public std::enable_shared_from_this<CudaQueue> {
+ public:
+  explicit CudaQueue(std::shared_ptr<CudaDevice> device);
+  ~CudaQueue() override;
+
+  std::unique_ptr<detail::SubmissionImpl> submit(const Batch& batch, const Options& options,
+                                                 detail::Clock::time_point deadline) override;
+  std::uint32_t size() const override { return 0; }  // a stream has no fixed ring
+
+ private:
+  friend class CudaSubmission;
+
+  static constexpr std::size_t kKernargBytes = 1 << 20;
+  static constexpr std::size_t kEvents = 64;
+  static constexpr std::size_t kSlotBytes = 64;
+  static constexpr std::size_t kMaxParams = 32;
+  struct Graph {
+    CUgraph graph = nullptr;
+    CUgraphExec exec = nullptr;
+    std::uint64_t version = 0;
+  };
+
+  void launch(const detail::Dispatch& d, void* args, std::size_t bytes);
+  CudaSignal create_signal();  // the baseline's: made in the timed run
+  void destroy_signal(CudaSignal& s) noexcept;
+  void record(CudaSignal& s);  // on the stream, after everything launched so far
+  void wait(const CudaSignal& s, detail::Clock::time_point deadline);
+  CUgraphExec graph_for(const Batch& batch, const Options& o, detail::Clock::time_point deadline);
+
+  std::shared_ptr<CudaDevice> device_;
+  const Driver& d_;
+  detail::Counters& counters_;
+  Completion completion_;
+  ArgPassing arg_passing_;
+  bool made_current_;
+  std::uint32_t* slots_ = nullptr;  // the memwrite pool's pinned slots
+  std::uint32_t next_target_ = 0;
+  std::uint64_t next_slot_ = 0;  // before the pools: the event pool creates events in the device's context
+  void* kernarg_memory_;
+  KernargPool kernarg_pool_;
+  SignalPool signals_;  // handles: a CUevent, or (memwrite) a slot index + 1
+  CUstream stream_ = nullptr;
+  std::mutex mutex_;
+  std::map<std::uint64_t, Graph> graphs_;
+};
+
+}  // namespace hsad::cuda
