@@ -17,3 +17,19 @@
 #else
 #define HSAD_STORE_NT(ptr, value) (*(ptr) = (value))
 #endif
+
+// The barrier bit's counterpart on Hopper (programmatic dependent launch): a kernel may be
+// launched before the one ahead of it in the stream has finished, and waits here until that
+// one completed and its memory is visible. Without the launch attribute these are no-ops, so
+// every kernel of this project starts with HSAD_BARRIER_WAIT(); the cuda backend relies on it.
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+#define HSAD_BARRIER_WAIT()                                  \
+  do {                                                       \
+    asm volatile("griddepcontrol.wait;" ::: "memory");       \
+    asm volatile("griddepcontrol.launch_dependents;" :::);   \
+  } while (0)
+#else
+#define HSAD_BARRIER_WAIT() \
+  do {                      \
+  } while (0)
+#endif

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <chrono>
 #include <iostream>
+#include <memory>
 #include <sstream>
 #include <random>
 
@@ -28,25 +29,39 @@ struct RowResult {
   Stats per_iteration;
 };
 
-RowResult measure(const Device& device, const LadderRow& row, std::uint32_t n, int iters, int warmup,
-                  const std::vector<std::uint32_t>& keys, const std::vector<std::uint32_t>& expected) {
-  bench::BitonicWorkload w(device, n, row.options);
-  std::copy(keys.begin(), keys.end(), w.input());
-  for (int i = 0; i < warmup; ++i) w.run();
-  std::vector<double> samples;
-  samples.reserve(iters);
-  const Stats before = device.stats();
-  for (int i = 0; i < iters; ++i) {
-    const auto t0 = std::chrono::steady_clock::now();
-    w.run();
-    const auto t1 = std::chrono::steady_clock::now();
-    samples.push_back(std::chrono::duration<double, std::micro>(t1 - t0).count());
+// Every row is set up first; then each round times one iteration of every row in turn, so
+// drift and noise on the machine fall on all rows alike and the deltas compare like with like.
+std::vector<RowResult> measure_ladder(const Device& device, const std::vector<LadderRow>& ladder_rows, std::uint32_t n,
+                                      int iters, int warmup, const std::vector<std::uint32_t>& keys,
+                                      const std::vector<std::uint32_t>& expected) {
+  std::vector<std::unique_ptr<bench::BitonicWorkload>> work;
+  std::vector<std::vector<double>> samples(ladder_rows.size());
+  std::vector<Stats> counted(ladder_rows.size());
+  const Queue queue = device.create_queue();  // one queue for all rows: one packet processor
+  for (const LadderRow& row : ladder_rows) {
+    work.push_back(std::make_unique<bench::BitonicWorkload>(device, queue, n, row.options));
+    std::copy(keys.begin(), keys.end(), work.back()->input());
+    for (int i = 0; i < warmup; ++i) work.back()->run();
   }
-  Stats d = device.stats() - before;
-  auto per = [iters](std::uint64_t v) { return v / std::uint64_t(iters); };
-  d = {per(d.packets), per(d.doorbells), per(d.host_waits), per(d.signals_created), per(d.kernarg_allocations),
-       per(d.system_fences), per(d.bytes_copied), per(d.bytes_staged)};
-  return {row, bench::summarize(samples), w.output_matches(expected), d};
+  for (int i = 0; i < iters; ++i) {
+    for (std::size_t r = 0; r < work.size(); ++r) {
+      const Stats before = device.stats();
+      const auto t0 = std::chrono::steady_clock::now();
+      work[r]->run();
+      const auto t1 = std::chrono::steady_clock::now();
+      counted[r] = counted[r] + (device.stats() - before);
+      samples[r].push_back(std::chrono::duration<double, std::micro>(t1 - t0).count());
+    }
+  }
+  std::vector<RowResult> results;
+  for (std::size_t r = 0; r < work.size(); ++r) {
+    Stats d = counted[r];
+    auto per = [iters](std::uint64_t v) { return v / std::uint64_t(iters); };
+    d = {per(d.packets), per(d.doorbells), per(d.host_waits), per(d.signals_created), per(d.kernarg_allocations),
+         per(d.system_fences), per(d.bytes_copied), per(d.bytes_staged)};
+    results.push_back({ladder_rows[r], bench::summarize(samples[r]), work[r]->output_matches(expected), d});
+  }
+  return results;
 }
 
 }  // namespace
@@ -95,8 +110,7 @@ int main(int argc, char** argv) {
     std::vector<std::uint32_t> expected = keys;
     std::sort(expected.begin(), expected.end());
 
-    std::vector<RowResult> results;
-    for (const LadderRow& row : ladder(wanted)) results.push_back(measure(device, row, n, iters, warmup, keys, expected));
+    const std::vector<RowResult> results = measure_ladder(device, ladder(wanted), n, iters, warmup, keys, expected);
 
     const std::size_t dispatches = kernels::bitonic_dispatches(n);
     std::vector<bench::Row> rows;
@@ -187,7 +201,7 @@ int main(int argc, char** argv) {
       }
     } else {
       std::cout << "bitonic-bench: " << n << " keys, " << dispatches << " dispatches per iteration, " << iters
-                << " iterations per row (median, p10, p90 in us per iteration; counters per iteration)\n"
+                << " iterations per row, rows interleaved (median, p10, p90 in us per iteration; counters per iteration)\n"
                 << "backend " << rt.backend() << ": " << device.info().name << "\n\n";
       bench::print_table(std::cout, rows);
       if (!peer_rows.empty()) {

@@ -7,7 +7,10 @@
 namespace hsad::bench {
 
 BitonicWorkload::BitonicWorkload(const Device& device, std::uint32_t n, const Options& options)
-    : device_(device), options_(options), n_(n), queue_(device.create_queue()),
+    : BitonicWorkload(device, device.create_queue(), n, options) {}
+
+BitonicWorkload::BitonicWorkload(const Device& device, Queue queue, std::uint32_t n, const Options& options)
+    : device_(device), options_(options), n_(n), queue_(std::move(queue)),
       keys_(device.alloc(std::size_t(n) * sizeof(std::uint32_t))) {
   const std::size_t bytes = std::size_t(n) * sizeof(std::uint32_t);
   if (options.pinned) {

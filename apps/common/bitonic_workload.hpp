@@ -13,6 +13,8 @@ namespace hsad::bench {
 class BitonicWorkload {
  public:
   BitonicWorkload(const Device& device, std::uint32_t n, const Options& options);
+  // On a queue shared with other workloads (the benchmark's rows share one).
+  BitonicWorkload(const Device& device, Queue queue, std::uint32_t n, const Options& options);
 
   // The unsorted input an iteration copies in (pinned or pageable per Options::pinned).
   std::uint32_t* input() { return options_.pinned ? pinned_in_.host_as<std::uint32_t>() : pageable_in_.data(); }

@@ -16,6 +16,16 @@ struct Stats {
   std::uint64_t bytes_copied = 0;        // host<->device transfer bytes
   std::uint64_t bytes_staged = 0;        // of those, bytes bounced through a staging buffer (pageable)
 
+  Stats operator+(const Stats& o) const {
+    return {packets + o.packets,
+            doorbells + o.doorbells,
+            host_waits + o.host_waits,
+            signals_created + o.signals_created,
+            kernarg_allocations + o.kernarg_allocations,
+            system_fences + o.system_fences,
+            bytes_copied + o.bytes_copied,
+            bytes_staged + o.bytes_staged};
+  }
   Stats operator-(const Stats& o) const {
     return {packets - o.packets,
             doorbells - o.doorbells,

@@ -18,7 +18,7 @@ namespace hsad::cuda {
   X(cuEventQuery) X(cuEventDestroy) X(cuMemAlloc) X(cuMemFree) X(cuMemHostAlloc) X(cuMemFreeHost) \
   X(cuMemcpyHtoD) X(cuMemcpyDtoH) X(cuGetErrorName) X(cuGetErrorString) X(cuStreamBeginCapture)   \
   X(cuStreamEndCapture) X(cuGraphInstantiateWithFlags) X(cuGraphLaunch) X(cuGraphExecDestroy)     \
-  X(cuGraphDestroy) X(cuStreamWriteValue32) X(cuStreamQuery) X(cuMemHostGetDevicePointer)
+  X(cuGraphDestroy) X(cuStreamWriteValue32) X(cuStreamQuery) X(cuMemHostGetDevicePointer) X(cuLaunchKernelEx)
 
 struct Driver {
 #define HSAD_CUDA_MEMBER(name) decltype(&::name) name = nullptr;

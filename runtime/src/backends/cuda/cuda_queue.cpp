@@ -56,6 +56,7 @@ CudaQueue::CudaQueue(std::shared_ptr<CudaDevice> device)
       // Measured on an H100 (docs/results.md): a stream memory write is the faster completion.
       completion_(env_is("HSAD_CUDA_COMPLETION", "event") ? Completion::event : Completion::memwrite),
       arg_passing_(env_is("HSAD_CUDA_ARGS", "params") ? ArgPassing::params : ArgPassing::buffer),
+      early_launch_(std::stoi(device_->info().isa.substr(3)) >= 90 && !env_is("HSAD_CUDA_EARLY_LAUNCH", "0")),
       made_current_((device_->make_current(), true)), kernarg_memory_(std::aligned_alloc(64, kKernargBytes)),
       kernarg_pool_(kernarg_memory_, kKernargBytes),
       signals_(
@@ -149,7 +150,7 @@ void CudaQueue::wait(const CudaSignal& s, detail::Clock::time_point deadline) {
   }
 }
 
-void CudaQueue::launch(const detail::Dispatch& d, void* args, std::size_t bytes) {
+void CudaQueue::launch(const detail::Dispatch& d, void* args, std::size_t bytes, bool early) {
   const KernelInfo& k = d.kernel.info();
   std::size_t size = bytes;
   void* extra[] = {CU_LAUNCH_PARAM_BUFFER_POINTER, args, CU_LAUNCH_PARAM_BUFFER_SIZE, &size, CU_LAUNCH_PARAM_END};
@@ -158,11 +159,31 @@ void CudaQueue::launch(const detail::Dispatch& d, void* args, std::size_t bytes)
   if (by_params) {
     for (std::size_t i = 0; i < k.args.size(); ++i) params[i] = static_cast<unsigned char*>(args) + k.args[i].offset;
   }
-  check(d_.cuLaunchKernel(static_cast<CUfunction>(d.kernel.impl().native), blocks(d.grid.x, d.group.x),
-                          blocks(d.grid.y, d.group.y), blocks(d.grid.z, d.group.z), d.group.x, d.group.y, d.group.z,
-                          k.group_segment_size, stream_, by_params ? params : nullptr,
-                          !by_params && bytes ? extra : nullptr),
-        "cuLaunchKernel");
+  void** kernel_params = by_params ? params : nullptr;
+  void** launch_extra = !by_params && bytes ? extra : nullptr;
+  if (early) {
+    CUlaunchAttribute attr{};
+    attr.id = CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION;
+    attr.value.programmaticStreamSerializationAllowed = 1;
+    CUlaunchConfig config{};
+    config.gridDimX = blocks(d.grid.x, d.group.x);
+    config.gridDimY = blocks(d.grid.y, d.group.y);
+    config.gridDimZ = blocks(d.grid.z, d.group.z);
+    config.blockDimX = d.group.x;
+    config.blockDimY = d.group.y;
+    config.blockDimZ = d.group.z;
+    config.sharedMemBytes = k.group_segment_size;
+    config.hStream = stream_;
+    config.attrs = &attr;
+    config.numAttrs = 1;
+    check(d_.cuLaunchKernelEx(&config, static_cast<CUfunction>(d.kernel.impl().native), kernel_params, launch_extra),
+          "cuLaunchKernelEx");
+  } else {
+    check(d_.cuLaunchKernel(static_cast<CUfunction>(d.kernel.impl().native), blocks(d.grid.x, d.group.x),
+                            blocks(d.grid.y, d.group.y), blocks(d.grid.z, d.group.z), d.group.x, d.group.y, d.group.z,
+                            k.group_segment_size, stream_, kernel_params, launch_extra),
+          "cuLaunchKernel");
+  }
   counters_.packets.fetch_add(1, std::memory_order_relaxed);
 }
 
@@ -242,7 +263,9 @@ std::unique_ptr<detail::SubmissionImpl> CudaQueue::submit(const Batch& batch, co
       if (o.nosync) own_stride += round_up64(kbytes);
     }
     if (kbytes) std::memcpy(args, batch.kernarg_image(i), kbytes);
-    launch(d, args, kbytes);
+    // With nosync the host no longer separates the kernels: the barrier bit becomes an
+    // in-kernel wait, so the next launch can overlap the end of the one before.
+    launch(d, args, kbytes, o.nosync && early_launch_ && i > 0);
     // cuLaunchKernel has copied the argument buffer: the block is free again at once.
     if (block) kernarg_pool_.release(block->ticket);
     if (!o.nosync) {

@@ -51,7 +51,8 @@ class CudaQueue : public detail::QueueImpl, public std::enable_shared_from_this<
     std::uint64_t version = 0;
   };
 
-  void launch(const detail::Dispatch& d, void* args, std::size_t bytes);
+  // early: let this launch start before the previous kernel ends (it waits in the kernel).
+  void launch(const detail::Dispatch& d, void* args, std::size_t bytes, bool early = false);
   CudaSignal create_signal();  // the baseline's: made in the timed run
   void destroy_signal(CudaSignal& s) noexcept;
   void record(CudaSignal& s);  // on the stream, after everything launched so far
@@ -63,6 +64,7 @@ class CudaQueue : public detail::QueueImpl, public std::enable_shared_from_this<
   detail::Counters& counters_;
   Completion completion_;
   ArgPassing arg_passing_;
+  bool early_launch_;  // sm_90+: programmatic dependent launch for the barrier bit
   bool made_current_;
   std::uint32_t* slots_ = nullptr;  // the memwrite pool's pinned slots
   std::uint32_t next_target_ = 0;
