@@ -1,8 +1,12 @@
 // Host builds of the built-in kernels, for the cpu agent: each loops over one work-group's
 // items and calls the same per-item function the GPU build calls.
 #include <algorithm>
+#include <cstring>
+#include <string>
+#include <vector>
 
 #include "bitonic.hpp"
+#include "laplacian.hpp"
 #include "hsad/host_kernel.hpp"
 
 namespace hsad::host_kernels {
@@ -30,6 +34,67 @@ void bitonic_step(const WorkGroup& wg) {
 }
 
 void empty(const WorkGroup&) {}
+
+using kernels::LaplacianArgs;
+using kernels::LaplacianSeedArgs;
+
+// Kernel 5/6/7 index mappings, as the GPU builds compute them from block and thread ids.
+enum class Mapping { xyz, yzx, xyz_offset };
+
+template <int M, Mapping MAP>
+void laplacian(const WorkGroup& wg) {
+  LaplacianArgs a;
+  if constexpr (MAP == Mapping::xyz_offset) {
+    a = wg.args<LaplacianArgs>();
+  } else {
+    const LaplacianSeedArgs& s = wg.args<LaplacianSeedArgs>();
+    a = LaplacianArgs{s.f, s.u, s.nx, s.ny, s.nz, s.invhx2, s.invhy2, s.invhz2, s.invhxyz2, 0, s.ny};
+  }
+  for (std::uint32_t tz = 0; tz < wg.size.z; ++tz) {
+    for (std::uint32_t ty = 0; ty < wg.size.y; ++ty) {
+      for (std::uint32_t tx = 0; tx < wg.size.x; ++tx) {
+        int i, j, k;
+        if constexpr (MAP == Mapping::yzx) {
+          i = int(tx + wg.id.z * wg.size.x);
+          j = M * int(ty + wg.id.x * wg.size.y);
+          k = int(tz + wg.id.y * wg.size.z);
+        } else {
+          i = int(tx + wg.id.x * wg.size.x);
+          j = (MAP == Mapping::xyz_offset ? a.sy : 0) + M * int(ty + wg.id.y * wg.size.y);
+          k = int(tz + wg.id.z * wg.size.z);
+        }
+        kernels::laplacian_item<M>(a, i, j, k);
+      }
+    }
+  }
+}
+
+void copy_f64(const WorkGroup& wg) {
+  const kernels::CopyArgs& a = wg.args<kernels::CopyArgs>();
+  const std::uint64_t begin = wg.first_x();
+  const std::uint64_t end = std::min<std::uint64_t>(wg.end_x(), a.count);
+  if (begin < end) std::memcpy(a.dst + begin, a.src + begin, (end - begin) * sizeof(double));
+}
+
+std::vector<ArgInfo> seed_args() {
+  return {host_arg("f", &LaplacianSeedArgs::f),          host_arg("u", &LaplacianSeedArgs::u),
+          host_arg("nx", &LaplacianSeedArgs::nx),        host_arg("ny", &LaplacianSeedArgs::ny),
+          host_arg("nz", &LaplacianSeedArgs::nz),        host_arg("invhx2", &LaplacianSeedArgs::invhx2),
+          host_arg("invhy2", &LaplacianSeedArgs::invhy2), host_arg("invhz2", &LaplacianSeedArgs::invhz2),
+          host_arg("invhxyz2", &LaplacianSeedArgs::invhxyz2)};
+}
+
+template <int M>
+void register_laplacians() {
+  const std::string m = "_m" + std::to_string(M);
+  register_host_kernel(make_host_kernel<LaplacianSeedArgs>("laplacian5" + m, &laplacian<M, Mapping::xyz>, seed_args()));
+  register_host_kernel(make_host_kernel<LaplacianSeedArgs>("laplacian6" + m, &laplacian<M, Mapping::yzx>, seed_args()));
+  auto args = seed_args();
+  // LaplacianArgs extends the seed's layout: the same offsets, then sy and ey.
+  args.push_back(host_arg("sy", &LaplacianArgs::sy));
+  args.push_back(host_arg("ey", &LaplacianArgs::ey));
+  register_host_kernel(make_host_kernel<LaplacianArgs>("laplacian7" + m, &laplacian<M, Mapping::xyz_offset>, args));
+}
 }  // namespace
 
 void register_builtins() {
@@ -38,6 +103,13 @@ void register_builtins() {
       {host_arg("keys", &BitonicArgs::keys), host_arg("stage", &BitonicArgs::stage),
        host_arg("pass", &BitonicArgs::pass), host_arg("ascending", &BitonicArgs::ascending)}));
   register_host_kernel(make_host_kernel("hsad_empty", &empty));
+  register_laplacians<4>();
+  register_laplacians<8>();
+  register_laplacians<16>();
+  register_host_kernel(make_host_kernel<kernels::CopyArgs>(
+      "hsad_copy_f64", &copy_f64,
+      {host_arg("dst", &kernels::CopyArgs::dst), host_arg("src", &kernels::CopyArgs::src),
+       host_arg("count", &kernels::CopyArgs::count)}));
 }
 
 }  // namespace hsad::host_kernels

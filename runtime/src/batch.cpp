@@ -31,6 +31,12 @@ Batch& Batch::exec(const Kernel& kernel, Dim3 grid, Dim3 group, std::initializer
   if (grid.volume() == 0 || group.volume() == 0) {
     throw Error("batch", "exec " + info.name, "grid and work-group sizes must be at least 1 in every dimension");
   }
+  if (info.max_workgroup_size && group.volume() > info.max_workgroup_size) {
+    throw Error("batch", "exec " + info.name,
+                "a work-group of " + std::to_string(group.volume()) + " work-items exceeds kernel '" + info.name +
+                    "''s limit of " + std::to_string(info.max_workgroup_size),
+                "use a smaller work-group (the kernel's launch bounds)");
+  }
   const std::size_t expected = info.explicit_arg_count();
   if (args.size() != expected) {
     throw Error("batch", "exec " + info.name,

@@ -33,11 +33,12 @@ class RawQueue {
     ring_.ring_doorbell(i);
   }
 
-  void barrier(hsa_packet_type_t type, std::initializer_list<hsa_signal_t> deps, hsa_signal_t completion) {
+  void barrier(hsa_packet_type_t type, std::initializer_list<hsa_signal_t> deps, hsa_signal_t completion,
+               bool barrier_bit = false) {
     const std::uint64_t i = ring_.add_write_index(1);
     auto* slot = static_cast<hsa_barrier_and_packet_t*>(ring_.base()) + (i & (ring_.size() - 1));
     aql::write_barrier_body(slot, deps.begin(), static_cast<int>(deps.size()), completion);
-    aql::publish(slot, aql::encode({type, false, Scope::none, Scope::none}), 0);
+    aql::publish(slot, aql::encode({type, barrier_bit, Scope::none, Scope::none}), 0);
     ring_.ring_doorbell(i);
   }
 
@@ -97,8 +98,8 @@ TEST(PacketProcessor, CompletionSignalDecrementedOncePerPacket) {
   test::Timeline t;
   const test::RecordArgs a{&t, 0, 0};
   for (int i = 0; i < 3; ++i) q.dispatch("test_record", &a, 4, 1, true, s.s);
-  Signal fence;
-  q.barrier(HSA_PACKET_TYPE_BARRIER_AND, {}, fence.s);
+  Signal fence;  // with the barrier bit: completes after every packet before it
+  q.barrier(HSA_PACKET_TYPE_BARRIER_AND, {}, fence.s, true);
   ASSERT_TRUE(q.wait(fence.s));
   EXPECT_EQ(cpu::signal_load(s.s), 2);
 }

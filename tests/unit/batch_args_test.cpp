@@ -87,3 +87,18 @@ TEST(BatchArgs, VersionChangesWithContent) {
   b.clear();
   EXPECT_GT(b.version(), v1);
 }
+
+TEST(BatchArgs, WorkGroupLargerThanTheKernelAllowsIsRefused) {
+  auto k = std::make_shared<detail::KernelImpl>();
+  k->info.name = "bounded";
+  k->info.max_workgroup_size = 256;
+  Batch b;
+  EXPECT_NO_THROW(b.exec(Kernel(k), Dim3{1024}, Dim3{256}, {}));
+  try {
+    b.exec(Kernel(k), Dim3{1024}, Dim3{128, 1, 8}, {});
+    FAIL() << "no error";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("1024 work-items exceeds kernel 'bounded''s limit of 256"), std::string::npos)
+        << e.what();
+  }
+}

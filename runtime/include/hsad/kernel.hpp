@@ -36,6 +36,7 @@ struct KernelInfo {
   std::uint32_t group_segment_size = 0;
   std::uint32_t private_segment_size = 0;
   std::uint32_t wavefront_size = 0;         // 0 where the backend has no such notion
+  std::uint32_t max_workgroup_size = 0;     // work-items per group the code allows (launch bounds); 0: no limit known
   std::vector<ArgInfo> args;                // every argument in offset order, hidden ones included
 
   std::size_t explicit_arg_count() const;

@@ -87,8 +87,9 @@ std::shared_ptr<const detail::KernelImpl> CudaDevice::load_kernel(std::string_vi
     k->info.args.push_back({"arg" + std::to_string(i), std::uint32_t(offset), std::uint32_t(size), ArgKind::by_value, {}});
     k->info.kernarg_segment_size = std::uint32_t(offset + size);
   }
-  int shared = 0;
-  d_.cuFuncGetAttribute(&shared, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, f);
+  int max_threads = 0;
+  check(d_.cuFuncGetAttribute(&max_threads, CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, f), "cuFuncGetAttribute");
+  k->info.max_workgroup_size = std::uint32_t(max_threads);
   k->info.group_segment_size = 0;  // static shared memory is the kernel's own; dynamic is none
   k->native = f;
   k->keep_alive = module_;

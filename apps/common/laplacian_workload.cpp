@@ -1,0 +1,137 @@
+// LaplacianWorkload: grid set-up, the recorded batches, and the CPU reference.
+#include "laplacian_workload.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "laplacian.hpp"
+
+namespace hsad::bench {
+namespace {
+double initial_u(std::size_t i) {
+  // A cheap deterministic hash in [0, 1): neighbours differ, so a wrong index shows.
+  std::uint64_t x = i * 0x9E3779B97F4A7C15ull;
+  x ^= x >> 29;
+  x *= 0xBF58476D1CE4E5B9ull;
+  x ^= x >> 32;
+  return double(x >> 11) * (1.0 / 9007199254740992.0);
+}
+}  // namespace
+
+void validate(const LaplacianConfig& c, const DeviceInfo& device) {
+  const char* names[] = {"--nx", "--ny", "--nz"};
+  const int dims[] = {c.nx, c.ny, c.nz};
+  for (int d = 0; d < 3; ++d) {
+    if (dims[d] < 3) {
+      throw Error("laplacian", names[d], std::string(names[d]) + " must be at least 3, got " + std::to_string(dims[d]));
+    }
+  }
+  if (c.kernel != 5 && c.kernel != 6 && c.kernel != 7) {
+    throw Error("laplacian", "--kernel", "kernel must be 5, 6, 7 or auto, got " + std::to_string(c.kernel));
+  }
+  if (c.m != 4 && c.m != 8 && c.m != 16) throw Error("laplacian", "--m", "the tiling factor must be 4, 8 or 16");
+  if (c.split < 1 || c.split > c.ny) {
+    throw Error("laplacian", "--split", "split must be from 1 to ny (" + std::to_string(c.ny) + "), got " + std::to_string(c.split));
+  }
+  if (c.kernel != 7 && c.split != 1) throw Error("laplacian", "--split", "only Kernel 7 splits the domain");
+  const std::uint64_t threads = std::uint64_t(c.block[0]) * c.block[1] * c.block[2];
+  if (threads == 0 || threads > 1024) throw Error("laplacian", "--block", "the block must hold 1 to 1024 work-items");
+  if (c.iters < 1) throw Error("laplacian", "--iters", "--iters must be at least 1");
+  const double bytes = 3.0 * double(c.nx) * double(c.ny) * double(c.nz) * sizeof(double);  // u, f, copy scratch
+  if (device.memory_bytes && bytes > 0.9 * double(device.memory_bytes)) {
+    throw Error("laplacian", "grid",
+                "a grid of " + std::to_string(c.nx) + " x " + std::to_string(c.ny) + " x " + std::to_string(c.nz) +
+                    " needs " + std::to_string(bytes / double(1 << 30)).substr(0, 6) + " GiB (three arrays of doubles); " +
+                    device.name + " has " + std::to_string(double(device.memory_bytes) / double(1 << 30)).substr(0, 6) +
+                    " GiB",
+                "reduce --nx, --ny or --nz");
+  }
+}
+
+int auto_split(int nx, int ny, std::uint64_t llc) {
+  if (llc == 0) return 1;
+  const double plane = double(nx) * ny * sizeof(double);
+  const int split = int(std::ceil(3.0 * plane / double(llc)));
+  return std::clamp(split, 1, std::max(1, ny - 2));
+}
+
+LaplacianWorkload::LaplacianWorkload(const Device& device, const LaplacianConfig& config, const Options& options)
+    : device_(device), c_(config), options_(options), queue_(device.create_queue()) {
+  validate(c_, device.info());
+  points_ = std::size_t(c_.nx) * c_.ny * c_.nz;
+  u_ = device.alloc(points_ * sizeof(double));
+  f_ = device.alloc(points_ * sizeof(double));
+  scratch_ = device.alloc(points_ * sizeof(double));
+  host_u_.resize(points_);
+  for (std::size_t i = 0; i < points_; ++i) host_u_[i] = initial_u(i);
+  device.copy_to_device(u_, host_u_.data(), points_ * sizeof(double));
+  {
+    const std::vector<double> sentinel(points_, kSentinel);
+    device.copy_to_device(f_, sentinel.data(), points_ * sizeof(double));
+  }
+  const double hx = 1.0 / (c_.nx - 1), hy = 1.0 / (c_.ny - 1), hz = 1.0 / (c_.nz - 1);
+  invhx2_ = 1.0 / (hx * hx);
+  invhy2_ = 1.0 / (hy * hy);
+  invhz2_ = 1.0 / (hz * hz);
+  invhxyz2_ = -2.0 * (invhx2_ + invhy2_ + invhz2_);
+
+  const std::string name = "laplacian" + std::to_string(c_.kernel) + "_m" + std::to_string(c_.m);
+  const Kernel k = device.kernel(name);
+  const Dim3 group{c_.block[0], c_.block[1], c_.block[2]};
+  for (int it = 0; it < c_.iters; ++it) {
+    if (c_.kernel == 7) {
+      const int rows = (c_.ny - 1) / c_.split + 1;  // the seed's bny
+      for (int s = 0; s < c_.split; ++s) {
+        const int sy = rows * s, ey = std::min(c_.ny, sy + rows);
+        if (sy >= ey) break;
+        const auto shape = kernels::laplacian_shape(7, c_.m, c_.block.data(), c_.nx, ey - sy, c_.nz);
+        batch_.exec(k, Dim3{shape.grid[0], shape.grid[1], shape.grid[2]}, group,
+                    {f_, u_, c_.nx, c_.ny, c_.nz, invhx2_, invhy2_, invhz2_, invhxyz2_, sy, ey});
+      }
+    } else {
+      const auto shape = kernels::laplacian_shape(c_.kernel, c_.m, c_.block.data(), c_.nx, c_.ny, c_.nz);
+      batch_.exec(k, Dim3{shape.grid[0], shape.grid[1], shape.grid[2]}, group,
+                  {f_, u_, c_.nx, c_.ny, c_.nz, invhx2_, invhy2_, invhz2_, invhxyz2_});
+    }
+  }
+  const Kernel copy = device.kernel("hsad_copy_f64");
+  const std::uint64_t groups = (points_ + 255) / 256;
+  if (groups * 256 > 0xFFFFFFFFull) throw Error("laplacian", "grid", "the copy kernel's grid exceeds 2^32 work-items");
+  for (int it = 0; it < c_.iters; ++it) {
+    copies_.exec(copy, Dim3{static_cast<std::uint32_t>(groups * 256)}, Dim3{256},
+                 {scratch_, u_, static_cast<unsigned long long>(points_)});
+  }
+}
+
+void LaplacianWorkload::run() { queue_.run(batch_, options_, std::chrono::minutes(10)); }
+
+double LaplacianWorkload::copy_run() {
+  queue_.run(copies_, options_, std::chrono::minutes(10));
+  return 2.0 * double(points_) * sizeof(double);
+}
+
+LaplacianWorkload::Check LaplacianWorkload::verify() {
+  std::vector<double> f(points_);
+  device_.copy_to_host(f.data(), f_, points_ * sizeof(double));
+  Check c;
+  const std::size_t nx = c_.nx, ny = c_.ny, slice = nx * ny;
+  const std::vector<double>& u = host_u_;
+  for (std::size_t k = 0; k < std::size_t(c_.nz); ++k) {
+    for (std::size_t j = 0; j < ny; ++j) {
+      for (std::size_t i = 0; i < nx; ++i) {
+        const std::size_t p = i + nx * j + slice * k;
+        const bool boundary = i == 0 || j == 0 || k == 0 || i == nx - 1 || j == ny - 1 || k == std::size_t(c_.nz) - 1;
+        if (boundary) {
+          c.boundary_untouched = c.boundary_untouched && f[p] == kSentinel;
+          continue;
+        }
+        const double ref = (u[p - 1] + u[p + 1]) * invhx2_ + (u[p - nx] + u[p + nx]) * invhy2_ +
+                           (u[p - slice] + u[p + slice]) * invhz2_ + u[p] * invhxyz2_;
+        c.max_abs_error = std::max(c.max_abs_error, std::abs(f[p] - ref));
+      }
+    }
+  }
+  return c;
+}
+
+}  // namespace hsad::bench

@@ -1,0 +1,60 @@
+// The Laplacian sequences: one application of the operator is `split` dispatches (Kernel 7's
+// subdomains; one dispatch for Kernels 5 and 6); `iters` applications are one batch with
+// barrier bits and one wait under the same Options as the bitonic sort.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "hsad/hsad.hpp"
+
+namespace hsad::bench {
+
+struct LaplacianConfig {
+  int nx = 512, ny = 512, nz = 512;
+  int kernel = 7;  // 5, 6 or 7
+  int split = 1;   // Kernel 7 only: y-subdomains dispatched in sequence
+  int m = 8;       // tiling factor in y: 4, 8 or 16
+  std::array<std::uint32_t, 3> block = {256, 1, 1};
+  int iters = 10;  // applications per batch
+};
+
+// Checks sizes and that the grid fits the device; throws hsad::Error naming what is wrong.
+void validate(const LaplacianConfig& c, const DeviceInfo& device);
+// The split that keeps three xy-planes of a subdomain in the last-level cache (the seed's rule).
+int auto_split(int nx, int ny, std::uint64_t last_level_cache_bytes);
+
+class LaplacianWorkload {
+ public:
+  LaplacianWorkload(const Device& device, const LaplacianConfig& config, const Options& options);
+
+  void run();            // one batch: config.iters applications, one wait
+  double copy_run();     // one batch of config.iters device copies of the same grid; returns bytes per copy
+  // Copies f back and compares it with the CPU reference: the largest absolute error on the
+  // interior, and whether every boundary point still holds its sentinel.
+  struct Check {
+    double max_abs_error = 0;
+    bool boundary_untouched = true;
+  };
+  Check verify();
+
+  const LaplacianConfig& config() const { return c_; }
+  std::size_t dispatches_per_application() const { return std::size_t(c_.kernel == 7 ? c_.split : 1); }
+
+  static constexpr double kSentinel = -12345.0;
+
+ private:
+  Device device_;
+  LaplacianConfig c_;
+  Options options_;
+  Queue queue_;
+  std::size_t points_;
+  Buffer u_, f_, scratch_;
+  Batch batch_, copies_;
+  std::vector<double> host_u_;
+  double invhx2_, invhy2_, invhz2_, invhxyz2_;
+};
+
+}  // namespace hsad::bench

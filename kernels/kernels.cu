@@ -1,0 +1,4 @@
+// Every GPU kernel of the project in one translation unit: one fatbin (nvcc) or code object
+// (hipcc) holds them all.
+#include "bitonic.cu"
+#include "laplacian.cu"

@@ -1,0 +1,40 @@
+// The Laplacian kernels and the copy kernel for GPUs; hipcc and nvcc both accept this file.
+// Kernel 5 and 7 map (blockIdx.x, y, z) to (x, y, z); Kernel 6 to (y, z, x).
+#include "laplacian.hpp"
+
+using hsad::kernels::CopyArgs;
+using hsad::kernels::LaplacianArgs;
+
+#define HSAD_LAPLACIAN_ARGS                                                                       \
+  double *f, const double *u, int nx, int ny, int nz, double invhx2, double invhy2, double invhz2, \
+      double invhxyz2
+#define HSAD_LAPLACIAN_PACK(sy, ey) LaplacianArgs{f, u, nx, ny, nz, invhx2, invhy2, invhz2, invhxyz2, sy, ey}
+
+#define HSAD_LAPLACIAN_KERNELS(M)                                                                         \
+  extern "C" __global__ void __launch_bounds__(256) laplacian5_m##M(HSAD_LAPLACIAN_ARGS) {               \
+    HSAD_BARRIER_WAIT();                                                                                  \
+    hsad::kernels::laplacian_item<M>(HSAD_LAPLACIAN_PACK(0, ny), threadIdx.x + blockIdx.x * blockDim.x,   \
+                                     M * (threadIdx.y + blockIdx.y * blockDim.y),                         \
+                                     threadIdx.z + blockIdx.z * blockDim.z);                              \
+  }                                                                                                       \
+  extern "C" __global__ void __launch_bounds__(256) laplacian6_m##M(HSAD_LAPLACIAN_ARGS) {               \
+    HSAD_BARRIER_WAIT();                                                                                  \
+    hsad::kernels::laplacian_item<M>(HSAD_LAPLACIAN_PACK(0, ny), threadIdx.x + blockIdx.z * blockDim.x,   \
+                                     M * (threadIdx.y + blockIdx.x * blockDim.y),                         \
+                                     threadIdx.z + blockIdx.y * blockDim.z);                              \
+  }                                                                                                       \
+  extern "C" __global__ void __launch_bounds__(256) laplacian7_m##M(HSAD_LAPLACIAN_ARGS, int sy, int ey) { \
+    HSAD_BARRIER_WAIT();                                                                                  \
+    hsad::kernels::laplacian_item<M>(HSAD_LAPLACIAN_PACK(sy, ey), threadIdx.x + blockIdx.x * blockDim.x,  \
+                                     sy + M * (threadIdx.y + blockIdx.y * blockDim.y),                    \
+                                     threadIdx.z + blockIdx.z * blockDim.z);                              \
+  }
+
+HSAD_LAPLACIAN_KERNELS(4)
+HSAD_LAPLACIAN_KERNELS(8)
+HSAD_LAPLACIAN_KERNELS(16)
+
+extern "C" __global__ void __launch_bounds__(256) hsad_copy_f64(double* dst, const double* src, unsigned long long count) {
+  HSAD_BARRIER_WAIT();
+  hsad::kernels::copy_item(CopyArgs{dst, src, count}, std::uint64_t(blockIdx.x) * blockDim.x + threadIdx.x);
+}

@@ -1,0 +1,106 @@
+// The Laplacian finite-difference kernels of the AMD lab notes (Kernels 5, 6, 7), double
+// precision. One work-item computes a column of M points in y (loop tiling, register reuse of
+// the centre values). Kernel 6 only reorders the grid's indices; Kernel 7 computes the rows
+// [sy, ey) of one y-subdomain, so that a sweep is several dispatches in sequence.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "portability.hpp"
+
+namespace hsad::kernels {
+
+struct LaplacianArgs {
+  double* f;
+  const double* u;
+  int nx, ny, nz;
+  double invhx2, invhy2, invhz2, invhxyz2;
+  int sy, ey;  // Kernel 7: the subdomain's rows; 0 and ny for Kernels 5 and 6
+};
+
+// Kernels 5 and 6 take the seed's arguments: the same layout without sy and ey.
+struct LaplacianSeedArgs {
+  double* f;
+  const double* u;
+  int nx, ny, nz;
+  double invhx2, invhy2, invhz2, invhxyz2;
+};
+
+// The column of M points (i, j..j+M-1, k). FULL: all M rows exist (j + M <= ny); otherwise the
+// tile stops at the array's edge instead of reading past it (the seed's kernel assumes ny % M == 0).
+template <int M, bool FULL>
+HSAD_HD void laplacian_tile(const LaplacianArgs& a, int i, int j, int k) {
+  const int nx = a.nx, ny = a.ny;
+  const std::size_t slice = std::size_t(nx) * ny;
+  const std::size_t pos = std::size_t(i) + std::size_t(nx) * j + slice * k;
+  const int rows = FULL ? M : (ny - j < M ? ny - j : M);
+  const double* u = a.u;
+  double Lu[M];
+#if HSAD_GPU
+#pragma unroll
+#endif
+  for (int n = 0; n < M; n++) Lu[n] = 0;
+
+  for (int n = 0; n < M; n++)  // z - 1
+    if (FULL || n < rows) Lu[n] += u[pos - slice + n * nx] * a.invhz2;
+  if (j > 0) Lu[0] += u[pos - nx] * a.invhy2;  // y - 1 of the first row
+  for (int n = 0; n < M; n++) {
+    if (!FULL && n >= rows) break;
+    Lu[n] += u[pos - 1 + n * nx] * a.invhx2;
+    const double center = u[pos + n * nx];  // kept for the rows above and below
+    Lu[n] += center * a.invhxyz2;
+    Lu[n] += u[pos + 1 + n * nx] * a.invhx2;
+    if (n > 0) Lu[n - 1] += center * a.invhy2;
+    if (n < rows - 1) Lu[n + 1] += center * a.invhy2;
+  }
+  if (j + rows < ny) Lu[rows - 1] += u[pos + std::size_t(rows) * nx] * a.invhy2;  // y + 1 of the last row
+  for (int n = 0; n < M; n++)  // z + 1
+    if (FULL || n < rows) Lu[n] += u[pos + slice + n * nx] * a.invhz2;
+
+  for (int n = 0; n < M; n++) {
+    const int y = j + n;
+    if ((FULL || n < rows) && y > 0 && y < ny - 1 && y >= a.sy && y < a.ey) HSAD_STORE_NT(&a.f[pos + n * nx], Lu[n]);
+  }
+}
+
+// One work-item of any of the three kernels, given its (i, j, k).
+template <int M>
+HSAD_HD void laplacian_item(const LaplacianArgs& a, int i, int j, int k) {
+  if (i == 0 || i >= a.nx - 1 || k == 0 || k >= a.nz - 1 || j >= a.ey || j >= a.ny - 1) return;
+  if (j + M <= a.ny) laplacian_tile<M, true>(a, i, j, k);
+  else laplacian_tile<M, false>(a, i, j, k);
+}
+
+// The grid (in work-items, full work-groups) each kernel is launched with.
+struct LaunchShape {
+  std::uint32_t grid[3];
+};
+// kernel: 5, 6 or 7; rows: the y-rows one dispatch covers (ny, or a subdomain's).
+inline LaunchShape laplacian_shape(int kernel, int m, const std::uint32_t block[3], int nx, int rows, int nz) {
+  const std::uint32_t bx = (nx + block[0] - 1) / block[0];
+  const std::uint32_t by = (rows + block[1] * m - 1) / (block[1] * m);
+  const std::uint32_t bz = (nz + block[2] - 1) / block[2];
+  if (kernel == 6) return {{by * block[0], bz * block[1], bx * block[2]}};  // blocks: (y, z, x)
+  return {{bx * block[0], by * block[1], bz * block[2]}};
+}
+
+// The figure of merit's bytes (the seed's formula): every point fetched once but the 8
+// corners and 4 edges of each direction, every interior point written once.
+inline double laplacian_bytes(double nx, double ny, double nz) {
+  const double fetch = (nx * ny * nz - 8 - 4 * (nx - 2) - 4 * (ny - 2) - 4 * (nz - 2)) * sizeof(double);
+  const double write = (nx - 2) * (ny - 2) * (nz - 2) * sizeof(double);
+  return fetch + write;
+}
+
+struct CopyArgs {
+  double* dst;
+  const double* src;
+  std::uint64_t count;
+};
+
+HSAD_HD void copy_item(const CopyArgs& a, std::uint64_t i) {
+  if (i < a.count) HSAD_STORE_NT(&a.dst[i], a.src[i]);
+}
+
+}  // namespace hsad::kernels
