@@ -7,13 +7,13 @@
 #include <chrono>
 #include <iostream>
 #include <memory>
-#include <sstream>
 #include <random>
 
 #include "bitonic.hpp"
 #include "bitonic_workload.hpp"
 #include "cuda_peers.hpp"
 #include "hsad/hsad.hpp"
+#include "cli.hpp"
 #include "report.hpp"
 #include "summary.hpp"
 
@@ -80,18 +80,7 @@ int main(int argc, char** argv) {
       ("backend", po::value(&backend)->default_value("auto"), "auto | cpu | rocr | cuda")
       ("format", po::value(&format)->default_value("table"), "table | csv | json")
       ("peers", po::bool_switch(&peers), "also run the CUDA peers on the same GPU: CUDA runtime, a hand-written graph, CUB");
-  po::variables_map vm;
-  try {
-    po::store(po::parse_command_line(argc, argv, desc), vm);
-    if (vm.count("help")) {
-      std::cout << desc << '\n';
-      return 0;
-    }
-    po::notify(vm);
-  } catch (const po::error& e) {
-    std::cerr << "bitonic-bench: " << e.what() << "\n" << desc << '\n';
-    return 2;
-  }
+  if (auto status = bench::parse_cli(argc, argv, desc, "bitonic-bench")) return *status;
 
   try {
     if (format != "table" && format != "csv" && format != "json") {
@@ -168,31 +157,14 @@ int main(int argc, char** argv) {
       }
     }
 
+    const bench::Row header = {{"backend", rt.backend()},
+                               {"device", device.info().name},
+                               {"n", std::to_string(n), true},
+                               {"dispatches", std::to_string(dispatches), true},
+                               {"iterations", std::to_string(iters), true}};
     if (format == "json") {
-      if (!peer_rows.empty()) {
-        // The ladder's document with a "peers" array added before the closing brace.
-        std::ostringstream ladder_json, peers_json;
-        bench::print_json(ladder_json,
-                          {{"backend", rt.backend()},
-                           {"device", device.info().name},
-                           {"n", std::to_string(n), true},
-                           {"dispatches", std::to_string(dispatches), true},
-                           {"iterations", std::to_string(iters), true}},
-                          rows);
-        bench::print_json(peers_json, {}, peer_rows);
-        std::string doc = ladder_json.str(), extra = peers_json.str();
-        doc.erase(doc.rfind('}'));
-        extra = extra.substr(extra.find('[') , extra.rfind(']') - extra.find('[') + 1);
-        std::cout << doc << ",\"peers\":" << extra << "}\n";
-      } else {
-        bench::print_json(std::cout,
-                        {{"backend", rt.backend()},
-                         {"device", device.info().name},
-                         {"n", std::to_string(n), true},
-                         {"dispatches", std::to_string(dispatches), true},
-                         {"iterations", std::to_string(iters), true}},
-                        rows);
-      }
+      if (peer_rows.empty()) bench::print_json(std::cout, header, rows);
+      else bench::print_json(std::cout, header, rows, {{"peers", peer_rows}});
     } else if (format == "csv") {
       bench::print_csv(std::cout, rows);
       if (!peer_rows.empty()) {

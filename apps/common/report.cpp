@@ -65,16 +65,29 @@ void print_object(std::ostream& out, const Row& row) {
 }
 }  // namespace
 
-void print_json(std::ostream& out, const Row& header, const std::vector<Row>& rows) {
-  out << '{';
-  print_object(out, header);
-  out << (header.empty() ? "" : ",") << "\"rows\":[";
+namespace {
+void print_array(std::ostream& out, const std::string& name, const std::vector<Row>& rows) {
+  out << '"' << json_escape(name) << "\":[";
   for (std::size_t i = 0; i < rows.size(); ++i) {
     out << (i ? "," : "") << '{';
     print_object(out, rows[i]);
     out << '}';
   }
-  out << "]}\n";
+  out << ']';
+}
+}  // namespace
+
+void print_json(std::ostream& out, const Row& header, const std::vector<Row>& rows,
+                const std::vector<std::pair<std::string, std::vector<Row>>>& extra) {
+  out << '{';
+  print_object(out, header);
+  out << (header.empty() ? "" : ",");
+  print_array(out, "rows", rows);
+  for (const auto& [name, more] : extra) {
+    out << ',';
+    print_array(out, name, more);
+  }
+  out << "}\n";
 }
 
 }  // namespace hsad::bench

@@ -6,6 +6,7 @@
 #include <iostream>
 
 #include "hsad/hsad.hpp"
+#include "cli.hpp"
 #include "report.hpp"
 #include "summary.hpp"
 
@@ -22,18 +23,7 @@ int main(int argc, char** argv) {
       ("reps", po::value(&reps)->default_value(21), "timed batches")
       ("backend", po::value(&backend)->default_value("auto"), "auto | cpu | rocr | cuda")
       ("format", po::value(&format)->default_value("table"), "table | csv | json");
-  po::variables_map vm;
-  try {
-    po::store(po::parse_command_line(argc, argv, desc), vm);
-    if (vm.count("help")) {
-      std::cout << desc << '\n';
-      return 0;
-    }
-    po::notify(vm);
-  } catch (const po::error& e) {
-    std::cerr << "dispatch-bench: " << e.what() << '\n';
-    return 2;
-  }
+  if (auto status = bench::parse_cli(argc, argv, desc, "dispatch-bench")) return *status;
   try {
     if (count < 1 || reps < 1) throw Error("dispatch-bench", "args", "--count and --reps must be at least 1");
     if (format != "table" && format != "csv" && format != "json") {

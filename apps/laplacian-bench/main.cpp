@@ -9,6 +9,7 @@
 #include "hsad/hsad.hpp"
 #include "laplacian.hpp"
 #include "laplacian_workload.hpp"
+#include "cli.hpp"
 #include "report.hpp"
 #include "summary.hpp"
 
@@ -70,18 +71,7 @@ int main(int argc, char** argv) {
       ("verify", po::bool_switch(&verify), "compare with a CPU reference and report the largest absolute error")
       ("backend", po::value(&backend)->default_value("auto"), "auto | cpu | rocr | cuda")
       ("format", po::value(&format)->default_value("table"), "table | csv | json");
-  po::variables_map vm;
-  try {
-    po::store(po::parse_command_line(argc, argv, desc), vm);
-    if (vm.count("help")) {
-      std::cout << desc << '\n';
-      return 0;
-    }
-    po::notify(vm);
-  } catch (const po::error& e) {
-    std::cerr << "laplacian-bench: " << e.what() << '\n';
-    return 2;
-  }
+  if (auto status = bench::parse_cli(argc, argv, desc, "laplacian-bench")) return *status;
   try {
     if (format != "table" && format != "csv" && format != "json") {
       throw Error("laplacian-bench", "--format", "unknown format '" + format + "'", "valid: table, csv, json");

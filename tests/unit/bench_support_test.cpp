@@ -6,6 +6,8 @@
 #include "report.hpp"
 #include "summary.hpp"
 
+#include <sstream>
+
 using namespace hsad;
 
 TEST(Summary, MedianAndPercentilesOfKnownSamples) {
@@ -46,4 +48,10 @@ TEST(BitonicDispatches, MatchesTheSeedsCount) {
 
 TEST(Report, JsonEscapesQuotesAndControls) {
   EXPECT_EQ(bench::json_escape("a\"b\\c\n"), "a\\\"b\\\\c\\u000a");
+}
+
+TEST(Report, JsonDocumentWithRowsAndAnExtraArray) {
+  std::ostringstream out;
+  bench::print_json(out, {{"n", "4", true}}, {{{"config", "baseline"}}}, {{"peers", {{{"peer", "cub"}}}}});
+  EXPECT_EQ(out.str(), "{\"n\":4,\"rows\":[{\"config\":\"baseline\"}],\"peers\":[{\"peer\":\"cub\"}]}\n");
 }
