@@ -193,6 +193,7 @@ void AqlQueue::write_batch(const Batch& batch, const Options& o, Clock::time_poi
   const std::size_t count = batch.size();
   std::size_t own_stride = 0;
   const hsa_signal_t completion = sub->completion();
+  if (o.kernarg) sub->tickets.reserve(count);  // no allocation per dispatch on the submit path
   auto* ring_base = static_cast<hsa_kernel_dispatch_packet_t*>(ring_->base());
   const std::uint64_t mask = ring_->size() - 1;
   for (std::size_t i = 0; i < count; ++i) {
