@@ -39,6 +39,13 @@ std::vector<std::uint32_t> random_keys(std::size_t n) {
   return k;
 }
 
+// The counters one iteration of `w` changed.
+Stats counted(const Device& d, bench::BitonicWorkload& w) {
+  const Stats before = d.stats();
+  w.run();
+  return d.stats() - before;
+}
+
 bool sorts(const Device& d, std::uint32_t n, const Options& o) {
   auto keys = random_keys(n);
   bench::BitonicWorkload w(d, n, o);
@@ -66,44 +73,31 @@ TEST(Gpu, NosyncRingsOnceAndWaitsOnce) {
   REQUIRE_GPU();
   bench::BitonicWorkload sync(device, 1024, Options::parse("signal,kernarg"));
   bench::BitonicWorkload batch(device, 1024, Options::parse("signal,kernarg,nosync"));
-  const Stats s0 = device.stats();
-  sync.run();
-  const Stats s1 = device.stats();
-  batch.run();
-  const Stats s2 = device.stats();
-  EXPECT_EQ((s1 - s0).host_waits, 55u);
-  EXPECT_EQ((s1 - s0).doorbells, 55u);
-  EXPECT_EQ((s2 - s1).host_waits, 1u);
-  EXPECT_EQ((s2 - s1).doorbells, 1u);
-  EXPECT_EQ((s2 - s1).packets, 55u);
+  const Stats a = counted(device, sync), b = counted(device, batch);
+  EXPECT_EQ(a.host_waits, 55u);
+  EXPECT_EQ(a.doorbells, 55u);
+  EXPECT_EQ(b.host_waits, 1u);
+  EXPECT_EQ(b.doorbells, 1u);
+  EXPECT_EQ(b.packets, 55u);
 }
 
 TEST(Gpu, SignalAndKernargPoolsAvoidWorkInTheTimedRun) {
   REQUIRE_GPU();
   bench::BitonicWorkload base(device, 1024, Options::none());
   bench::BitonicWorkload pooled(device, 1024, Options::parse("signal,kernarg"));
-  const Stats s0 = device.stats();
-  base.run();
-  const Stats s1 = device.stats();
-  pooled.run();
-  const Stats s2 = device.stats();
-  EXPECT_EQ((s1 - s0).signals_created, 1u);
-  EXPECT_EQ((s1 - s0).kernarg_allocations, 1u);
-  EXPECT_EQ((s2 - s1).signals_created, 0u);
-  EXPECT_EQ((s2 - s1).kernarg_allocations, 0u);
+  const Stats a = counted(device, base), b = counted(device, pooled);
+  EXPECT_EQ(a.signals_created, 1u);
+  EXPECT_EQ(a.kernarg_allocations, 1u);
+  EXPECT_EQ(b.signals_created, 0u);
+  EXPECT_EQ(b.kernarg_allocations, 0u);
 }
 
 TEST(Gpu, PinnedTransfersAreNotStaged) {
   REQUIRE_GPU();
   bench::BitonicWorkload pageable(device, 4096, Options::parse("nosync"));
   bench::BitonicWorkload pinned(device, 4096, Options::parse("nosync,pinned"));
-  const Stats s0 = device.stats();
-  pageable.run();
-  const Stats s1 = device.stats();
-  pinned.run();
-  const Stats s2 = device.stats();
-  EXPECT_EQ((s1 - s0).bytes_staged, 2u * 4096 * 4);
-  EXPECT_EQ((s2 - s1).bytes_staged, 0u);
+  EXPECT_EQ(counted(device, pageable).bytes_staged, 2u * 4096 * 4);
+  EXPECT_EQ(counted(device, pinned).bytes_staged, 0u);
 }
 
 TEST(Gpu, KernelArgumentsComeFromTheDriversView) {
