@@ -1,6 +1,10 @@
 // What differs between hipcc, nvcc and the host compiler, so each kernel is written once.
 #pragma once
 
+#if defined(__HIPCC__)
+#include <hip/hip_runtime.h>  // __global__, blockIdx, __forceinline__ under hipcc
+#endif
+
 #if defined(__HIPCC__) || defined(__CUDACC__)
 #define HSAD_HD __host__ __device__ __forceinline__
 #define HSAD_GPU 1

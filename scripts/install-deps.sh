@@ -7,8 +7,10 @@ packages=(
   cmake ninja-build g++ pkg-config
   libboost-program-options-dev   # the apps' command lines
   libgtest-dev                   # the test suite
-  libmsgpack-dev                 # AMD code-object metadata
-  libhsa-runtime-dev             # ROCr's headers: AQL packet types (the runtime itself is dlopen'ed)
+  libmsgpack-cxx-dev             # msgpack-c's C++ API: AMD code-object metadata
+  libhsa-runtime-dev             # ROCr: headers for the AQL types, and the runtime the rocr backend dlopens
+  hipcc rocm-device-libs         # the AMD code objects (gfx90a, gfx908, gfx940, gfx1030)
+  llvm-15 lld-15                 # llvm-readelf (independent check of the reader), the v5 test code object
 )
 
 missing=()

@@ -2,6 +2,7 @@
 #pragma once
 
 #include "hsad/batch.hpp"
+#include "hsad/code_object.hpp"
 #include "hsad/buffer.hpp"
 #include "hsad/device.hpp"
 #include "hsad/error.hpp"

@@ -12,6 +12,7 @@
 #include <string_view>
 #include <vector>
 
+#include "aql/hidden_args.hpp"
 #include "hsad/batch.hpp"
 #include "hsad/buffer.hpp"
 #include "hsad/device.hpp"
@@ -33,6 +34,7 @@ struct Counters {
 struct KernelImpl {
   KernelInfo info;
   std::uint64_t kernel_object = 0;     // AQL backends: what goes into the packet
+  std::vector<aql::HiddenArg> hidden_args;  // AMD code objects: what the dispatcher writes itself
   void* native = nullptr;              // CUDA: the CUfunction
   std::shared_ptr<const void> keep_alive;  // the module or executable that holds the code
 };

@@ -33,9 +33,6 @@ class AqlAgent {
   virtual bool wait_signal_zero(hsa_signal_t signal, Clock::time_point deadline, const AqlRing& ring) = 0;
   virtual void* alloc_kernarg(std::size_t bytes) = 0;
   virtual void free_kernarg(void* ptr) noexcept = 0;
-  // Fills the hidden arguments a code object asks for (AMD); the cpu agent has none.
-  virtual void fill_hidden_args(const KernelInfo&, void* /*kernarg*/, const Dim3& /*grid*/,
-                                const Dim3& /*group*/) const {}
   virtual const char* backend_name() const = 0;
 };
 

@@ -211,7 +211,7 @@ void AqlQueue::write_batch(const Batch& batch, const Options& o, Clock::time_poi
       if (o.nosync) own_stride += round_up64(kbytes);
     }
     if (kbytes != 0) std::memcpy(kernarg, batch.kernarg_image(i), kbytes);  // no-argument kernels have no image
-    agent_.fill_hidden_args(k.info, kernarg, d.grid, d.group);
+    if (!k.hidden_args.empty()) aql::fill_hidden_args(k.hidden_args, kernarg, d.grid, d.group);
 
     const bool last = i + 1 == count;
     const bool signalled = !o.nosync || last;

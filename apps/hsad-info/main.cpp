@@ -1,0 +1,168 @@
+// hsad-info: every backend with its availability (and why not), the devices of the available
+// ones, or, with --code-object FILE, the kernels of an AMD code object or offload bundle.
+#include <boost/program_options.hpp>
+
+#include <fstream>
+#include <iostream>
+#include <iterator>
+#include <sstream>
+
+#include "cli.hpp"
+#include "hsad/hsad.hpp"
+#include "report.hpp"
+
+namespace po = boost::program_options;
+using namespace hsad;
+using bench::json_escape;
+
+namespace {
+
+std::string quoted(const std::string& s) { return "\"" + json_escape(s) + "\""; }
+
+struct Listing {
+  std::vector<BackendStatus> backends;
+  std::vector<DeviceInfo> devices;
+};
+
+Listing list_devices() {
+  Listing l;
+  l.backends = Runtime::probe();
+  for (BackendStatus& b : l.backends) {
+    if (!b.available) continue;
+    try {
+      const Runtime rt = Runtime::open(b.name);
+      for (const Device& d : rt.devices()) l.devices.push_back(d.info());
+    } catch (const Error& e) {  // probed fine, failed to open: say so rather than hide it
+      b.available = false;
+      b.reason = e.what();
+    }
+  }
+  return l;
+}
+
+void print_devices_json(std::ostream& out, const Listing& l) {
+  out << "{\"backends\":[";
+  for (std::size_t i = 0; i < l.backends.size(); ++i) {
+    const BackendStatus& b = l.backends[i];
+    out << (i ? "," : "") << "{\"name\":" << quoted(b.name) << ",\"available\":" << (b.available ? "true" : "false")
+        << ",\"reason\":" << quoted(b.reason) << "}";
+  }
+  out << "],\"devices\":[";
+  for (std::size_t i = 0; i < l.devices.size(); ++i) {
+    const DeviceInfo& d = l.devices[i];
+    out << (i ? "," : "") << "{\"backend\":" << quoted(d.backend) << ",\"name\":" << quoted(d.name)
+        << ",\"isa\":" << quoted(d.isa) << ",\"wavefront_size\":" << d.wavefront_size
+        << ",\"compute_units\":" << d.compute_units << ",\"last_level_cache_bytes\":" << d.last_level_cache_bytes
+        << ",\"memory_bytes\":" << d.memory_bytes << ",\"max_queue_packets\":" << d.max_queue_packets << "}";
+  }
+  out << "]}\n";
+}
+
+void print_devices_table(std::ostream& out, const Listing& l) {
+  out << "backends:\n";
+  for (const BackendStatus& b : l.backends) {
+    out << "  " << b.name << ": " << (b.available ? "available" : "unavailable") << " (" << b.reason << ")\n";
+  }
+  out << "devices:\n";
+  if (l.devices.empty()) out << "  none\n";
+  for (std::size_t i = 0; i < l.devices.size(); ++i) {
+    const DeviceInfo& d = l.devices[i];
+    out << "  [" << i << "] " << d.backend << ": " << d.name << "\n"
+        << "      isa " << d.isa << ", wavefront " << d.wavefront_size << ", compute units " << d.compute_units
+        << ", last-level cache " << (d.last_level_cache_bytes >> 10) << " KiB, memory " << (d.memory_bytes >> 20)
+        << " MiB, max queue " << d.max_queue_packets << " packets\n";
+  }
+}
+
+void print_code_object_json(std::ostream& out, const CodeObject& co) {
+  out << "{\"target\":" << quoted(co.target) << ",\"kernels\":[";
+  for (std::size_t i = 0; i < co.kernels.size(); ++i) {
+    const CodeObjectKernel& k = co.kernels[i];
+    out << (i ? "," : "") << "{\"name\":" << quoted(k.info.name) << ",\"symbol\":" << quoted(k.symbol)
+        << ",\"kernarg_segment_size\":" << k.info.kernarg_segment_size
+        << ",\"kernarg_segment_align\":" << k.info.kernarg_segment_align
+        << ",\"group_segment_size\":" << k.info.group_segment_size
+        << ",\"private_segment_size\":" << k.info.private_segment_size
+        << ",\"wavefront_size\":" << k.info.wavefront_size << ",\"args\":[";
+    for (std::size_t a = 0; a < k.info.args.size(); ++a) {
+      const ArgInfo& arg = k.info.args[a];
+      out << (a ? "," : "") << "{\"offset\":" << arg.offset << ",\"size\":" << arg.size
+          << ",\"kind\":" << quoted(arg.value_kind) << "}";
+    }
+    out << "]}";
+  }
+  out << "]}";
+}
+
+void print_code_object_table(std::ostream& out, const CodeObject& co) {
+  out << co.target << " (code object v" << co.code_object_version << ", " << co.kernels.size() << " kernels)\n";
+  for (const CodeObjectKernel& k : co.kernels) {
+    out << "  " << k.info.name << "  kernarg " << k.info.kernarg_segment_size << " B (align "
+        << k.info.kernarg_segment_align << "), group " << k.info.group_segment_size << " B, private "
+        << k.info.private_segment_size << " B, wave" << k.info.wavefront_size << "\n";
+    for (const ArgInfo& a : k.info.args) {
+      out << "      +" << a.offset << "  " << a.size << " B  " << a.value_kind << "\n";
+    }
+  }
+}
+
+int show_code_object(const std::string& path, const std::string& target, const std::string& format) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw Error("hsad-info", "--code-object", "cannot open '" + path + "'");
+  const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::vector<CodeObject> objects = read_code_objects(bytes);
+  if (!target.empty()) {
+    std::vector<CodeObject> chosen;
+    std::string have;
+    for (CodeObject& co : objects) {
+      have += (have.empty() ? "" : ", ") + co.processor;
+      if (co.processor == target) chosen.push_back(std::move(co));
+    }
+    if (chosen.empty()) throw Error("hsad-info", "--target", "'" + path + "' has no code object for " + target, "it has: " + have);
+    objects = std::move(chosen);
+  }
+  if (format == "json") {
+    // One code object (an ELF, or a bundle narrowed with --target): the object itself.
+    if (objects.size() == 1) {
+      print_code_object_json(std::cout, objects[0]);
+    } else {
+      std::cout << "{\"code_objects\":[";
+      for (std::size_t i = 0; i < objects.size(); ++i) {
+        if (i) std::cout << ",";
+        print_code_object_json(std::cout, objects[i]);
+      }
+      std::cout << "]}";
+    }
+    std::cout << "\n";
+  } else {
+    for (const CodeObject& co : objects) print_code_object_table(std::cout, co);
+  }
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::string format, code_object, target;
+  po::options_description desc(
+      "hsad-info: the backends (available or why not) and their devices; or the kernels of a code object");
+  desc.add_options()("help,h", "this text")
+      ("format", po::value(&format)->default_value("table"), "table | json")
+      ("code-object", po::value(&code_object), "an AMD code object (ELF) or clang offload bundle to describe")
+      ("target", po::value(&target), "with --code-object: only the code object for this processor (gfx90a, ...)");
+  if (auto status = bench::parse_cli(argc, argv, desc, "hsad-info")) return *status;
+  try {
+    if (format != "table" && format != "json") {
+      throw Error("hsad-info", "--format", "unknown format '" + format + "'", "valid: table, json");
+    }
+    if (!target.empty() && code_object.empty()) throw Error("hsad-info", "--target", "--target needs --code-object");
+    if (!code_object.empty()) return show_code_object(code_object, target, format);
+    const Listing l = list_devices();
+    if (format == "json") print_devices_json(std::cout, l);
+    else print_devices_table(std::cout, l);
+    return 0;
+  } catch (const Error& e) {
+    std::cerr << "hsad-info: " << e.what() << '\n';
+    return 1;
+  }
+}

@@ -1,0 +1,77 @@
+// What each hidden value kind means follows AMDGPUUsage ("Code Object V5 Metadata") and what
+// CLR writes for HIP launches: block counts are whole groups, remainders the leftover items.
+#include "aql/hidden_args.hpp"
+
+#include <cstring>
+#include <map>
+#include <string>
+
+#include "hsad/error.hpp"
+
+namespace hsad::aql {
+namespace {
+
+const std::map<std::string, HiddenValue, std::less<>>& fillable() {
+  static const std::map<std::string, HiddenValue, std::less<>> m = {
+      {"hidden_global_offset_x", HiddenValue::zero},  {"hidden_global_offset_y", HiddenValue::zero},
+      {"hidden_global_offset_z", HiddenValue::zero},  {"hidden_none", HiddenValue::zero},
+      // No multi-grid launches, no device-side enqueue, no dynamic LDS: these are null or zero.
+      {"hidden_multigrid_sync_arg", HiddenValue::zero}, {"hidden_default_queue", HiddenValue::zero},
+      {"hidden_completion_action", HiddenValue::zero}, {"hidden_dynamic_lds_size", HiddenValue::zero},
+      {"hidden_block_count_x", HiddenValue::block_count_x}, {"hidden_block_count_y", HiddenValue::block_count_y},
+      {"hidden_block_count_z", HiddenValue::block_count_z}, {"hidden_group_size_x", HiddenValue::group_size_x},
+      {"hidden_group_size_y", HiddenValue::group_size_y}, {"hidden_group_size_z", HiddenValue::group_size_z},
+      {"hidden_remainder_x", HiddenValue::remainder_x},   {"hidden_remainder_y", HiddenValue::remainder_y},
+      {"hidden_remainder_z", HiddenValue::remainder_z},   {"hidden_grid_dims", HiddenValue::grid_dims},
+  };
+  return m;
+}
+
+std::uint64_t value_of(HiddenValue v, const Dim3& grid, const Dim3& group) {
+  switch (v) {
+    case HiddenValue::zero: return 0;
+    case HiddenValue::block_count_x: return grid.x / group.x;
+    case HiddenValue::block_count_y: return grid.y / group.y;
+    case HiddenValue::block_count_z: return grid.z / group.z;
+    case HiddenValue::group_size_x: return group.x;
+    case HiddenValue::group_size_y: return group.y;
+    case HiddenValue::group_size_z: return group.z;
+    case HiddenValue::remainder_x: return grid.x % group.x;
+    case HiddenValue::remainder_y: return grid.y % group.y;
+    case HiddenValue::remainder_z: return grid.z % group.z;
+    case HiddenValue::grid_dims: return std::uint64_t(grid.dimensions());
+  }
+  return 0;
+}
+
+}  // namespace
+
+std::vector<HiddenArg> plan_hidden_args(const KernelInfo& kernel) {
+  std::vector<HiddenArg> plan;
+  for (const ArgInfo& a : kernel.args) {
+    if (a.kind != ArgKind::hidden) continue;
+    const auto it = fillable().find(a.value_kind);
+    if (it == fillable().end()) {
+      throw Error("aql", "kernel " + kernel.name,
+                  "kernel '" + kernel.name + "' needs hidden argument '" + a.value_kind + "' at offset " +
+                      std::to_string(a.offset) + ", which this dispatcher cannot provide",
+                  "printf, hostcall and device malloc need HIP's runtime; build the kernel without them");
+    }
+    if (a.size != 1 && a.size != 2 && a.size != 4 && a.size != 8) {
+      throw Error("aql", "kernel " + kernel.name,
+                  "hidden argument '" + a.value_kind + "' has size " + std::to_string(a.size) + " (not 1, 2, 4 or 8)");
+    }
+    plan.push_back({a.offset, a.size, it->second});
+  }
+  return plan;
+}
+
+void fill_hidden_args(const std::vector<HiddenArg>& plan, void* kernarg, const Dim3& grid, const Dim3& group) {
+  auto* base = static_cast<unsigned char*>(kernarg);
+  for (const HiddenArg& h : plan) {
+    const std::uint64_t v = value_of(h.value, grid, group);
+    std::memcpy(base + h.offset, &v, h.size);  // little-endian: the low bytes of v
+  }
+}
+
+}  // namespace hsad::aql

@@ -1,0 +1,32 @@
+// AMD hidden kernel arguments: the ones the dispatcher writes after the caller's arguments.
+// A plan is made once per kernel (refusing any it cannot fill); filling it is cheap.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "hsad/kernel.hpp"
+
+namespace hsad::aql {
+
+enum class HiddenValue : std::uint8_t {
+  zero,                  // global offsets, hidden_none, and handles this dispatcher never provides
+  block_count_x, block_count_y, block_count_z,  // v5: whole work-groups per dimension
+  group_size_x, group_size_y, group_size_z,     // v5
+  remainder_x, remainder_y, remainder_z,        // v5: work-items of the partial last group
+  grid_dims,                                    // v5: 1, 2 or 3
+};
+
+struct HiddenArg {
+  std::uint32_t offset = 0;
+  std::uint32_t size = 0;
+  HiddenValue value = HiddenValue::zero;
+};
+
+// Throws hsad::Error naming the kernel and the argument for a hidden argument this dispatcher
+// cannot fill (a printf or hostcall buffer, a device heap, apertures, an unknown kind).
+std::vector<HiddenArg> plan_hidden_args(const KernelInfo& kernel);
+
+void fill_hidden_args(const std::vector<HiddenArg>& plan, void* kernarg, const Dim3& grid, const Dim3& group);
+
+}  // namespace hsad::aql

@@ -1,0 +1,320 @@
+// RocrDevice: agents and pools found through ROCr, code objects picked by the agent's ISA name
+// and loaded with hsa_code_object_reader + hsa_executable, copies by hsa_amd_memory_async_copy.
+#include "backends/rocr/rocr_device.hpp"
+
+#include <algorithm>
+#include <map>
+
+#include "backends/aql/aql_queue.hpp"
+#include "backends/rocr/rocr_backend.hpp"
+#include "backends/rocr/rocr_ring.hpp"
+#include "hsad/error.hpp"
+#include "hsad/queue.hpp"
+
+extern "C" const unsigned char hsad_amd_code_objects[];
+extern "C" const unsigned long long hsad_amd_code_objects_size;
+
+namespace hsad::rocr {
+
+BackendStatus probe() { return RocrDevice::probe(); }
+std::vector<std::shared_ptr<detail::DeviceImpl>> open() { return RocrDevice::open(); }
+
+namespace {
+constexpr std::uint32_t kDefaultQueuePackets = 4096;
+
+std::string_view embedded_code_objects() {
+  return {reinterpret_cast<const char*>(hsad_amd_code_objects), std::size_t(hsad_amd_code_objects_size)};
+}
+
+template <typename T>
+T agent_info(const Api& api, hsa_agent_t agent, int attribute, const char* what) {
+  T value{};
+  check(api.hsa_agent_get_info(agent, hsa_agent_info_t(attribute), &value), what);
+  return value;
+}
+
+std::string agent_string(const Api& api, hsa_agent_t agent, int attribute, const char* what) {
+  char text[64] = {};
+  check(api.hsa_agent_get_info(agent, hsa_agent_info_t(attribute), text), what);
+  return std::string(text, strnlen(text, sizeof text));
+}
+
+struct Discovery {
+  const Api* api;
+  std::vector<hsa_agent_t> gpus;
+  hsa_agent_t host{0};
+};
+
+hsa_status_t collect_agent(hsa_agent_t agent, void* data) {
+  auto* d = static_cast<Discovery*>(data);
+  hsa_device_type_t type{};
+  if (hsa_status_t s = d->api->hsa_agent_get_info(agent, HSA_AGENT_INFO_DEVICE, &type); s != HSA_STATUS_SUCCESS) return s;
+  if (type == HSA_DEVICE_TYPE_GPU) d->gpus.push_back(agent);
+  if (type == HSA_DEVICE_TYPE_CPU && d->host.handle == 0) d->host = agent;
+  return HSA_STATUS_SUCCESS;
+}
+
+Discovery discover(const Api& api) {
+  Discovery d{&api, {}, {0}};
+  check(api.hsa_iterate_agents(&collect_agent, &d), "hsa_iterate_agents");
+  return d;
+}
+
+struct PoolSearch {
+  const Api* api;
+  bool host;
+  Pools* out;
+};
+
+hsa_status_t collect_pool(hsa_amd_memory_pool_t pool, void* data) {
+  auto* p = static_cast<PoolSearch*>(data);
+  hsa_amd_segment_t segment{};
+  std::uint32_t flags = 0;
+  bool can_alloc = false;
+  p->api->hsa_amd_memory_pool_get_info(pool, HSA_AMD_MEMORY_POOL_INFO_SEGMENT, &segment);
+  p->api->hsa_amd_memory_pool_get_info(pool, HSA_AMD_MEMORY_POOL_INFO_GLOBAL_FLAGS, &flags);
+  p->api->hsa_amd_memory_pool_get_info(pool, HSA_AMD_MEMORY_POOL_INFO_RUNTIME_ALLOC_ALLOWED, &can_alloc);
+  if (segment != HSA_AMD_SEGMENT_GLOBAL || !can_alloc) return HSA_STATUS_SUCCESS;
+  if (p->host) {
+    if ((flags & HSA_AMD_MEMORY_POOL_GLOBAL_FLAG_KERNARG_INIT) && p->out->kernarg.handle == 0) p->out->kernarg = pool;
+    if ((flags & HSA_AMD_MEMORY_POOL_GLOBAL_FLAG_FINE_GRAINED) && p->out->fine_host.handle == 0) p->out->fine_host = pool;
+  } else if ((flags & HSA_AMD_MEMORY_POOL_GLOBAL_FLAG_COARSE_GRAINED) && p->out->device.handle == 0) {
+    p->out->device = pool;
+  }
+  return HSA_STATUS_SUCCESS;
+}
+
+Pools find_pools(const Api& api, hsa_agent_t gpu, hsa_agent_t host) {
+  Pools pools;
+  pools.host_agent = host;
+  PoolSearch host_search{&api, true, &pools};
+  check(api.hsa_amd_agent_iterate_memory_pools(host, &collect_pool, &host_search), "hsa_amd_agent_iterate_memory_pools");
+  PoolSearch gpu_search{&api, false, &pools};
+  check(api.hsa_amd_agent_iterate_memory_pools(gpu, &collect_pool, &gpu_search), "hsa_amd_agent_iterate_memory_pools");
+  if (pools.kernarg.handle == 0) throw Error("rocr", "open", "the host agent has no kernarg memory pool");
+  if (pools.fine_host.handle == 0) throw Error("rocr", "open", "the host agent has no fine-grained memory pool");
+  if (pools.device.handle == 0) throw Error("rocr", "open", "the GPU agent has no coarse-grained memory pool");
+  return pools;
+}
+}  // namespace
+
+struct RocrDevice::Executable {
+  const Api& api;
+  hsa_code_object_reader_t reader{0};
+  hsa_executable_t exe{0};
+  CodeObject code_object;  // our own reading of the same bytes: the kernarg layouts
+
+  explicit Executable(const Api& a) : api(a) {}
+  ~Executable() {
+    if (exe.handle) api.hsa_executable_destroy(exe);
+    if (reader.handle) api.hsa_code_object_reader_destroy(reader);
+  }
+};
+
+BackendStatus RocrDevice::probe() {
+  std::string why;
+  const Api* a = rocr::api(&why);
+  if (!a) return {"rocr", false, why};
+  try {
+    const Discovery d = discover(*a);
+    if (d.gpus.empty()) return {"rocr", false, "ROCr found no GPU agent"};
+    return {"rocr", true, std::to_string(d.gpus.size()) + " GPU agent(s)"};
+  } catch (const Error& e) {
+    return {"rocr", false, e.what()};
+  }
+}
+
+std::vector<std::shared_ptr<detail::DeviceImpl>> RocrDevice::open() {
+  std::string why;
+  const Api* a = rocr::api(&why);
+  if (!a) throw Error("rocr", "open", why);
+  const Discovery d = discover(*a);
+  if (d.host.handle == 0) throw Error("rocr", "open", "ROCr found no CPU agent for host memory");
+  std::vector<std::shared_ptr<detail::DeviceImpl>> all;
+  for (hsa_agent_t gpu : d.gpus) all.push_back(std::make_shared<RocrDevice>(*a, gpu, find_pools(*a, gpu, d.host)));
+  return all;
+}
+
+RocrDevice::RocrDevice(const Api& api, hsa_agent_t agent, const Pools& pools) : api_(api), agent_(agent), pools_(pools) {
+  info_.backend = "rocr";
+  info_.isa = agent_string(api_, agent_, HSA_AGENT_INFO_NAME, "hsa_agent_get_info(NAME)");
+  info_.name = agent_string(api_, agent_, HSA_AMD_AGENT_INFO_PRODUCT_NAME, "hsa_agent_get_info(PRODUCT_NAME)");
+  if (info_.name.empty()) info_.name = "AMD " + info_.isa;
+  info_.wavefront_size = agent_info<std::uint32_t>(api_, agent_, HSA_AGENT_INFO_WAVEFRONT_SIZE, "hsa_agent_get_info(WAVEFRONT_SIZE)");
+  info_.compute_units = agent_info<std::uint32_t>(api_, agent_, HSA_AMD_AGENT_INFO_COMPUTE_UNIT_COUNT,
+                                                  "hsa_agent_get_info(COMPUTE_UNIT_COUNT)");
+  info_.max_queue_packets = agent_info<std::uint32_t>(api_, agent_, HSA_AGENT_INFO_QUEUE_MAX_SIZE, "hsa_agent_get_info(QUEUE_MAX_SIZE)");
+  struct CacheSizes { std::uint32_t level[4]; };
+  const auto caches = agent_info<CacheSizes>(api_, agent_, HSA_AGENT_INFO_CACHE_SIZE, "hsa_agent_get_info(CACHE_SIZE)");
+  for (std::uint32_t bytes : caches.level) {
+    if (bytes) info_.last_level_cache_bytes = bytes;  // the last level reported
+  }
+  std::size_t memory = 0;
+  api_.hsa_amd_memory_pool_get_info(pools_.device, HSA_AMD_MEMORY_POOL_INFO_SIZE, &memory);
+  info_.memory_bytes = memory;
+  check(api_.hsa_signal_create(0, 0, nullptr, &copy_signal_), "hsa_signal_create");
+}
+
+RocrDevice::~RocrDevice() {
+  api_.hsa_signal_destroy(copy_signal_);
+}
+
+std::shared_ptr<detail::QueueImpl> RocrDevice::create_queue(std::uint32_t packets) {
+  if (packets == 0) packets = std::min(kDefaultQueuePackets, info_.max_queue_packets);
+  if (packets < 2 || packets > info_.max_queue_packets || (packets & (packets - 1)) != 0) {
+    throw Error("rocr", "create_queue", "queue size " + std::to_string(packets) + " is not a power of two in [2, " +
+                                            std::to_string(info_.max_queue_packets) + "] (this agent's maximum)");
+  }
+  auto ring = std::make_unique<RocrRing>(api_, agent_, packets);
+  return std::make_shared<detail::AqlQueue>(shared_from_this(), *this, std::move(ring), detail::AqlQueue::Config{});
+}
+
+const RocrDevice::Executable& RocrDevice::executable() {
+  std::lock_guard<std::mutex> lock(exe_mutex_);
+  if (exe_) return *exe_;
+  const std::string_view all = embedded_code_objects();
+  if (all.empty()) throw Error("rocr", "kernel", "built without hipcc: no AMD code objects embedded");
+  const std::string_view bytes = select_code_object(all, info_.isa);
+  if (bytes.empty()) {
+    std::string have;
+    for (const CodeObject& co : read_code_objects(all)) have += (have.empty() ? "" : ", ") + co.processor;
+    throw Error("rocr", "kernel", "no embedded code object for " + info_.isa + " (built for " + have + ")",
+                "rebuild with HSAD_AMDGPU_TARGETS including " + info_.isa);
+  }
+  auto exe = std::make_shared<Executable>(api_);
+  exe->code_object = read_code_object(bytes);
+  check(api_.hsa_code_object_reader_create_from_memory(bytes.data(), bytes.size(), &exe->reader),
+        "hsa_code_object_reader_create_from_memory");
+  check(api_.hsa_executable_create_alt(HSA_PROFILE_FULL, HSA_DEFAULT_FLOAT_ROUNDING_MODE_DEFAULT, nullptr, &exe->exe),
+        "hsa_executable_create_alt");
+  check(api_.hsa_executable_load_agent_code_object(exe->exe, agent_, exe->reader, nullptr, nullptr),
+        "hsa_executable_load_agent_code_object");
+  check(api_.hsa_executable_freeze(exe->exe, nullptr), "hsa_executable_freeze");
+  exe_ = std::move(exe);
+  return *exe_;
+}
+
+std::shared_ptr<const detail::KernelImpl> RocrDevice::load_kernel(std::string_view name) {
+  const Executable& exe = executable();
+  const auto& kernels = exe.code_object.kernels;
+  const auto it = std::find_if(kernels.begin(), kernels.end(), [&](const CodeObjectKernel& k) { return k.info.name == name; });
+  if (it == kernels.end()) {
+    throw Error("rocr", "kernel", "no kernel named '" + std::string(name) + "' in the code object for " + info_.isa);
+  }
+  hsa_executable_symbol_t symbol{};
+  check(api_.hsa_executable_get_symbol_by_name(exe.exe, it->symbol.c_str(), &agent_, &symbol),
+        "hsa_executable_get_symbol_by_name");
+  auto k = std::make_shared<detail::KernelImpl>();
+  k->info = it->info;
+  auto symbol_u32 = [&](hsa_executable_symbol_info_t attribute) {
+    std::uint32_t v = 0;
+    check(api_.hsa_executable_symbol_get_info(symbol, attribute, &v), "hsa_executable_symbol_get_info");
+    return v;
+  };
+  // The executable is the authority for what the packet carries; the metadata for the layout.
+  check(api_.hsa_executable_symbol_get_info(symbol, HSA_EXECUTABLE_SYMBOL_INFO_KERNEL_OBJECT, &k->kernel_object),
+        "hsa_executable_symbol_get_info(KERNEL_OBJECT)");
+  k->info.kernarg_segment_size = symbol_u32(HSA_EXECUTABLE_SYMBOL_INFO_KERNEL_KERNARG_SEGMENT_SIZE);
+  k->info.kernarg_segment_align = symbol_u32(HSA_EXECUTABLE_SYMBOL_INFO_KERNEL_KERNARG_SEGMENT_ALIGNMENT);
+  k->info.group_segment_size = symbol_u32(HSA_EXECUTABLE_SYMBOL_INFO_KERNEL_GROUP_SEGMENT_SIZE);
+  k->info.private_segment_size = symbol_u32(HSA_EXECUTABLE_SYMBOL_INFO_KERNEL_PRIVATE_SEGMENT_SIZE);
+  k->hidden_args = aql::plan_hidden_args(k->info);
+  k->keep_alive = exe_;
+  return k;
+}
+
+void* RocrDevice::raw_allocate(std::size_t bytes, Memory kind) {
+  const hsa_amd_memory_pool_t pool = kind == Memory::pinned_host ? pools_.fine_host : pools_.device;
+  void* p = nullptr;
+  check(api_.hsa_amd_memory_pool_allocate(pool, bytes, 0, &p), "hsa_amd_memory_pool_allocate");
+  if (kind == Memory::pinned_host) {
+    if (hsa_status_t s = api_.hsa_amd_agents_allow_access(1, &agent_, nullptr, p); s != HSA_STATUS_SUCCESS) {
+      api_.hsa_amd_memory_pool_free(p);
+      check(s, "hsa_amd_agents_allow_access");
+    }
+  }
+  return p;
+}
+
+void RocrDevice::raw_deallocate(void* ptr, std::size_t, Memory) noexcept { api_.hsa_amd_memory_pool_free(ptr); }
+
+std::size_t RocrDevice::copy(void* dst, const void* src, std::size_t bytes, bool host_is_src, bool host_pinned) {
+  std::lock_guard<std::mutex> lock(copy_mutex_);
+  void* host = host_is_src ? const_cast<void*>(src) : dst;
+  void* host_for_gpu = host;
+  if (!host_pinned) {
+    // Pageable memory: ROCr's copy engines reach it only while it is locked.
+    check(api_.hsa_amd_memory_lock(host, bytes, &agent_, 1, &host_for_gpu), "hsa_amd_memory_lock");
+  }
+  struct Unlock {
+    const Api& api;
+    void* p;
+    ~Unlock() {
+      if (p) api.hsa_amd_memory_unlock(p);
+    }
+  } unlock{api_, host_pinned ? nullptr : host};
+  api_.hsa_signal_store_relaxed(copy_signal_, 1);
+  if (host_is_src) {
+    check(api_.hsa_amd_memory_async_copy(dst, agent_, host_for_gpu, pools_.host_agent, bytes, 0, nullptr, copy_signal_),
+          "hsa_amd_memory_async_copy");
+  } else {
+    check(api_.hsa_amd_memory_async_copy(host_for_gpu, pools_.host_agent, src, agent_, bytes, 0, nullptr, copy_signal_),
+          "hsa_amd_memory_async_copy");
+  }
+  const auto deadline = detail::Clock::now() + kDefaultTimeout;
+  while (api_.hsa_signal_wait_scacquire(copy_signal_, HSA_SIGNAL_CONDITION_LT, 1, api_.timestamp_hz / 100,
+                                        HSA_WAIT_STATE_BLOCKED) >= 1) {
+    if (detail::Clock::now() > deadline) {
+      throw Error("rocr", "hsa_amd_memory_async_copy", "copy of " + std::to_string(bytes) + " bytes timed out",
+                  "the copy engine or the blit queue is stuck");
+    }
+  }
+  return host_pinned ? 0 : bytes;
+}
+
+std::size_t RocrDevice::transfer_to_device(void* dst, const void* src, std::size_t bytes, bool src_pinned) {
+  return copy(dst, src, bytes, true, src_pinned);
+}
+
+std::size_t RocrDevice::transfer_to_host(void* dst, const void* src, std::size_t bytes, bool dst_pinned) {
+  return copy(dst, src, bytes, false, dst_pinned);
+}
+
+hsa_signal_t RocrDevice::create_signal(std::int64_t initial) {
+  hsa_signal_t s{};
+  check(api_.hsa_signal_create(initial, 0, nullptr, &s), "hsa_signal_create");
+  return s;
+}
+
+void RocrDevice::destroy_signal(hsa_signal_t signal) noexcept { api_.hsa_signal_destroy(signal); }
+
+void RocrDevice::store_signal(hsa_signal_t signal, std::int64_t value) { api_.hsa_signal_store_relaxed(signal, value); }
+
+bool RocrDevice::wait_signal_zero(hsa_signal_t signal, detail::Clock::time_point deadline, const detail::AqlRing& ring) {
+  // Spin briefly (a short batch finishes within it), then block; between hints, look for a
+  // queue error so a faulting kernel reaches the waiter instead of hanging it.
+  bool first = true;
+  for (;;) {
+    const std::uint64_t hint = first ? api_.timestamp_hz / 5000 : api_.timestamp_hz / 1000;
+    const hsa_signal_value_t v = api_.hsa_signal_wait_scacquire(signal, HSA_SIGNAL_CONDITION_EQ, 0, hint,
+                                                                first ? HSA_WAIT_STATE_ACTIVE : HSA_WAIT_STATE_BLOCKED);
+    if (v == 0) return true;
+    ring.throw_if_failed();
+    if (detail::Clock::now() >= deadline) return false;
+    first = false;
+  }
+}
+
+void* RocrDevice::alloc_kernarg(std::size_t bytes) {
+  void* p = nullptr;
+  check(api_.hsa_amd_memory_pool_allocate(pools_.kernarg, bytes, 0, &p), "hsa_amd_memory_pool_allocate(kernarg)");
+  if (hsa_status_t s = api_.hsa_amd_agents_allow_access(1, &agent_, nullptr, p); s != HSA_STATUS_SUCCESS) {
+    api_.hsa_amd_memory_pool_free(p);
+    check(s, "hsa_amd_agents_allow_access(kernarg)");
+  }
+  return p;
+}
+
+void RocrDevice::free_kernarg(void* ptr) noexcept { api_.hsa_amd_memory_pool_free(ptr); }
+
+}  // namespace hsad::rocr

@@ -1,0 +1,63 @@
+// One ROCr GPU agent as a device: its memory pools, signals, queues, and the embedded code
+// object that matches its ISA, loaded once into an hsa_executable.
+#pragma once
+
+#include <memory>
+#include <mutex>
+
+#include "backends/aql/aql_agent.hpp"
+#include "backends/rocr/hsa_api.hpp"
+#include "hsad/code_object.hpp"
+
+namespace hsad::rocr {
+
+// The pools a device needs, found on the GPU agent and on the host (CPU) agent.
+struct Pools {
+  hsa_agent_t host_agent{0};
+  hsa_amd_memory_pool_t kernarg{0};   // host, flagged for kernarg init
+  hsa_amd_memory_pool_t fine_host{0}; // host, fine-grained: pinned host buffers
+  hsa_amd_memory_pool_t device{0};    // the GPU's own, coarse-grained
+};
+
+class RocrDevice : public detail::DeviceImpl, public detail::AqlAgent {
+ public:
+  RocrDevice(const Api& api, hsa_agent_t agent, const Pools& pools);
+  ~RocrDevice() override;
+
+  std::shared_ptr<detail::QueueImpl> create_queue(std::uint32_t packets) override;
+  bool host_can_read(Memory kind) const override { return kind == Memory::pinned_host; }
+
+  hsa_signal_t create_signal(std::int64_t initial) override;
+  void destroy_signal(hsa_signal_t signal) noexcept override;
+  void store_signal(hsa_signal_t signal, std::int64_t value) override;
+  bool wait_signal_zero(hsa_signal_t signal, detail::Clock::time_point deadline, const detail::AqlRing& ring) override;
+  void* alloc_kernarg(std::size_t bytes) override;
+  void free_kernarg(void* ptr) noexcept override;
+  const char* backend_name() const override { return "rocr"; }
+
+  static BackendStatus probe();
+  static std::vector<std::shared_ptr<detail::DeviceImpl>> open();
+
+ protected:
+  std::shared_ptr<const detail::KernelImpl> load_kernel(std::string_view name) override;
+  void* raw_allocate(std::size_t bytes, Memory kind) override;
+  void raw_deallocate(void* ptr, std::size_t bytes, Memory kind) noexcept override;
+  std::size_t transfer_to_device(void* dst, const void* src, std::size_t bytes, bool src_pinned) override;
+  std::size_t transfer_to_host(void* dst, const void* src, std::size_t bytes, bool dst_pinned) override;
+
+ private:
+  struct Executable;  // the code object reader and executable, destroyed together
+  const Executable& executable();
+  // One hsa_amd_memory_async_copy, waited on; pageable host ranges are locked for the copy.
+  std::size_t copy(void* dst, const void* src, std::size_t bytes, bool host_is_src, bool host_pinned);
+
+  const Api& api_;
+  hsa_agent_t agent_;
+  Pools pools_;
+  std::mutex exe_mutex_;
+  std::shared_ptr<const Executable> exe_;
+  std::mutex copy_mutex_;
+  hsa_signal_t copy_signal_{0};
+};
+
+}  // namespace hsad::rocr

@@ -1,0 +1,40 @@
+// RocrRing. The queue callback runs on ROCr's event thread when the packet processor stops the
+// queue (a memory fault, an illegal instruction); it only records the status, which every wait
+// and every full-queue spin checks.
+#include "backends/rocr/rocr_ring.hpp"
+
+#include "hsad/error.hpp"
+
+namespace hsad::rocr {
+
+RocrRing::RocrRing(const Api& api, hsa_agent_t agent, std::uint32_t packets) : api_(api) {
+  check(api_.hsa_queue_create(agent, packets, HSA_QUEUE_TYPE_MULTI, &RocrRing::on_error, this, UINT32_MAX,
+                              UINT32_MAX, &queue_),
+        "hsa_queue_create", "the queue size must be a power of two no larger than the agent's maximum");
+}
+
+RocrRing::~RocrRing() { api_.hsa_queue_destroy(queue_); }
+
+void RocrRing::on_error(hsa_status_t status, hsa_queue_t*, void* data) {
+  static_cast<RocrRing*>(data)->status_.store(status, std::memory_order_release);
+}
+
+std::uint64_t RocrRing::add_write_index(std::uint64_t n) {
+  // Relaxed is enough: the packet header's release store is what publishes the slot.
+  return api_.hsa_queue_add_write_index_relaxed(queue_, n);
+}
+
+std::uint64_t RocrRing::load_read_index() const { return api_.hsa_queue_load_read_index_scacquire(queue_); }
+
+void RocrRing::ring_doorbell(std::uint64_t index) {
+  api_.hsa_signal_store_screlease(queue_->doorbell_signal, hsa_signal_value_t(index));
+}
+
+void RocrRing::throw_if_failed() const {
+  const hsa_status_t s = status_.load(std::memory_order_acquire);
+  if (s == HSA_STATUS_SUCCESS) return;
+  throw Error("rocr", "queue", "the queue stopped: " + status_text(s),
+              "a kernel faulted; this queue is unusable, create a new one");
+}
+
+}  // namespace hsad::rocr

@@ -1,0 +1,169 @@
+// AMDGPU ELF code objects: header checks, the NT_AMDGPU_METADATA note, and the kernel
+// descriptor symbols. Every header field that becomes an offset is bounds-checked first.
+#include "hsad/code_object.hpp"
+
+#include <elf.h>
+
+#include <map>
+
+#include "codeobject/amdgpu_metadata.hpp"
+#include "codeobject/byte_reader.hpp"
+
+namespace hsad {
+namespace {
+using codeobject::malformed;
+using codeobject::read_at;
+using codeobject::slice;
+
+constexpr unsigned char kOsAbiAmdgpuHsa = 64;     // ELFOSABI_AMDGPU_HSA
+constexpr std::uint32_t kNoteAmdgpuMetadata = 32;  // NT_AMDGPU_METADATA
+constexpr std::uint32_t kMachMask = 0xff;          // EF_AMDGPU_MACH
+constexpr std::uint64_t kMaxSections = 1 << 16;
+
+// EF_AMDGPU_MACH values of the processors we build for and their neighbours, for code
+// objects (v2, v3) whose metadata does not name the target.
+const std::map<std::uint32_t, const char*>& machs() {
+  static const std::map<std::uint32_t, const char*> m = {
+      {0x2c, "gfx900"}, {0x2f, "gfx906"}, {0x30, "gfx908"}, {0x3f, "gfx90a"}, {0x40, "gfx940"},
+      {0x33, "gfx1010"}, {0x36, "gfx1030"}, {0x41, "gfx1100"},
+  };
+  return m;
+}
+
+// "hipv4-amdgcn-amd-amdhsa--gfx90a:xnack-" or "amdgcn-amd-amdhsa--gfx90a" -> "gfx90a".
+std::string processor_of(std::string_view target) {
+  const auto dashes = target.rfind("--");
+  if (dashes == std::string_view::npos) return {};
+  std::string_view p = target.substr(dashes + 2);
+  return std::string(p.substr(0, p.find(':')));
+}
+
+struct Section {
+  std::string_view bytes;
+  std::uint32_t type = 0;
+  std::uint32_t link = 0;
+  std::uint64_t entsize = 0;
+};
+
+std::vector<Section> sections_of(std::string_view elf, const Elf64_Ehdr& eh) {
+  std::vector<Section> out;
+  if (eh.e_shoff == 0 || eh.e_shnum == 0) return out;
+  if (eh.e_shentsize != sizeof(Elf64_Shdr)) malformed("section header size " + std::to_string(eh.e_shentsize));
+  if (eh.e_shnum > kMaxSections) malformed("too many sections");
+  slice(elf, eh.e_shoff, std::uint64_t(eh.e_shnum) * sizeof(Elf64_Shdr), "section header table");
+  for (std::uint32_t i = 0; i < eh.e_shnum; ++i) {
+    const auto sh = read_at<Elf64_Shdr>(elf, eh.e_shoff + std::uint64_t(i) * sizeof(Elf64_Shdr), "section header");
+    Section s;
+    s.type = sh.sh_type;
+    s.link = sh.sh_link;
+    s.entsize = sh.sh_entsize;
+    if (sh.sh_type != SHT_NOBITS && sh.sh_type != SHT_NULL) s.bytes = slice(elf, sh.sh_offset, sh.sh_size, "section");
+    out.push_back(s);
+  }
+  return out;
+}
+
+// Note entries: 4-byte aligned name and descriptor (the AMDGPU backend's alignment).
+void read_notes(std::string_view notes, CodeObject& out, bool& found) {
+  std::uint64_t pos = 0;
+  auto align4 = [](std::uint64_t n) { return (n + 3) & ~std::uint64_t(3); };
+  while (pos + sizeof(Elf64_Nhdr) <= notes.size()) {
+    const auto nh = read_at<Elf64_Nhdr>(notes, pos, "note header");
+    pos += sizeof(Elf64_Nhdr);
+    const std::string_view name = slice(notes, pos, nh.n_namesz, "note name");
+    pos += align4(nh.n_namesz);
+    const std::string_view desc = slice(notes, pos, nh.n_descsz, "note descriptor");
+    pos += align4(nh.n_descsz);
+    if (nh.n_type == kNoteAmdgpuMetadata && name == std::string_view("AMDGPU\0", 7)) {
+      if (found) malformed("two NT_AMDGPU_METADATA notes");
+      codeobject::parse_amdgpu_metadata(desc, out);
+      found = true;
+    }
+  }
+}
+
+// The value of each symbol that names a kernel descriptor ("foo.kd").
+std::map<std::string, std::uint64_t, std::less<>> descriptor_symbols(const std::vector<Section>& sections) {
+  std::map<std::string, std::uint64_t, std::less<>> out;
+  for (const Section& s : sections) {
+    if (s.type != SHT_SYMTAB && s.type != SHT_DYNSYM) continue;
+    if (s.link >= sections.size()) malformed("symbol table links to section " + std::to_string(s.link));
+    const std::string_view strtab = sections[s.link].bytes;
+    for (std::uint64_t off = 0; off + sizeof(Elf64_Sym) <= s.bytes.size(); off += sizeof(Elf64_Sym)) {
+      const auto sym = read_at<Elf64_Sym>(s.bytes, off, "symbol");
+      if (sym.st_name >= strtab.size()) continue;
+      const std::string_view rest = strtab.substr(sym.st_name);
+      const std::string_view name = rest.substr(0, rest.find('\0'));
+      if (name.size() > 3 && name.substr(name.size() - 3) == ".kd") out.emplace(std::string(name), sym.st_value);
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+CodeObject read_code_object(std::string_view elf) {
+  const auto eh = read_at<Elf64_Ehdr>(elf, 0, "ELF header");
+  if (std::string_view(reinterpret_cast<const char*>(eh.e_ident), 4) != std::string_view(ELFMAG, SELFMAG)) {
+    malformed("not an ELF file");
+  }
+  if (eh.e_ident[EI_CLASS] != ELFCLASS64 || eh.e_ident[EI_DATA] != ELFDATA2LSB) malformed("not a 64-bit little-endian ELF");
+  if (eh.e_machine != EM_AMDGPU) malformed("ELF machine " + std::to_string(eh.e_machine) + " is not AMDGPU (224)");
+  if (eh.e_ident[EI_OSABI] != kOsAbiAmdgpuHsa) malformed("ELF OS ABI is not AMDGPU HSA");
+
+  CodeObject out;
+  out.code_object_version = eh.e_ident[EI_ABIVERSION] + 2;  // ELFABIVERSION_AMDGPU_HSA_V2 is 0
+  if (out.code_object_version < 3) {
+    malformed("code object v" + std::to_string(out.code_object_version) + " has no msgpack metadata (v3 and later only)");
+  }
+
+  const std::vector<Section> sections = sections_of(elf, eh);
+  bool found = false;
+  for (const Section& s : sections) {
+    if (s.type == SHT_NOTE) read_notes(s.bytes, out, found);
+  }
+  if (!found && eh.e_phoff != 0) {  // no section headers (stripped): the PT_NOTE segments
+    if (eh.e_phentsize != sizeof(Elf64_Phdr)) malformed("program header size " + std::to_string(eh.e_phentsize));
+    for (std::uint32_t i = 0; i < eh.e_phnum; ++i) {
+      const auto ph = read_at<Elf64_Phdr>(elf, eh.e_phoff + std::uint64_t(i) * sizeof(Elf64_Phdr), "program header");
+      if (ph.p_type == PT_NOTE) read_notes(slice(elf, ph.p_offset, ph.p_filesz, "note segment"), out, found);
+    }
+  }
+  if (!found) malformed("no NT_AMDGPU_METADATA note");
+
+  if (out.target.empty()) {  // v3: the target is only in e_flags
+    const auto it = machs().find(eh.e_flags & kMachMask);
+    if (it != machs().end()) out.target = std::string("amdgcn-amd-amdhsa--") + it->second;
+  }
+  out.processor = processor_of(out.target);
+
+  const auto symbols = descriptor_symbols(sections);
+  for (CodeObjectKernel& k : out.kernels) {
+    if (auto it = symbols.find(k.symbol); it != symbols.end()) k.descriptor_offset = it->second;
+  }
+  return out;
+}
+
+std::vector<CodeObject> read_code_objects(std::string_view bytes) {
+  if (!is_offload_bundle(bytes)) return {read_code_object(bytes)};
+  std::vector<CodeObject> out;
+  for (const BundleEntry& e : unbundle(bytes)) {
+    if (e.id.find("amdgcn-") == std::string::npos) continue;  // the (empty) host entry
+    CodeObject co = read_code_object(e.bytes);
+    if (co.processor.empty()) co.processor = processor_of(e.id);
+    out.push_back(std::move(co));
+  }
+  return out;
+}
+
+std::string_view select_code_object(std::string_view bytes, std::string_view processor) {
+  if (!is_offload_bundle(bytes)) {
+    return read_code_object(bytes).processor == processor ? bytes : std::string_view();
+  }
+  for (const BundleEntry& e : unbundle(bytes)) {
+    if (e.id.find("amdgcn-") != std::string::npos && processor_of(e.id) == processor) return e.bytes;
+  }
+  return {};
+}
+
+}  // namespace hsad
