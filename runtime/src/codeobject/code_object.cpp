@@ -49,7 +49,7 @@ std::vector<Section> sections_of(std::string_view elf, const Elf64_Ehdr& eh) {
   std::vector<Section> out;
   if (eh.e_shoff == 0 || eh.e_shnum == 0) return out;
   if (eh.e_shentsize != sizeof(Elf64_Shdr)) malformed("section header size " + std::to_string(eh.e_shentsize));
-  if (eh.e_shnum > kMaxSections) malformed("too many sections");
+  if (std::uint64_t(eh.e_shnum) > kMaxSections) malformed("too many sections");
   slice(elf, eh.e_shoff, std::uint64_t(eh.e_shnum) * sizeof(Elf64_Shdr), "section header table");
   for (std::uint32_t i = 0; i < eh.e_shnum; ++i) {
     const auto sh = read_at<Elf64_Shdr>(elf, eh.e_shoff + std::uint64_t(i) * sizeof(Elf64_Shdr), "section header");

@@ -1,0 +1,231 @@
+// The code-object reader against the toolchain's own view: every kernel of every embedded code
+// object, as `llvm-readelf --notes` prints it, must be what the reader yields. Then malformed
+// input, which must be an hsad::Error naming the problem.
+#include <gtest/gtest.h>
+
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <iterator>
+#include <map>
+#include <sstream>
+
+#include "hsad/code_object.hpp"
+#include "hsad/error.hpp"
+
+using namespace hsad;
+
+namespace {
+
+std::string slurp(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+}
+
+const std::string& bundle() {
+  static const std::string b = slurp(HSAD_AMD_BUNDLE);
+  return b;
+}
+
+// llvm-readelf's YAML rendering of the metadata, read back line by line: just enough structure
+// (kernels, their scalar keys, their args' keys) to compare with.
+struct YamlKernel {
+  std::map<std::string, std::string> keys;
+  std::vector<std::map<std::string, std::string>> args;
+};
+
+std::vector<YamlKernel> readelf_kernels(std::string_view elf) {
+  char path[] = "/tmp/hsad_co_XXXXXX";
+  const int fd = mkstemp(path);
+  EXPECT_GE(fd, 0);
+  close(fd);
+  std::ofstream(path, std::ios::binary).write(elf.data(), std::streamsize(elf.size()));
+  const std::string cmd = std::string(HSAD_LLVM_READELF) + " --notes " + path;
+  FILE* p = popen(cmd.c_str(), "r");
+  std::string text;
+  char buf[4096];
+  while (std::size_t n = fread(buf, 1, sizeof buf, p)) text.append(buf, n);
+  EXPECT_EQ(pclose(p), 0) << cmd;
+  std::remove(path);
+
+  std::vector<YamlKernel> out;
+  std::istringstream in(text);
+  std::string line;
+  bool in_args = false;
+  while (std::getline(in, line)) {
+    const auto dot = line.find('.');
+    const auto colon = line.find(':', dot == std::string::npos ? 0 : dot);
+    if (line.rfind("  - .", 0) == 0) {  // a new kernel (2 spaces: the kernel list)
+      out.emplace_back();
+      in_args = false;
+    }
+    if (out.empty() || dot == std::string::npos || colon == std::string::npos) continue;
+    const std::size_t indent = line.find_first_not_of(" -");
+    std::string key = line.substr(dot, colon - dot);
+    std::string value = line.substr(colon + 1);
+    value.erase(0, value.find_first_not_of(' '));
+    if (indent == 4 && key != ".args") in_args = false;
+    if (key == ".args") {
+      in_args = value != "[]";
+      continue;
+    }
+    if (in_args && indent >= 8) {
+      if (line.find("- .") != std::string::npos) out.back().args.emplace_back();
+      out.back().args.back()[key] = value;
+    } else if (indent == 4) {
+      out.back().keys[key] = value;
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+TEST(CodeObject, BundleHasOneCodeObjectPerTarget) {
+  ASSERT_FALSE(bundle().empty()) << "no bundle at " << HSAD_AMD_BUNDLE;
+  std::map<std::string, std::uint32_t> wave;
+  for (const CodeObject& co : read_code_objects(bundle())) {
+    wave[co.processor] = co.kernels.at(0).info.wavefront_size;
+    EXPECT_GE(co.code_object_version, 4u) << co.target;
+    EXPECT_EQ(co.kernels.size(), 12u) << co.target;
+  }
+  const std::map<std::string, std::uint32_t> expected = {{"gfx1030", 32}, {"gfx908", 64}, {"gfx90a", 64}, {"gfx940", 64}};
+  EXPECT_EQ(wave, expected);
+}
+
+TEST(CodeObject, ReaderAgreesWithLlvmReadelfOnEveryEmbeddedKernel) {
+  std::size_t kernels = 0, args = 0;
+  for (const BundleEntry& e : unbundle(bundle())) {
+    if (e.id.find("amdgcn") == std::string::npos) continue;
+    const CodeObject co = read_code_object(e.bytes);
+    const std::vector<YamlKernel> yaml = readelf_kernels(e.bytes);
+    ASSERT_EQ(yaml.size(), co.kernels.size()) << e.id;
+    for (std::size_t i = 0; i < yaml.size(); ++i) {
+      const YamlKernel& y = yaml[i];
+      const CodeObjectKernel& k = co.kernels[i];
+      SCOPED_TRACE(e.id + " " + k.info.name);
+      EXPECT_EQ(y.keys.at(".name"), k.info.name);
+      EXPECT_EQ(y.keys.at(".symbol"), k.symbol);
+      EXPECT_EQ(std::stoul(y.keys.at(".kernarg_segment_size")), k.info.kernarg_segment_size);
+      EXPECT_EQ(std::stoul(y.keys.at(".kernarg_segment_align")), k.info.kernarg_segment_align);
+      EXPECT_EQ(std::stoul(y.keys.at(".group_segment_fixed_size")), k.info.group_segment_size);
+      EXPECT_EQ(std::stoul(y.keys.at(".private_segment_fixed_size")), k.info.private_segment_size);
+      EXPECT_EQ(std::stoul(y.keys.at(".wavefront_size")), k.info.wavefront_size);
+      EXPECT_EQ(std::stoul(y.keys.at(".max_flat_workgroup_size")), k.info.max_workgroup_size);
+      EXPECT_NE(k.descriptor_offset, 0u) << "the .kd symbol was not found";
+      ASSERT_EQ(y.args.size(), k.info.args.size());
+      for (std::size_t a = 0; a < y.args.size(); ++a) {
+        EXPECT_EQ(std::stoul(y.args[a].at(".offset")), k.info.args[a].offset);
+        EXPECT_EQ(std::stoul(y.args[a].at(".size")), k.info.args[a].size);
+        EXPECT_EQ(y.args[a].at(".value_kind"), k.info.args[a].value_kind);
+        ++args;
+      }
+      ++kernels;
+    }
+  }
+  EXPECT_EQ(kernels, 48u);  // 12 kernels x 4 targets
+  EXPECT_GT(args, 200u);
+}
+
+TEST(CodeObject, V5ObjectAgreesWithLlvmReadelf) {
+  const std::string elf = slurp(HSAD_V5_FIXTURE);
+  const CodeObject co = read_code_object(elf);
+  EXPECT_EQ(co.code_object_version, 5u);
+  EXPECT_EQ(co.processor, "gfx90a");
+  const std::vector<YamlKernel> yaml = readelf_kernels(elf);
+  ASSERT_EQ(yaml.size(), 1u);
+  ASSERT_EQ(yaml[0].args.size(), co.kernels[0].info.args.size());
+  for (std::size_t a = 0; a < yaml[0].args.size(); ++a) {
+    EXPECT_EQ(yaml[0].args[a].at(".value_kind"), co.kernels[0].info.args[a].value_kind);
+    EXPECT_EQ(std::stoul(yaml[0].args[a].at(".offset")), co.kernels[0].info.args[a].offset);
+  }
+  EXPECT_EQ(co.kernels[0].info.explicit_arg_count(), 1u);
+}
+
+TEST(CodeObject, SelectsTheEntryForAProcessor) {
+  for (const char* p : {"gfx90a", "gfx908", "gfx940", "gfx1030"}) {
+    const std::string_view bytes = select_code_object(bundle(), p);
+    ASSERT_FALSE(bytes.empty()) << p;
+    EXPECT_EQ(read_code_object(bytes).processor, p);
+  }
+  EXPECT_TRUE(select_code_object(bundle(), "gfx1100").empty());
+  EXPECT_TRUE(select_code_object(bundle(), "gfx90").empty());  // a prefix is not a match
+}
+
+// Malformed input: each case is a real code object with one thing broken.
+namespace {
+std::string gfx90a() { return std::string(select_code_object(bundle(), "gfx90a")); }
+
+void expect_malformed(const std::string& bytes, const std::string& words) {
+  try {
+    (void)read_code_objects(bytes);
+    ADD_FAILURE() << "accepted; expected an error containing '" << words << "'";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find(words), std::string::npos) << e.what();
+  }
+}
+
+template <typename T>
+void poke(std::string& bytes, std::size_t offset, T value) {
+  std::memcpy(bytes.data() + offset, &value, sizeof value);
+}
+
+// The offset of the metadata note's descriptor in an ELF from our toolchain.
+std::size_t metadata_offset(const std::string& elf) {
+  const std::size_t at = elf.find(std::string("AMDGPU\0", 7));
+  EXPECT_NE(at, std::string::npos);
+  return at + 8;
+}
+}  // namespace
+
+TEST(CodeObject, RefusesEmptyAndTruncatedInput) {
+  expect_malformed("", "ELF header");
+  expect_malformed(gfx90a().substr(0, 40), "ELF header");
+  expect_malformed(gfx90a().substr(0, 2000), "outside");
+  expect_malformed(bundle().substr(0, 30), "bundle entry count");
+  expect_malformed(bundle().substr(0, 100), "bundle entry");
+}
+
+TEST(CodeObject, RefusesAnotherMachine) {
+  std::string elf = gfx90a();
+  poke<std::uint16_t>(elf, 18, 62);  // e_machine = x86-64
+  expect_malformed(elf, "not AMDGPU");
+}
+
+TEST(CodeObject, RefusesAnAbsurdBundleEntryCount) {
+  std::string b = bundle();
+  poke<std::uint64_t>(b, 24, ~0ull);
+  expect_malformed(b, "claims");
+}
+
+TEST(CodeObject, RefusesABundleEntryOutsideTheFile) {
+  std::string b = bundle();
+  poke<std::uint64_t>(b, 32 + 24 + 25 + 8, ~0ull - 4);  // second entry's size, after the 25-byte host id
+  expect_malformed(b, "outside");
+}
+
+TEST(CodeObject, RefusesANoteLongerThanItsSection) {
+  std::string elf = gfx90a();
+  poke<std::uint32_t>(elf, metadata_offset(elf) - 8 - 12 + 4, 0x7fffffff);  // n_descsz
+  expect_malformed(elf, "note descriptor");
+}
+
+TEST(CodeObject, RefusesMetadataThatIsNotMsgpack) {
+  std::string elf = gfx90a();
+  const std::size_t at = metadata_offset(elf);
+  elf[at] = char(0xc1);  // the one byte msgpack never uses
+  expect_malformed(elf, "not valid msgpack");
+}
+
+TEST(CodeObject, RefusesAnArgumentOutsideTheKernargSegment) {
+  std::string elf = gfx90a();
+  // bitonic_step's kernarg segment is 20 bytes; make it 2 so its arguments overflow it.
+  const std::size_t key = elf.find(".kernarg_segment_size", metadata_offset(elf));
+  ASSERT_NE(key, std::string::npos);
+  const std::size_t value = key + std::string(".kernarg_segment_size").size();
+  ASSERT_LT(static_cast<unsigned char>(elf[value]), 0x80u);  // a positive fixint
+  elf[value] = 2;
+  expect_malformed(elf, "outside the kernarg segment");
+}
