@@ -1,6 +1,14 @@
 # Runs bitonic-bench --format json and checks the document: the documented keys, six rows in
-# ladder order, every row sorted. Usage: cmake -DBENCH=path -P check_bitonic_json.cmake
-execute_process(COMMAND ${BENCH} --backend cpu --n 1024 --iters 3 --warmup 1 --format json
+# ladder order, every row sorted. Usage: cmake -DBENCH=path [-DLAUNCHER=hsad-sim;--] [-DBACKEND=rocr]
+# [-DKEYS=32768 -DDISPATCHES=120] -P check_bitonic_json.cmake
+if(NOT BACKEND)
+  set(BACKEND cpu)
+endif()
+if(NOT KEYS)
+  set(KEYS 1024)
+  set(DISPATCHES 55)
+endif()
+execute_process(COMMAND ${LAUNCHER} ${BENCH} --backend ${BACKEND} --n ${KEYS} --iters 2 --warmup 1 --format json
                 OUTPUT_VARIABLE out RESULT_VARIABLE rc)
 if(NOT rc EQUAL 0)
   message(FATAL_ERROR "bitonic-bench exited ${rc}: ${out}")
@@ -13,8 +21,8 @@ foreach(key backend device n dispatches iterations)
 endforeach()
 string(JSON n GET "${out}" n)
 string(JSON dispatches GET "${out}" dispatches)
-if(NOT n EQUAL 1024 OR NOT dispatches EQUAL 55)
-  message(FATAL_ERROR "n=${n} dispatches=${dispatches}, expected 1024 and 55")
+if(NOT n EQUAL KEYS OR NOT dispatches EQUAL DISPATCHES)
+  message(FATAL_ERROR "n=${n} dispatches=${dispatches}, expected ${KEYS} and ${DISPATCHES}")
 endif()
 string(JSON rows LENGTH "${out}" rows)
 if(NOT rows EQUAL 6)

@@ -68,7 +68,7 @@ bool PacketProcessor::idle_wait(std::uint64_t index) {
   const std::int64_t seen = __atomic_load_n(reinterpret_cast<std::int64_t*>(ring_.doorbell.handle + 8), __ATOMIC_SEQ_CST);
   if ((aql::load_header_acquire(slot) & 0xff) == HSA_PACKET_TYPE_INVALID && !stop_.load(std::memory_order_acquire)) {
     futex_wait(reinterpret_cast<const std::uint32_t*>(ring_.doorbell.handle + 8), static_cast<std::uint32_t>(seen),
-               std::chrono::milliseconds(2));
+               ring_.idle_slice);
   }
   __atomic_fetch_sub(waiters, 1, __ATOMIC_SEQ_CST);
   return false;
@@ -179,7 +179,7 @@ void PacketProcessor::execute_dispatch(const hsa_kernel_dispatch_packet_t& p, st
     return fail("packet " + std::to_string(id) + " (" + kernel->info.name + "): empty grid or work-group");
   }
   if (hooks_.fault) {
-    std::string fault = hooks_.fault(ordinal);
+    std::string fault = hooks_.fault(ordinal, *kernel);
     if (!fault.empty()) return fail(fault);
   }
 

@@ -25,6 +25,9 @@ struct RingView {
   std::uint64_t* read_index = nullptr;  // advanced by the processor (release)
   hsa_signal_t doorbell{0};             // amd_signal_t layout; its value is the last index rung
   std::uint64_t queue_id = 0;
+  // How long the idle processor sleeps before looking at the ring again when no producer wakes
+  // it. The cpu agent's producers wake it; ROCr (on the simulated GPU) only stores the doorbell.
+  std::chrono::microseconds idle_slice{2000};
 };
 
 struct PacketRecord {
@@ -42,7 +45,7 @@ struct ProcessorHooks {
   // Called once per packet as it is consumed, in queue order (optional).
   std::function<void(const PacketRecord&)> trace;
   // Returns a fault message to make this dispatch fail as a GPU fault would (optional).
-  std::function<std::string(std::uint64_t dispatch_ordinal)> fault;
+  std::function<std::string(std::uint64_t dispatch_ordinal, const HostKernel& kernel)> fault;
   // Called once when the queue enters the error state (optional).
   std::function<void(const std::string&)> on_error;
 };

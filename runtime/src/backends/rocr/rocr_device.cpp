@@ -3,7 +3,9 @@
 #include "backends/rocr/rocr_device.hpp"
 
 #include <algorithm>
-#include <map>
+#include <cstdlib>
+#include <fstream>
+#include <iterator>
 
 #include "backends/aql/aql_queue.hpp"
 #include "backends/rocr/rocr_backend.hpp"
@@ -22,7 +24,17 @@ std::vector<std::shared_ptr<detail::DeviceImpl>> open() { return RocrDevice::ope
 namespace {
 constexpr std::uint32_t kDefaultQueuePackets = 4096;
 
-std::string_view embedded_code_objects() {
+// The embedded bundle, or the file HSAD_AMD_CODE_OBJECTS names (a bundle or one ELF): kernels
+// built for a target this library was not built for, without rebuilding it.
+std::string_view code_objects() {
+  static const std::string from_file = [] {
+    const char* path = std::getenv("HSAD_AMD_CODE_OBJECTS");
+    if (!path || !*path) return std::string();
+    std::ifstream in(path, std::ios::binary);
+    if (!in) throw Error("rocr", "kernel", std::string("cannot read HSAD_AMD_CODE_OBJECTS='") + path + "'");
+    return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  }();
+  if (!from_file.empty()) return from_file;
   return {reinterpret_cast<const char*>(hsad_amd_code_objects), std::size_t(hsad_amd_code_objects_size)};
 }
 
@@ -172,14 +184,14 @@ std::shared_ptr<detail::QueueImpl> RocrDevice::create_queue(std::uint32_t packet
 const RocrDevice::Executable& RocrDevice::executable() {
   std::lock_guard<std::mutex> lock(exe_mutex_);
   if (exe_) return *exe_;
-  const std::string_view all = embedded_code_objects();
+  const std::string_view all = code_objects();
   if (all.empty()) throw Error("rocr", "kernel", "built without hipcc: no AMD code objects embedded");
   const std::string_view bytes = select_code_object(all, info_.isa);
   if (bytes.empty()) {
     std::string have;
     for (const CodeObject& co : read_code_objects(all)) have += (have.empty() ? "" : ", ") + co.processor;
-    throw Error("rocr", "kernel", "no embedded code object for " + info_.isa + " (built for " + have + ")",
-                "rebuild with HSAD_AMDGPU_TARGETS including " + info_.isa);
+    throw Error("rocr", "kernel", "no code object for " + info_.isa + " (have: " + have + ")",
+                "rebuild with HSAD_AMDGPU_TARGETS including " + info_.isa + ", or point HSAD_AMD_CODE_OBJECTS at a code object for it");
   }
   auto exe = std::make_shared<Executable>(api_);
   exe->code_object = read_code_object(bytes);

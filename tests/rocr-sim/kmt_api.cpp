@@ -1,0 +1,277 @@
+// The stand-in libhsakmt.so.1: the 42 hsaKmt* entry points ROCr 5.2 imports (symbol version
+// HSAKMT_1), answering as a KFD with one CPU node and HSAD_SIM_GPUS GPU nodes would. Types and
+// prototypes come from libhsakmt-dev's hsakmt.h, so a signature mismatch does not compile.
+#include <hsakmt.h>
+
+#include <atomic>
+#include <chrono>
+#include <cstring>
+#include <ctime>
+#include <thread>
+#include <unistd.h>
+
+#include "sim_config.hpp"
+#include "sim_memory.hpp"
+#include "sim_queue.hpp"
+
+using namespace hsad::sim;
+
+namespace {
+constexpr HSAuint64 kFrameBufferBytes = 16ull << 30;
+constexpr HSAuint64 kScratchReservation = 4ull << 30;
+// Apertures ROCr asserts on (group / LDS and private / scratch), at the addresses KFD uses on gfx9.
+constexpr HSAuint64 kLdsAperture = 0x1000000000000ull;
+constexpr HSAuint64 kScratchAperture = 0x2000000000000ull;
+
+bool is_gpu(HSAuint32 node) { return node >= 1 && node <= config().gpus; }
+bool valid_node(HSAuint32 node) { return node <= config().gpus; }
+
+void set_name(HSAuint16* wide, HSAuint8* ascii, const std::string& name) {
+  for (std::size_t i = 0; i + 1 < HSA_PUBLIC_NAME_SIZE && i < name.size(); ++i) {
+    wide[i] = HSAuint16(name[i]);
+    if (ascii) ascii[i] = HSAuint8(name[i]);
+  }
+}
+
+HSAuint64 now_ns() {
+  timespec ts{};
+  clock_gettime(CLOCK_MONOTONIC_RAW, &ts);
+  return HSAuint64(ts.tv_sec) * 1000000000ull + HSAuint64(ts.tv_nsec);
+}
+}  // namespace
+
+extern "C" {
+
+HSAKMT_STATUS HSAKMTAPI hsaKmtOpenKFD(void) { return HSAKMT_STATUS_SUCCESS; }
+HSAKMT_STATUS HSAKMTAPI hsaKmtCloseKFD(void) { return HSAKMT_STATUS_SUCCESS; }
+
+HSAKMT_STATUS HSAKMTAPI hsaKmtGetVersion(HsaVersionInfo* v) {
+  v->KernelInterfaceMajorVersion = 1;
+  v->KernelInterfaceMinorVersion = 8;
+  return HSAKMT_STATUS_SUCCESS;
+}
+
+HSAKMT_STATUS HSAKMTAPI hsaKmtRuntimeEnable(void*, bool) { return HSAKMT_STATUS_SUCCESS; }
+HSAKMT_STATUS HSAKMTAPI hsaKmtRuntimeDisable(void) { return HSAKMT_STATUS_SUCCESS; }
+
+HSAKMT_STATUS HSAKMTAPI hsaKmtAcquireSystemProperties(HsaSystemProperties* p) {
+  std::memset(p, 0, sizeof *p);
+  p->NumNodes = 1 + config().gpus;
+  return HSAKMT_STATUS_SUCCESS;
+}
+HSAKMT_STATUS HSAKMTAPI hsaKmtReleaseSystemProperties(void) { return HSAKMT_STATUS_SUCCESS; }
+
+HSAKMT_STATUS HSAKMTAPI hsaKmtGetNodeProperties(HSAuint32 node, HsaNodeProperties* p) {
+  if (!valid_node(node)) return HSAKMT_STATUS_INVALID_NODE_UNIT;
+  std::memset(p, 0, sizeof *p);
+  if (!is_gpu(node)) {
+    p->NumCPUCores = std::max(1u, std::thread::hardware_concurrency());
+    p->NumMemoryBanks = 1;
+    p->MaxEngineClockMhzCCompute = 2000;
+    set_name(p->MarketingName, nullptr, "hsadispatch simulated host CPU");
+    return HSAKMT_STATUS_SUCCESS;
+  }
+  const Target& t = config().target;
+  p->NumFComputeCores = t.compute_units * 4;  // SIMDs
+  p->NumSIMDPerCU = 4;
+  p->NumMemoryBanks = 3;  // frame buffer, LDS aperture, scratch aperture
+  p->NumCaches = 1;
+  p->FComputeIdLo = 0x80000000u + node * 0x1000u;
+  p->MaxWavesPerSIMD = t.wavefront == 32 ? 16 : 8;
+  p->LDSSizeInKB = 64;
+  p->WaveFrontSize = t.wavefront;
+  p->NumShaderBanks = 4;
+  p->NumArrays = 1;
+  p->NumCUPerArray = t.compute_units / 4;
+  p->MaxSlotsScratchCU = 32;
+  p->EngineId.ui32.Major = t.major;
+  p->EngineId.ui32.Minor = t.minor;
+  p->EngineId.ui32.Stepping = t.stepping;
+  p->EngineId.ui32.uCode = 60;
+  p->Capability.ui32.DoorbellType = 2;  // 64-bit doorbells, as on gfx9 and later
+  p->VendorId = 0x1002;
+  p->DeviceId = t.device_id;
+  p->LocationId = node << 8;
+  p->LocalMemSize = kFrameBufferBytes;
+  p->MaxEngineClockMhzFCompute = 1700;
+  p->DrmRenderMinor = -1;  // no render node: nothing to open
+  p->NumCpQueues = 24;
+  p->UniqueID = 0x5157000000000000ull + node;
+  // Marketing name says it, so no number taken here passes for an AMD measurement.
+  const std::string name = std::string("hsadispatch simulated ") + t.name + " (not an AMD GPU)";
+  set_name(p->MarketingName, p->AMDName, name);
+  return HSAKMT_STATUS_SUCCESS;
+}
+
+HSAKMT_STATUS HSAKMTAPI hsaKmtGetNodeMemoryProperties(HSAuint32 node, HSAuint32 banks, HsaMemoryProperties* m) {
+  if (!valid_node(node)) return HSAKMT_STATUS_INVALID_NODE_UNIT;
+  if (banks) std::memset(m, 0, sizeof(*m) * banks);
+  if (!is_gpu(node)) {
+    if (banks >= 1) {
+      m[0].HeapType = HSA_HEAPTYPE_SYSTEM;
+      m[0].SizeInBytes = HSAuint64(sysconf(_SC_PHYS_PAGES)) * HSAuint64(sysconf(_SC_PAGESIZE));
+    }
+    return HSAKMT_STATUS_SUCCESS;
+  }
+  const HsaMemoryProperties all[3] = {
+      {HSA_HEAPTYPE_FRAME_BUFFER_PUBLIC, {kFrameBufferBytes}, {0}, 4096, 1600, 0},
+      {HSA_HEAPTYPE_GPU_LDS, {64ull << 10}, {0}, 0, 0, kLdsAperture},
+      {HSA_HEAPTYPE_GPU_SCRATCH, {kScratchReservation}, {0}, 0, 0, kScratchAperture},
+  };
+  for (HSAuint32 i = 0; i < banks && i < 3; ++i) m[i] = all[i];
+  return HSAKMT_STATUS_SUCCESS;
+}
+
+HSAKMT_STATUS HSAKMTAPI hsaKmtGetNodeCacheProperties(HSAuint32 node, HSAuint32, HSAuint32 count, HsaCacheProperties* c) {
+  if (!valid_node(node)) return HSAKMT_STATUS_INVALID_NODE_UNIT;
+  if (count) std::memset(c, 0, sizeof(*c) * count);
+  if (is_gpu(node) && count >= 1) {
+    c[0].ProcessorIdLow = 0x80000000u + node * 0x1000u;
+    c[0].CacheLevel = 2;
+    c[0].CacheSize = 8192;  // KiB
+    c[0].CacheLineSize = 128;
+    c[0].CacheType.ui32.Data = 1;
+    c[0].CacheType.ui32.HSACU = 1;
+  }
+  return HSAKMT_STATUS_SUCCESS;
+}
+
+HSAKMT_STATUS HSAKMTAPI hsaKmtGetNodeIoLinkProperties(HSAuint32 node, HSAuint32, HsaIoLinkProperties*) {
+  return valid_node(node) ? HSAKMT_STATUS_SUCCESS : HSAKMT_STATUS_INVALID_NODE_UNIT;
+}
+
+HSAKMT_STATUS HSAKMTAPI hsaKmtGetClockCounters(HSAuint32, HsaClockCounters* c) {
+  const HSAuint64 t = now_ns();
+  c->GPUClockCounter = t;
+  c->CPUClockCounter = t;
+  c->SystemClockCounter = t;
+  c->SystemClockFrequencyHz = 1000000000ull;
+  return HSAKMT_STATUS_SUCCESS;
+}
+
+HSAKMT_STATUS HSAKMTAPI hsaKmtGetTileConfig(HSAuint32, HsaGpuTileConfig* c) {
+  c->NumTileConfigs = 0;
+  c->NumMacroTileConfigs = 0;
+  return HSAKMT_STATUS_SUCCESS;
+}
+
+HSAKMT_STATUS HSAKMTAPI hsaKmtGetXNACKMode(HSAint32* enable) {
+  *enable = 0;
+  return HSAKMT_STATUS_SUCCESS;
+}
+HSAKMT_STATUS HSAKMTAPI hsaKmtSetXNACKMode(HSAint32) { return HSAKMT_STATUS_SUCCESS; }
+HSAKMT_STATUS HSAKMTAPI hsaKmtSetTrapHandler(HSAuint32, void*, HSAuint64, void*, HSAuint64) { return HSAKMT_STATUS_SUCCESS; }
+HSAKMT_STATUS HSAKMTAPI hsaKmtSetMemoryPolicy(HSAuint32, HSAuint32, HSAuint32, void*, HSAuint64) { return HSAKMT_STATUS_SUCCESS; }
+HSAKMT_STATUS HSAKMTAPI hsaKmtSetMemoryUserData(const void*, void*) { return HSAKMT_STATUS_SUCCESS; }
+
+// Memory: host mappings for every kind; mapping to the GPU is the identity.
+HSAKMT_STATUS HSAKMTAPI hsaKmtAllocMemory(HSAuint32, HSAuint64 bytes, HsaMemFlags flags, void** address) {
+  void* p = allocate(bytes, flags.ui32.Scratch || bytes >= kScratchReservation);
+  if (!p) return HSAKMT_STATUS_NO_MEMORY;
+  *address = p;
+  return HSAKMT_STATUS_SUCCESS;
+}
+HSAKMT_STATUS HSAKMTAPI hsaKmtFreeMemory(void* address, HSAuint64) {
+  return release(address) ? HSAKMT_STATUS_SUCCESS : HSAKMT_STATUS_INVALID_PARAMETER;
+}
+HSAKMT_STATUS HSAKMTAPI hsaKmtMapMemoryToGPU(void* address, HSAuint64, HSAuint64* alternate) {
+  if (alternate) *alternate = reinterpret_cast<HSAuint64>(address);
+  return HSAKMT_STATUS_SUCCESS;
+}
+HSAKMT_STATUS HSAKMTAPI hsaKmtMapMemoryToGPUNodes(void* address, HSAuint64, HSAuint64* alternate, HsaMemMapFlags,
+                                                  HSAuint64, HSAuint32*) {
+  if (alternate) *alternate = reinterpret_cast<HSAuint64>(address);
+  return HSAKMT_STATUS_SUCCESS;
+}
+HSAKMT_STATUS HSAKMTAPI hsaKmtUnmapMemoryToGPU(void*) { return HSAKMT_STATUS_SUCCESS; }
+HSAKMT_STATUS HSAKMTAPI hsaKmtRegisterMemoryWithFlags(void*, HSAuint64, HsaMemFlags) { return HSAKMT_STATUS_SUCCESS; }
+HSAKMT_STATUS HSAKMTAPI hsaKmtDeregisterMemory(void*) { return HSAKMT_STATUS_SUCCESS; }
+
+HSAKMT_STATUS HSAKMTAPI hsaKmtQueryPointerInfo(const void* pointer, HsaPointerInfo* info) {
+  std::memset(info, 0, sizeof *info);
+  std::uint64_t base = 0, size = 0;
+  if (find_allocation(reinterpret_cast<std::uint64_t>(pointer), &base, &size)) {
+    info->Type = HSA_POINTER_ALLOCATED;
+    info->GPUAddress = base;
+    info->CPUAddress = reinterpret_cast<void*>(base);
+    info->SizeInBytes = size;
+  } else {
+    info->Type = HSA_POINTER_UNKNOWN;
+  }
+  return HSAKMT_STATUS_SUCCESS;
+}
+
+// Sharing, graphics interop, SVM and GWS: not on a simulated GPU.
+HSAKMT_STATUS HSAKMTAPI hsaKmtShareMemory(void*, HSAuint64, HsaSharedMemoryHandle*) { return HSAKMT_STATUS_NOT_SUPPORTED; }
+HSAKMT_STATUS HSAKMTAPI hsaKmtRegisterSharedHandle(const HsaSharedMemoryHandle*, void**, HSAuint64*) {
+  return HSAKMT_STATUS_NOT_SUPPORTED;
+}
+HSAKMT_STATUS HSAKMTAPI hsaKmtRegisterSharedHandleToNodes(const HsaSharedMemoryHandle*, void**, HSAuint64*, HSAuint64,
+                                                          HSAuint32*) {
+  return HSAKMT_STATUS_NOT_SUPPORTED;
+}
+HSAKMT_STATUS HSAKMTAPI hsaKmtRegisterGraphicsHandleToNodes(HSAuint64, HsaGraphicsResourceInfo*, HSAuint64, HSAuint32*) {
+  return HSAKMT_STATUS_NOT_SUPPORTED;
+}
+HSAKMT_STATUS HSAKMTAPI hsaKmtSVMGetAttr(void*, HSAuint64, unsigned int, HSA_SVM_ATTRIBUTE*) { return HSAKMT_STATUS_NOT_SUPPORTED; }
+HSAKMT_STATUS HSAKMTAPI hsaKmtSVMSetAttr(void*, HSAuint64, unsigned int, HSA_SVM_ATTRIBUTE*) { return HSAKMT_STATUS_NOT_SUPPORTED; }
+HSAKMT_STATUS HSAKMTAPI hsaKmtAllocQueueGWS(HSA_QUEUEID, HSAuint32, HSAuint32*) { return HSAKMT_STATUS_NOT_SUPPORTED; }
+
+// Events: with HSA_ENABLE_INTERRUPT=0 ROCr polls signals; events exist but nothing here fires
+// them except hsaKmtSetEvent. A wait returns within 2 ms whatever ROCr asks (it asks for days
+// when it waits "forever"), so ROCr looks at its signals again: a DefaultSignal that changed,
+// such as a queue's inactive signal after a fault, is only ever seen by looking.
+HSAKMT_STATUS HSAKMTAPI hsaKmtCreateEvent(HsaEventDescriptor* desc, bool, bool signaled, HsaEvent** event) {
+  static std::atomic<HSAuint32> next{1};
+  auto* e = new HsaEvent{};
+  e->EventId = next++;
+  e->EventData.EventType = desc ? desc->EventType : HSA_EVENTTYPE_SIGNAL;
+  e->EventData.HWData1 = signaled ? 1 : 0;
+  *event = e;
+  return HSAKMT_STATUS_SUCCESS;
+}
+HSAKMT_STATUS HSAKMTAPI hsaKmtDestroyEvent(HsaEvent* event) {
+  delete event;
+  return HSAKMT_STATUS_SUCCESS;
+}
+HSAKMT_STATUS HSAKMTAPI hsaKmtSetEvent(HsaEvent* event) {
+  __atomic_store_n(&event->EventData.HWData1, 1, __ATOMIC_RELEASE);
+  return HSAKMT_STATUS_SUCCESS;
+}
+HSAKMT_STATUS HSAKMTAPI hsaKmtWaitOnMultipleEvents(HsaEvent* events[], HSAuint32 n, bool all, HSAuint32 ms) {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(std::min<HSAuint32>(ms, 2));
+  do {
+    HSAuint32 set = 0;
+    for (HSAuint32 i = 0; i < n; ++i) {
+      if (events[i] && __atomic_exchange_n(&events[i]->EventData.HWData1, 0, __ATOMIC_ACQ_REL)) ++set;
+    }
+    if (set && (!all || set == n)) return HSAKMT_STATUS_SUCCESS;
+    std::this_thread::sleep_for(std::chrono::microseconds(200));
+  } while (std::chrono::steady_clock::now() < deadline);
+  return HSAKMT_STATUS_WAIT_TIMEOUT;
+}
+HSAKMT_STATUS HSAKMTAPI hsaKmtWaitOnEvent(HsaEvent* event, HSAuint32 ms) {
+  return hsaKmtWaitOnMultipleEvents(&event, 1, true, ms);
+}
+
+// Queues: AQL rings are drained by the software packet processor; nothing else is created.
+HSAKMT_STATUS HSAKMTAPI hsaKmtCreateQueue(HSAuint32 node, HSA_QUEUE_TYPE type, HSAuint32, HSA_QUEUE_PRIORITY,
+                                          void* ring, HSAuint64 bytes, HsaEvent*, HsaQueueResource* r) {
+  if (!is_gpu(node)) return HSAKMT_STATUS_INVALID_NODE_UNIT;
+  if (type != HSA_QUEUE_COMPUTE_AQL) return HSAKMT_STATUS_NOT_SUPPORTED;  // SDMA is off (HSA_ENABLE_SDMA=0)
+  static HSAint64 no_error = 0;
+  std::uint64_t* doorbell = nullptr;
+  r->QueueId = create_aql_queue(node, ring, bytes, r->Queue_read_ptr_aql, &doorbell);
+  r->Queue_DoorBell_aql = doorbell;
+  r->ErrorReason = &no_error;
+  return HSAKMT_STATUS_SUCCESS;
+}
+HSAKMT_STATUS HSAKMTAPI hsaKmtUpdateQueue(HSA_QUEUEID, HSAuint32, HSA_QUEUE_PRIORITY, void*, HSAuint64, HsaEvent*) {
+  return HSAKMT_STATUS_SUCCESS;
+}
+HSAKMT_STATUS HSAKMTAPI hsaKmtDestroyQueue(HSA_QUEUEID id) {
+  return destroy_queue(id) ? HSAKMT_STATUS_SUCCESS : HSAKMT_STATUS_INVALID_HANDLE;
+}
+HSAKMT_STATUS HSAKMTAPI hsaKmtSetQueueCUMask(HSA_QUEUEID, HSAuint32, HSAuint32*) { return HSAKMT_STATUS_SUCCESS; }
+
+}  // extern "C"

@@ -1,0 +1,295 @@
+// The rocr backend executed through Debian's real ROCr on the simulated GPU (run under
+// hsad-sim). What reached the queue is read back from the simulator's packet trace.
+#include <gtest/gtest.h>
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <fstream>
+#include <iterator>
+#include <map>
+#include <numeric>
+#include <random>
+#include <sstream>
+
+#include "aql/fence_policy.hpp"
+#include "bitonic_workload.hpp"
+#include "hsad/hsad.hpp"
+#include "laplacian_workload.hpp"
+
+using namespace hsad;
+
+namespace {
+
+std::string env(const char* name, const char* fallback = "") {
+  const char* v = std::getenv(name);
+  return v && *v ? v : fallback;
+}
+
+// Each test is its own process (gtest_discover_tests): its trace file is set before ROCr loads.
+std::string start_trace() {
+  const std::string path = "/tmp/hsad_sim_trace_" + std::to_string(getpid());
+  setenv("HSAD_SIM_TRACE", path.c_str(), 1);
+  return path;
+}
+
+struct TraceLine {
+  std::map<std::string, std::string> f;
+  const std::string& operator[](const std::string& k) const { return f.at(k); }
+};
+
+std::vector<TraceLine> read_trace(const std::string& path) {
+  std::vector<TraceLine> lines;
+  std::ifstream in(path);
+  std::string line;
+  while (std::getline(in, line)) {
+    TraceLine t;
+    std::istringstream words(line);
+    std::string w;
+    while (words >> w) {
+      const auto eq = w.find('=');
+      t.f[w.substr(0, eq)] = w.substr(eq + 1);
+    }
+    lines.push_back(std::move(t));
+  }
+  return lines;
+}
+
+// The packets of the queue that ran `kernel` (ROCr's own blit queue is left out).
+std::vector<TraceLine> queue_of(const std::vector<TraceLine>& all, const std::string& kernel) {
+  std::string queue;
+  for (const TraceLine& t : all) {
+    if (t["kernel"] == kernel) queue = t["queue"];
+  }
+  std::vector<TraceLine> out;
+  for (const TraceLine& t : all) {
+    if (t["queue"] == queue) out.push_back(t);
+  }
+  return out;
+}
+
+const Device& rocr_device(std::size_t index = 0) {
+  static const Runtime rt = Runtime::open("rocr");
+  return rt.device(index);
+}
+
+std::vector<std::uint32_t> random_keys(std::size_t n) {
+  std::vector<std::uint32_t> k(n);
+  std::mt19937 rng(7);
+  for (auto& v : k) v = rng();
+  return k;
+}
+
+bool sorts(const Device& d, std::uint32_t n, const Options& o) {
+  auto keys = random_keys(n);
+  bench::BitonicWorkload w(d, n, o);
+  std::copy(keys.begin(), keys.end(), w.input());
+  w.run();
+  std::sort(keys.begin(), keys.end());
+  return w.output_matches(keys);
+}
+
+const char* scope_word(aql::Scope s) {
+  return s == aql::Scope::system ? "system" : s == aql::Scope::agent ? "agent" : "none";
+}
+
+}  // namespace
+
+TEST(RocrSim, TheAgentIsTheSimulatedOne) {
+  const DeviceInfo& info = rocr_device().info();
+  EXPECT_EQ(info.backend, "rocr");
+  EXPECT_EQ(info.isa, env("HSAD_SIM_TARGET", "gfx90a"));
+  EXPECT_NE(info.name.find("simulated"), std::string::npos) << info.name;
+  EXPECT_EQ(info.wavefront_size, info.isa == "gfx1030" ? 32u : 64u);
+}
+
+TEST(RocrSim, PicksTheCodeObjectOfItsTarget) {
+  const Kernel k = rocr_device().kernel("bitonic_step");
+  // The wavefront size comes from the metadata of the code object picked for the agent.
+  EXPECT_EQ(k.info().wavefront_size, rocr_device().info().wavefront_size);
+  EXPECT_EQ(k.info().kernarg_segment_size, 20u);  // the code object's, not the host build's 24
+  EXPECT_TRUE(sorts(rocr_device(), 4096, Options::parse("all")));
+}
+
+// For every flag: the barrier bits and fence scopes the fence policy specifies reached the
+// queue, and the library's counters agree with the trace.
+class RocrSimFlags : public ::testing::TestWithParam<const char*> {};
+
+TEST_P(RocrSimFlags, TraceShowsTheFencePolicyAndCountersAgree) {
+  const std::string path = start_trace();
+  const Options o = Options::parse(GetParam());
+  const std::uint32_t n = 1024;  // 55 dispatches
+  bench::BitonicWorkload w(rocr_device(), n, o);
+  auto keys = random_keys(n);
+  std::copy(keys.begin(), keys.end(), w.input());
+  const Stats before = rocr_device().stats();
+  w.run();
+  const Stats s = rocr_device().stats() - before;
+  std::sort(keys.begin(), keys.end());
+  EXPECT_TRUE(w.output_matches(keys));
+
+  const std::vector<TraceLine> q = queue_of(read_trace(path), "bitonic_step");
+  std::vector<TraceLine> dispatches;
+  for (const TraceLine& t : q) {
+    if (t["type"] == "kernel_dispatch") dispatches.push_back(t);
+  }
+  ASSERT_EQ(dispatches.size(), 55u);
+  std::uint64_t system_scopes = 0, signalled = 0;
+  for (std::size_t i = 0; i < dispatches.size(); ++i) {
+    const aql::Fences f = aql::fences_for(i, dispatches.size(), o.fence);
+    SCOPED_TRACE("dispatch " + std::to_string(i));
+    EXPECT_EQ(dispatches[i]["barrier"], "1");
+    EXPECT_EQ(dispatches[i]["acquire"], scope_word(f.acquire));
+    EXPECT_EQ(dispatches[i]["release"], scope_word(f.release));
+    EXPECT_EQ(dispatches[i]["kernel"], "bitonic_step");
+    system_scopes += (dispatches[i]["acquire"] == "system") + (dispatches[i]["release"] == "system");
+    signalled += dispatches[i]["signal"] == "1";
+  }
+  EXPECT_EQ(s.packets, q.size());
+  EXPECT_EQ(s.system_fences, system_scopes);
+  EXPECT_EQ(signalled, o.nosync ? 1u : 55u);  // one completion signal per batch, or per dispatch
+  EXPECT_EQ(s.doorbells, o.nosync ? 1u : 55u);
+  EXPECT_EQ(s.host_waits, o.nosync ? 1u : 55u);
+  std::remove(path.c_str());
+}
+
+INSTANTIATE_TEST_SUITE_P(EveryRow, RocrSimFlags,
+                         ::testing::Values("none", "signal", "signal,kernarg", "signal,kernarg,nosync",
+                                           "signal,kernarg,nosync,fence", "all"),
+                         [](const auto& info) {
+                           std::string n = info.param;
+                           std::replace(n.begin(), n.end(), ',', '_');
+                           return n;
+                         });
+
+TEST(RocrSim, LaplacianKernelsMatchTheCpuReference) {
+  for (int kernel : {5, 6, 7}) {
+    bench::LaplacianConfig c;
+    c.nx = 37, c.ny = 29, c.nz = 11, c.kernel = kernel, c.split = kernel == 7 ? 3 : 1, c.m = 4, c.iters = 2;
+    bench::LaplacianWorkload w(rocr_device(), c, Options::parse("all"));
+    w.run();
+    const auto check = w.verify();
+    EXPECT_LT(check.max_abs_error, 1e-9) << "kernel " << kernel;
+    EXPECT_TRUE(check.boundary_untouched) << "kernel " << kernel;
+  }
+}
+
+TEST(RocrSim, PinnedAndPageableCopiesMoveTheRightBytes) {
+  const Device& d = rocr_device();
+  const std::size_t bytes = (1 << 20) + 13;  // not a multiple of 4: ROCr's misaligned blit path too
+  std::vector<unsigned char> src(bytes), back(bytes, 0);
+  std::iota(src.begin(), src.end(), 0);
+  Buffer dev = d.alloc(bytes);
+  Buffer pinned = d.alloc(bytes, Memory::pinned_host);
+  const Stats before = d.stats();
+  d.copy_to_device(dev, src.data(), bytes);   // pageable: locked for the copy
+  d.copy_to_host(back.data(), dev, bytes);
+  EXPECT_EQ(back, src);
+  const Stats pageable = d.stats() - before;
+  EXPECT_EQ(pageable.bytes_staged, 2 * bytes);
+
+  std::memcpy(pinned.host_as<unsigned char>(), src.data(), bytes);
+  Buffer dev2 = d.alloc(bytes);
+  const Stats before_pinned = d.stats();
+  d.copy_to_device(dev2, pinned.host_as<unsigned char>(), bytes);  // pinned: straight to the copy engine
+  std::memset(pinned.host_as<unsigned char>(), 0, bytes);
+  d.copy_to_host(pinned.host_as<unsigned char>(), dev2, bytes);
+  EXPECT_EQ(std::memcmp(pinned.host_as<unsigned char>(), src.data(), bytes), 0);
+  EXPECT_EQ((d.stats() - before_pinned).bytes_staged, 0u);
+  // An odd offset: ROCr picks its misaligned copy kernel.
+  d.copy_to_device(dev, src.data() + 1, 4097, 3);
+  std::vector<unsigned char> part(4097);
+  d.copy_to_host(part.data(), dev, 4097, 3);
+  EXPECT_TRUE(std::equal(part.begin(), part.end(), src.begin() + 1));
+}
+
+TEST(RocrSim, EveryGpuIsFoundAndRunsItsOwnQueue) {
+  const std::size_t gpus = std::stoul(env("HSAD_SIM_GPUS", "1"));
+  const std::string path = start_trace();
+  const Runtime rt = Runtime::open("rocr");
+  ASSERT_EQ(rt.devices().size(), gpus);
+  for (const Device& d : rt.devices()) EXPECT_TRUE(sorts(d, 2048, Options::parse("all")));
+  std::map<std::string, int> queues;
+  for (const TraceLine& t : read_trace(path)) {
+    if (t["kernel"] == "bitonic_step") ++queues[t["queue"]];
+  }
+  EXPECT_EQ(queues.size(), gpus);  // one queue per device, each with the whole sort
+  for (const auto& [q, count] : queues) EXPECT_EQ(count, 66) << "queue " << q;
+  std::remove(path.c_str());
+}
+
+TEST(RocrSim, AFullRingMakesTheSubmitterWait) {
+  Queue small = rocr_device().create_queue(64);
+  const Kernel k = rocr_device().kernel("bitonic_step");
+  const std::uint32_t n = 1 << 12;
+  auto keys = random_keys(n);
+  Buffer buf = rocr_device().alloc(n * 4);
+  rocr_device().copy_to_device(buf, keys.data(), n * 4);
+  Batch b;
+  for (std::uint32_t stage = 0; stage < 12; ++stage) {
+    for (std::uint32_t pass = 0; pass <= stage; ++pass) b.exec(k, Dim3{n / 2}, Dim3{256}, {buf, stage, pass, 1u});
+  }
+  for (int repeat = 0; repeat < 4; ++repeat) {  // 4 x 78 dispatches through a 64-packet ring
+    rocr_device().copy_to_device(buf, keys.data(), n * 4);
+    small.run(b, Options::parse("all"));
+  }
+  std::vector<std::uint32_t> out(n);
+  rocr_device().copy_to_host(out.data(), buf, n * 4);
+  std::sort(keys.begin(), keys.end());
+  EXPECT_EQ(out, keys);
+}
+
+TEST(RocrSim, AWrongArgumentCountIsRefused) {
+  Batch b;
+  try {
+    b.exec(rocr_device().kernel("bitonic_step"), Dim3{256}, Dim3{256}, {1u, 2u});
+    FAIL() << "accepted";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("wrong argument count: got 2, kernel 'bitonic_step' takes 4"), std::string::npos)
+        << e.what();
+  }
+}
+
+TEST(RocrSim, AMissingCodeObjectForTheTargetIsRefused) {
+  // Only another target's code object: the agent's ISA has no match.
+  std::ifstream in(HSAD_AMD_BUNDLE, std::ios::binary);
+  const std::string bundle((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const std::string other = rocr_device().info().isa == "gfx908" ? "gfx90a" : "gfx908";
+  const std::string path = "/tmp/hsad_other_" + std::to_string(getpid()) + ".co";
+  std::ofstream(path, std::ios::binary) << select_code_object(bundle, other);
+  setenv("HSAD_AMD_CODE_OBJECTS", path.c_str(), 1);
+  try {
+    (void)rocr_device().kernel("bitonic_step");
+    FAIL() << "loaded a kernel without a code object for " << rocr_device().info().isa;
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("no code object for " + rocr_device().info().isa + " (have: " + other + ")"),
+              std::string::npos)
+        << e.what();
+  }
+  std::remove(path.c_str());
+}
+
+// Run with hsad-sim --fault 3: the third user dispatch faults. The waiter must get an
+// hsad::Error within its timeout (no hang, no abort), and a batch on a new queue must work.
+TEST(RocrSimFault, TheFaultReachesTheWaiterAndANewQueueWorks) {
+  if (env("HSAD_SIM_FAULT").empty()) GTEST_SKIP() << "run under hsad-sim --fault N";
+  const Device& d = rocr_device();
+  const Kernel k = d.kernel("bitonic_step");
+  Buffer keys = d.alloc(1024 * 4);
+  Batch b;
+  for (std::uint32_t pass = 0; pass < 8; ++pass) b.exec(k, Dim3{512}, Dim3{256}, {keys, 3u, pass % 4, 1u});
+  const auto start = std::chrono::steady_clock::now();
+  {
+    Queue q = d.create_queue();
+    try {
+      q.run(b, Options::parse("all"), std::chrono::seconds(3));
+      FAIL() << "the faulting batch completed";
+    } catch (const Error& e) {
+      EXPECT_EQ(e.backend(), "rocr");
+      std::printf("the waiter got: %s\n", e.what());
+    }
+  }
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(10));
+  EXPECT_TRUE(sorts(d, 1024, Options::parse("all")));  // a new queue works
+}

@@ -1,0 +1,16 @@
+// Memory of the simulated KFD: every allocation is an anonymous host mapping (GPU and host share
+// one address space here), recorded so pointers can be looked up and code objects found.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string_view>
+
+namespace hsad::sim {
+
+void* allocate(std::uint64_t bytes, bool reserve_only);
+bool release(void* ptr);
+// The allocation holding `address`: its base and size, or false.
+bool find_allocation(std::uint64_t address, std::uint64_t* base, std::uint64_t* size);
+
+}  // namespace hsad::sim

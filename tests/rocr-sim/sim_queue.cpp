@@ -1,0 +1,226 @@
+// One PacketProcessor per ROCr queue, sharing one worker pool. Everything a test needs to see
+// what really reached a queue goes through the processor's trace hook (HSAD_SIM_TRACE).
+#include "sim_queue.hpp"
+
+#include <elf.h>
+#include <hsa/amd_hsa_queue.h>
+
+#include <atomic>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <thread>
+
+#include "backends/cpu/packet_processor.hpp"
+#include "backends/cpu/signal_ops.hpp"
+#include "hsad/host_kernel.hpp"
+#include "sim_config.hpp"
+#include "sim_memory.hpp"
+
+namespace hsad::sim {
+namespace {
+
+// ROCr's blit kernels (amd_blit_kernel.cpp) take (source, destination) address pairs, 16 bytes
+// each: the start of every phase, then the ends; then the work-item count.
+std::uint32_t u32_at(const void* kernarg, std::size_t offset) {
+  std::uint32_t v;
+  std::memcpy(&v, static_cast<const unsigned char*>(kernarg) + offset, 4);
+  return v;
+}
+std::uint64_t u64_at(const void* kernarg, std::size_t offset) {
+  std::uint64_t v;
+  std::memcpy(&v, static_cast<const unsigned char*>(kernarg) + offset, 8);
+  return v;
+}
+
+// The (source, destination) pairs of a copy: phase starts, then the ends. A consistent copy
+// moves the same number of bytes on both sides and its phases are in order.
+bool consistent_copy(const void* k, int pairs) {
+  std::uint64_t prev_s = 0, prev_d = 0;
+  for (int i = 0; i < pairs; ++i) {
+    const std::uint64_t s = u64_at(k, 16 * i), d = u64_at(k, 16 * i + 8);
+    if (s < prev_s || d < prev_d || s - u64_at(k, 0) != d - u64_at(k, 8)) return false;
+    prev_s = s, prev_d = d;
+  }
+  return true;
+}
+
+// One work-group does the whole blit: the processor runs the rest as no-ops.
+void blit(const WorkGroup& wg) {
+  if (wg.id.x != 0 || wg.id.y != 0 || wg.id.z != 0) return;
+  const void* k = wg.kernarg;
+  if (u32_at(k, 80) == wg.grid.x && consistent_copy(k, 5)) {  // CopyAligned: 4 phases + ends
+    std::memmove(reinterpret_cast<void*>(u64_at(k, 8)), reinterpret_cast<const void*>(u64_at(k, 0)),
+                 u64_at(k, 64) - u64_at(k, 0));
+  } else if (u32_at(k, 48) == wg.grid.x && consistent_copy(k, 3)) {  // CopyMisaligned: 2 phases + ends
+    std::memmove(reinterpret_cast<void*>(u64_at(k, 8)), reinterpret_cast<const void*>(u64_at(k, 0)),
+                 u64_at(k, 32) - u64_at(k, 0));
+  } else if (u32_at(k, 28) == wg.grid.x) {  // Fill: 2 phases + end, value, work-items
+    const std::uint32_t value = u32_at(k, 24);
+    for (std::uint64_t p = u64_at(k, 0); p + 4 <= u64_at(k, 16); p += 4) std::memcpy(reinterpret_cast<void*>(p), &value, 4);
+  } else {
+    throw std::runtime_error("rocr-sim: a ROCr blit kernel with an unknown argument layout");
+  }
+}
+
+const HostKernel& blit_kernel() {
+  static const HostKernel k = [] {
+    HostKernel h;
+    h.info.name = "rocr_blit";
+    h.fn = &blit;
+    return h;
+  }();
+  return k;
+}
+
+// The kernel whose descriptor is at `object`, in a code object ROCr's loader placed in memory:
+// the allocation starts with the ELF header, and its dynamic symbols name the descriptors.
+std::string kernel_name_at(std::uint64_t object) {
+  std::uint64_t base = 0, size = 0;
+  if (!find_allocation(object, &base, &size) || size < sizeof(Elf64_Ehdr)) return {};
+  const auto* eh = reinterpret_cast<const Elf64_Ehdr*>(base);
+  if (std::memcmp(eh->e_ident, ELFMAG, SELFMAG) != 0 || eh->e_machine != EM_AMDGPU) return {};
+  auto inside = [&](std::uint64_t off, std::uint64_t n) { return off <= size && n <= size - off; };
+  if (!inside(eh->e_phoff, std::uint64_t(eh->e_phnum) * sizeof(Elf64_Phdr))) return {};
+  const auto* ph = reinterpret_cast<const Elf64_Phdr*>(base + eh->e_phoff);
+  std::uint64_t symtab = 0, strtab = 0, hash = 0;
+  for (int i = 0; i < eh->e_phnum; ++i) {
+    if (ph[i].p_type != PT_DYNAMIC || !inside(ph[i].p_vaddr, ph[i].p_memsz)) continue;
+    for (const auto* d = reinterpret_cast<const Elf64_Dyn*>(base + ph[i].p_vaddr); d->d_tag != DT_NULL; ++d) {
+      if (d->d_tag == DT_SYMTAB) symtab = d->d_un.d_ptr;
+      if (d->d_tag == DT_STRTAB) strtab = d->d_un.d_ptr;
+      if (d->d_tag == DT_HASH) hash = d->d_un.d_ptr;
+    }
+  }
+  if (!symtab || !strtab || !hash || !inside(hash, 8)) return {};
+  const std::uint32_t count = reinterpret_cast<const std::uint32_t*>(base + hash)[1];  // nchain
+  if (!inside(symtab, std::uint64_t(count) * sizeof(Elf64_Sym))) return {};
+  const auto* syms = reinterpret_cast<const Elf64_Sym*>(base + symtab);
+  for (std::uint32_t i = 0; i < count; ++i) {
+    if (base + syms[i].st_value != object || !inside(strtab + syms[i].st_name, 1)) continue;
+    std::string name(reinterpret_cast<const char*>(base + strtab + syms[i].st_name));
+    if (name.size() > 3 && name.compare(name.size() - 3, 3, ".kd") == 0) return name.substr(0, name.size() - 3);
+  }
+  return {};
+}
+
+const HostKernel* resolve(std::uint64_t object) {
+  static std::mutex mutex;
+  static std::map<std::uint64_t, const HostKernel*> cache;
+  std::lock_guard<std::mutex> lock(mutex);
+  if (auto it = cache.find(object); it != cache.end()) return it->second;
+  const std::string name = kernel_name_at(object);
+  const HostKernel* k = name.empty() ? &blit_kernel() : find_host_kernel(name);
+  cache[object] = k;
+  return k;
+}
+
+const char* scope_name(aql::Scope s) {
+  return s == aql::Scope::system ? "system" : s == aql::Scope::agent ? "agent" : "none";
+}
+const char* type_name(hsa_packet_type_t t) {
+  switch (t) {
+    case HSA_PACKET_TYPE_KERNEL_DISPATCH: return "kernel_dispatch";
+    case HSA_PACKET_TYPE_BARRIER_AND: return "barrier_and";
+    case HSA_PACKET_TYPE_BARRIER_OR: return "barrier_or";
+    case HSA_PACKET_TYPE_VENDOR_SPECIFIC: return "vendor_specific";
+    default: return "other";
+  }
+}
+
+void trace(const cpu::PacketRecord& r) {
+  static std::mutex mutex;
+  static FILE* out = config().trace_path.empty() ? nullptr : std::fopen(config().trace_path.c_str(), "w");
+  if (!out) return;
+  std::lock_guard<std::mutex> lock(mutex);
+  std::fprintf(out, "queue=%llu packet=%llu type=%s barrier=%d acquire=%s release=%s kernel=%s grid=%ux%ux%u group=%ux%ux%u signal=%d\n",
+               static_cast<unsigned long long>(r.queue_id), static_cast<unsigned long long>(r.packet_id),
+               type_name(r.header.type), r.header.barrier ? 1 : 0, scope_name(r.header.acquire),
+               scope_name(r.header.release), r.kernel.empty() ? "-" : r.kernel.c_str(), r.grid.x, r.grid.y, r.grid.z,
+               r.group.x, r.group.y, r.group.z, r.has_completion_signal ? 1 : 0);
+  std::fflush(out);
+}
+
+// User dispatches (not ROCr's blits) counted across every queue, for HSAD_SIM_FAULT.
+std::string fault(std::uint64_t, const HostKernel& k) {
+  static std::atomic<std::uint64_t> user_dispatches{0};
+  if (&k == &blit_kernel() || config().fault_at == 0) return {};
+  const std::uint64_t n = user_dispatches.fetch_add(1) + 1;
+  if (n != config().fault_at) return {};
+  return "HSAD_SIM_FAULT: user dispatch " + std::to_string(n) + " (" + k.info.name + ") faulted";
+}
+
+// What the CP does on a queue error: it stops the queue and writes the error code to the
+// queue's inactive signal, where ROCr's handler finds it and calls the queue's error callback.
+// 0x80000000 is the code ROCr maps to HSA_STATUS_ERROR_EXCEPTION (a wave trapped).
+void report_queue_error(std::uint64_t* read_index) {
+  auto* q = reinterpret_cast<amd_queue_t*>(reinterpret_cast<unsigned char*>(read_index) - offsetof(amd_queue_t, read_dispatch_id));
+  auto* value = reinterpret_cast<std::int64_t*>(q->queue_inactive_signal.handle + 8);
+  __atomic_store_n(value, std::int64_t(0x80000000), __ATOMIC_RELEASE);
+}
+
+// ROCr never wakes the processor (it only stores the doorbell): look at the ring this often.
+constexpr std::chrono::microseconds kIdleSlice{100};
+
+cpu::WorkerPool& pool() {
+  static auto* p = new cpu::WorkerPool(std::max(1u, std::thread::hardware_concurrency() - 1));  // lives to exit
+  return *p;
+}
+
+struct SimQueue {
+  hsa_signal_t doorbell{0};
+  std::unique_ptr<cpu::PacketProcessor> processor;
+  ~SimQueue() {
+    processor.reset();
+    cpu::destroy_soft_signal(doorbell);
+  }
+};
+
+std::mutex queues_mutex;
+std::map<std::uint64_t, std::unique_ptr<SimQueue>>& queues() {
+  static auto* m = new std::map<std::uint64_t, std::unique_ptr<SimQueue>>();
+  return *m;
+}
+std::uint64_t next_id = 1;
+
+}  // namespace
+
+std::uint64_t create_aql_queue(std::uint32_t node, void* ring, std::uint64_t ring_bytes, std::uint64_t* read_index,
+                               std::uint64_t** doorbell) {
+  auto q = std::make_unique<SimQueue>();
+  q->doorbell = cpu::create_soft_signal(0);
+  cpu::ProcessorHooks hooks;
+  hooks.resolve = &resolve;
+  hooks.trace = &trace;
+  hooks.fault = &fault;
+  hooks.on_error = [read_index](const std::string& what) {
+    std::fprintf(stderr, "rocr-sim: queue error: %s\n", what.c_str());
+    report_queue_error(read_index);
+  };
+  std::lock_guard<std::mutex> lock(queues_mutex);
+  const std::uint64_t id = next_id++;
+  (void)node;
+  q->processor = std::make_unique<cpu::PacketProcessor>(
+      cpu::RingView{ring, std::uint32_t(ring_bytes / 64), read_index, q->doorbell, id, kIdleSlice}, pool(), std::move(hooks));
+  // ROCr stores the 64-bit packet index to the doorbell: here, the soft signal's value.
+  *doorbell = reinterpret_cast<std::uint64_t*>(q->doorbell.handle + 8);
+  queues()[id] = std::move(q);
+  return id;
+}
+
+bool destroy_queue(std::uint64_t id) {
+  std::unique_ptr<SimQueue> q;
+  {
+    std::lock_guard<std::mutex> lock(queues_mutex);
+    auto it = queues().find(id);
+    if (it == queues().end()) return false;
+    q = std::move(it->second);
+    queues().erase(it);
+  }
+  return true;  // q's destructor stops the processor outside the lock
+}
+
+}  // namespace hsad::sim

@@ -1,0 +1,15 @@
+// The simulated GPU's queues: each AQL ring ROCr creates is drained by the cpu agent's packet
+// processor, with kernels resolved from the code object ROCr's loader placed in memory and
+// ROCr's own blit kernels (copies, fills) executed as memmove / fill.
+#pragma once
+
+#include <cstdint>
+
+namespace hsad::sim {
+
+// Returns the queue id; the doorbell address ROCr will store packet indices to.
+std::uint64_t create_aql_queue(std::uint32_t node, void* ring, std::uint64_t ring_bytes, std::uint64_t* read_index,
+                               std::uint64_t** doorbell);
+bool destroy_queue(std::uint64_t id);
+
+}  // namespace hsad::sim
