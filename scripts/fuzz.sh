@@ -26,4 +26,4 @@ clang++-15 -std=c++17 -O1 -g -fsanitize=fuzzer,address,undefined -fno-sanitize-r
 
 cd "$out"
 ./code_object_fuzzer -max_total_time="$seconds" -max_len=400000 -rss_limit_mb=2048 \
-  -artifact_prefix="$root/tests/fuzz/regressions/" corpus seeds 2>&1 | tail -25
+  -artifact_prefix="$root/tests/fuzz/regressions/" corpus seeds 2>&1 | tail -40

@@ -18,7 +18,6 @@ using codeobject::slice;
 constexpr unsigned char kOsAbiAmdgpuHsa = 64;     // ELFOSABI_AMDGPU_HSA
 constexpr std::uint32_t kNoteAmdgpuMetadata = 32;  // NT_AMDGPU_METADATA
 constexpr std::uint32_t kMachMask = 0xff;          // EF_AMDGPU_MACH
-constexpr std::uint64_t kMaxSections = 1 << 16;
 
 // EF_AMDGPU_MACH values of the processors we build for and their neighbours, for code
 // objects (v2, v3) whose metadata does not name the target.
@@ -49,7 +48,6 @@ std::vector<Section> sections_of(std::string_view elf, const Elf64_Ehdr& eh) {
   std::vector<Section> out;
   if (eh.e_shoff == 0 || eh.e_shnum == 0) return out;
   if (eh.e_shentsize != sizeof(Elf64_Shdr)) malformed("section header size " + std::to_string(eh.e_shentsize));
-  if (std::uint64_t(eh.e_shnum) > kMaxSections) malformed("too many sections");
   slice(elf, eh.e_shoff, std::uint64_t(eh.e_shnum) * sizeof(Elf64_Shdr), "section header table");
   for (std::uint32_t i = 0; i < eh.e_shnum; ++i) {
     const auto sh = read_at<Elf64_Shdr>(elf, eh.e_shoff + std::uint64_t(i) * sizeof(Elf64_Shdr), "section header");
