@@ -259,11 +259,11 @@ HSAKMT_STATUS HSAKMTAPI hsaKmtCreateQueue(HSAuint32 node, HSA_QUEUE_TYPE type, H
                                           void* ring, HSAuint64 bytes, HsaEvent*, HsaQueueResource* r) {
   if (!is_gpu(node)) return HSAKMT_STATUS_INVALID_NODE_UNIT;
   if (type != HSA_QUEUE_COMPUTE_AQL) return HSAKMT_STATUS_NOT_SUPPORTED;  // SDMA is off (HSA_ENABLE_SDMA=0)
-  static HSAint64 no_error = 0;
+  // ROCr fills in the read and write index addresses and, when it wants exceptions reported
+  // there, ErrorReason; the resource struct is ROCr's temporary, so both are copied now.
   std::uint64_t* doorbell = nullptr;
-  r->QueueId = create_aql_queue(node, ring, bytes, r->Queue_read_ptr_aql, &doorbell);
+  r->QueueId = create_aql_queue(node, ring, bytes, r->Queue_read_ptr_aql, r->ErrorReason, &doorbell);
   r->Queue_DoorBell_aql = doorbell;
-  r->ErrorReason = &no_error;
   return HSAKMT_STATUS_SUCCESS;
 }
 HSAKMT_STATUS HSAKMTAPI hsaKmtUpdateQueue(HSA_QUEUEID, HSAuint32, HSA_QUEUE_PRIORITY, void*, HSAuint64, HsaEvent*) {

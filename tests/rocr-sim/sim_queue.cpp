@@ -153,13 +153,23 @@ std::string fault(std::uint64_t, const HostKernel& k) {
   return "HSAD_SIM_FAULT: user dispatch " + std::to_string(n) + " (" + k.info.name + ") faulted";
 }
 
-// What the CP does on a queue error: it stops the queue and writes the error code to the
-// queue's inactive signal, where ROCr's handler finds it and calls the queue's error callback.
-// 0x80000000 is the code ROCr maps to HSA_STATUS_ERROR_EXCEPTION (a wave trapped).
-void report_queue_error(std::uint64_t* read_index) {
+// What the driver does on a queue error. ROCr 5.2 asks for exceptions in the queue's
+// ErrorReason (the value of its exception signal) when the driver supports exception
+// reporting, as this one says it does (hsaKmtRuntimeEnable succeeds): bit (EC - 1) set, with
+// EC_QUEUE_WAVE_TRAP = 2, which ROCr's ExceptionHandler maps to HSA_STATUS_ERROR_EXCEPTION and
+// passes to the queue's error callback. Without an ErrorReason, the older path: the CP's trap
+// code 0x80000000 in the queue's inactive signal.
+constexpr std::int64_t kWaveTrapException = std::int64_t(1) << (2 - 1);
+constexpr std::int64_t kCpTrapCode = 0x80000000;
+
+void report_queue_error(std::uint64_t* read_index, volatile std::int64_t* error_reason) {
+  if (error_reason) {
+    __atomic_store_n(error_reason, kWaveTrapException, __ATOMIC_RELEASE);
+    return;
+  }
   auto* q = reinterpret_cast<amd_queue_t*>(reinterpret_cast<unsigned char*>(read_index) - offsetof(amd_queue_t, read_dispatch_id));
   auto* value = reinterpret_cast<std::int64_t*>(q->queue_inactive_signal.handle + 8);
-  __atomic_store_n(value, std::int64_t(0x80000000), __ATOMIC_RELEASE);
+  __atomic_store_n(value, kCpTrapCode, __ATOMIC_RELEASE);
 }
 
 // ROCr never wakes the processor (it only stores the doorbell): look at the ring this often.
@@ -189,16 +199,16 @@ std::uint64_t next_id = 1;
 }  // namespace
 
 std::uint64_t create_aql_queue(std::uint32_t node, void* ring, std::uint64_t ring_bytes, std::uint64_t* read_index,
-                               std::uint64_t** doorbell) {
+                               volatile std::int64_t* error_reason, std::uint64_t** doorbell) {
   auto q = std::make_unique<SimQueue>();
   q->doorbell = cpu::create_soft_signal(0);
   cpu::ProcessorHooks hooks;
   hooks.resolve = &resolve;
   hooks.trace = &trace;
   hooks.fault = &fault;
-  hooks.on_error = [read_index](const std::string& what) {
+  hooks.on_error = [read_index, error_reason](const std::string& what) {
     std::fprintf(stderr, "rocr-sim: queue error: %s\n", what.c_str());
-    report_queue_error(read_index);
+    report_queue_error(read_index, error_reason);
   };
   std::lock_guard<std::mutex> lock(queues_mutex);
   const std::uint64_t id = next_id++;

@@ -7,9 +7,10 @@
 
 namespace hsad::sim {
 
-// Returns the queue id; the doorbell address ROCr will store packet indices to.
+// Returns the queue id; the doorbell address ROCr will store packet indices to. `error_reason`
+// is where ROCr wants queue exceptions reported (the value of its exception signal), or null.
 std::uint64_t create_aql_queue(std::uint32_t node, void* ring, std::uint64_t ring_bytes, std::uint64_t* read_index,
-                               std::uint64_t** doorbell);
+                               volatile std::int64_t* error_reason, std::uint64_t** doorbell);
 bool destroy_queue(std::uint64_t id);
 
 }  // namespace hsad::sim
