@@ -1,5 +1,5 @@
 // The Laplacian kernels and the copy kernel for GPUs; hipcc and nvcc both accept this file.
-// Kernel 5 and 7 map (blockIdx.x, y, z) to (x, y, z); Kernel 6 to (y, z, x).
+// Kernel 5 and 7 map (blockIdx.x, y, z) to (x, y, z); Kernel 6 to (y, z, x); Kernel 8 to (x, y, z-chunk).
 #include "laplacian.hpp"
 
 using hsad::kernels::CopyArgs;
@@ -28,11 +28,17 @@ using hsad::kernels::LaplacianArgs;
     hsad::kernels::laplacian_item<M>(HSAD_LAPLACIAN_PACK(sy, ey), threadIdx.x + blockIdx.x * blockDim.x,  \
                                      sy + M * (threadIdx.y + blockIdx.y * blockDim.y),                    \
                                      threadIdx.z + blockIdx.z * blockDim.z);                              \
+  }                                                                                                       \
+  extern "C" __global__ void __launch_bounds__(256) laplacian8_m##M(HSAD_LAPLACIAN_ARGS) {               \
+    HSAD_BARRIER_WAIT();                                                                                  \
+    hsad::kernels::laplacian_zmarch_item<M>(HSAD_LAPLACIAN_PACK(0, ny), threadIdx.x + blockIdx.x * blockDim.x, \
+                                            threadIdx.y + blockIdx.y * blockDim.y, blockIdx.z);           \
   }
 
 HSAD_LAPLACIAN_KERNELS(4)
 HSAD_LAPLACIAN_KERNELS(8)
 HSAD_LAPLACIAN_KERNELS(16)
+
 
 extern "C" __global__ void __launch_bounds__(256) hsad_copy_f64(double* dst, const double* src, unsigned long long count) {
   HSAD_BARRIER_WAIT();

@@ -72,6 +72,53 @@ HSAD_HD void laplacian_item(const LaplacianArgs& a, int i, int j, int k) {
   else laplacian_tile<M, false>(a, i, j, k);
 }
 
+// Kernel 8 (this project's, not the seed's): a work-item marches M planes up in z at one (i, j),
+// keeping the z-1, z and z+1 values of its column in registers. Only the z+1 value is new at each
+// step; the x and y neighbours lie in the plane that the work-group's other items loaded one
+// step earlier, so they come from the L1 cache. Work-groups several rows tall in y keep the y
+// neighbours in the group too. The first interior plane of the item's chunk is 1 + M * chunk.
+template <int M>
+HSAD_HD void laplacian_zmarch_item(const LaplacianArgs& a, int i, int j, int chunk) {
+  const int nx = a.nx, ny = a.ny, nz = a.nz;
+  const int k0 = 1 + M * chunk;
+  if (i == 0 || i >= nx - 1 || j == 0 || j >= ny - 1 || k0 >= nz - 1) return;
+  const int kend = k0 + M < nz - 1 ? k0 + M : nz - 1;
+  const std::size_t slice = std::size_t(nx) * ny;
+  std::size_t pos = std::size_t(i) + std::size_t(nx) * j + slice * k0;
+  const double* HSAD_RESTRICT u = a.u;
+  if (k0 + M <= nz - 1) {
+    // A whole chunk: every load of the column is issued before the first sum needs one, so a
+    // work-item keeps M + 2 loads of its column and 4 M of its neighbours in flight at once.
+    double c[M + 2];
+#if HSAD_GPU
+#pragma unroll
+#endif
+    for (int n = 0; n < M + 2; ++n) c[n] = u[pos + (std::size_t(n) - 1) * slice];
+#if HSAD_GPU
+#pragma unroll
+#endif
+    for (int n = 0; n < M; ++n) {
+      const std::size_t p = pos + std::size_t(n) * slice;
+      // The reference's order of operations: x pair, y pair, z pair, centre.
+      const double Lu = (u[p - 1] + u[p + 1]) * a.invhx2 + (u[p - nx] + u[p + nx]) * a.invhy2 +
+                        (c[n] + c[n + 2]) * a.invhz2 + c[n + 1] * a.invhxyz2;
+      HSAD_STORE_NT(&a.f[p], Lu);
+    }
+    return;
+  }
+  double below = u[pos - slice];
+  double center = u[pos];
+  for (int k = k0; k < kend; ++k) {  // the last, partial chunk
+    const double above = u[pos + slice];
+    const double Lu = (u[pos - 1] + u[pos + 1]) * a.invhx2 + (u[pos - nx] + u[pos + nx]) * a.invhy2 +
+                      (below + above) * a.invhz2 + center * a.invhxyz2;
+    HSAD_STORE_NT(&a.f[pos], Lu);
+    below = center;
+    center = above;
+    pos += slice;
+  }
+}
+
 // The grid (in work-items, full work-groups) each kernel is launched with.
 struct LaunchShape {
   std::uint32_t grid[3];
@@ -82,6 +129,13 @@ inline LaunchShape laplacian_shape(int kernel, int m, const std::uint32_t block[
   const std::uint32_t by = (rows + block[1] * m - 1) / (block[1] * m);
   const std::uint32_t bz = (nz + block[2] - 1) / block[2];
   if (kernel == 6) return {{by * block[0], bz * block[1], bx * block[2]}};  // blocks: (y, z, x)
+  if (kernel == 8) {  // one row in y per item; m interior planes per item in z
+    // (Ordering the groups with the z-chunk fastest was measured too: better only for the
+    // flattest grid, far worse for tall ones, whose y-neighbour rows then come from memory.)
+    const std::uint32_t gy = (rows + block[1] - 1) / block[1];
+    const std::uint32_t gz = (std::uint32_t(nz - 2) + block[2] * m - 1) / (block[2] * m);
+    return {{bx * block[0], gy * block[1], gz * block[2]}};
+  }
   return {{bx * block[0], by * block[1], bz * block[2]}};
 }
 

@@ -26,14 +26,17 @@ void validate(const LaplacianConfig& c, const DeviceInfo& device) {
       throw Error("laplacian", names[d], std::string(names[d]) + " must be at least 3, got " + std::to_string(dims[d]));
     }
   }
-  if (c.kernel != 5 && c.kernel != 6 && c.kernel != 7) {
-    throw Error("laplacian", "--kernel", "kernel must be 5, 6, 7 or auto, got " + std::to_string(c.kernel));
+  if (c.kernel != 5 && c.kernel != 6 && c.kernel != 7 && c.kernel != 8) {
+    throw Error("laplacian", "--kernel", "kernel must be 5, 6, 7, 8 or auto, got " + std::to_string(c.kernel));
   }
   if (c.m != 4 && c.m != 8 && c.m != 16) throw Error("laplacian", "--m", "the tiling factor must be 4, 8 or 16");
   if (c.split < 1 || c.split > c.ny) {
     throw Error("laplacian", "--split", "split must be from 1 to ny (" + std::to_string(c.ny) + "), got " + std::to_string(c.split));
   }
   if (c.kernel != 7 && c.split != 1) throw Error("laplacian", "--split", "only Kernel 7 splits the domain");
+  if (c.kernel == 8 && c.block[2] != 1) {
+    throw Error("laplacian", "--block", "Kernel 8 marches in z: its work-group must be one plane deep (--block X,Y,1)");
+  }
   const std::uint64_t threads = std::uint64_t(c.block[0]) * c.block[1] * c.block[2];
   if (threads == 0 || threads > 1024) throw Error("laplacian", "--block", "the block must hold 1 to 1024 work-items");
   if (c.iters < 1) throw Error("laplacian", "--iters", "--iters must be at least 1");
@@ -46,6 +49,11 @@ void validate(const LaplacianConfig& c, const DeviceInfo& device) {
                     " GiB",
                 "reduce --nx, --ny or --nz");
   }
+}
+
+int auto_zmarch_planes(int nx, int ny, std::uint64_t llc) {
+  const double plane = double(nx) * ny * sizeof(double);
+  return 16 * plane <= double(llc) ? 4 : 16;
 }
 
 int auto_split(int nx, int ny, std::uint64_t llc) {

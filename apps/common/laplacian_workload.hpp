@@ -25,6 +25,10 @@ struct LaplacianConfig {
 void validate(const LaplacianConfig& c, const DeviceInfo& device);
 // The split that keeps three xy-planes of a subdomain in the last-level cache (the seed's rule).
 int auto_split(int nx, int ny, std::uint64_t last_level_cache_bytes);
+// Kernel 8's planes per work-item: 4 where sixteen xy-planes fit in the last-level cache (the
+// planes a chunk re-reads from the chunk below are then cache hits, and short chunks give more
+// loads in flight), else 16 (re-reads from memory then cost 2 planes in 18).
+int auto_zmarch_planes(int nx, int ny, std::uint64_t last_level_cache_bytes);
 
 class LaplacianWorkload {
  public:

@@ -53,7 +53,7 @@ double median_seconds(int reps, F&& f) {
 
 int main(int argc, char** argv) {
   bench::LaplacianConfig c;
-  std::string kernel_text, split_text, block_text, backend, format, opt_text;
+  std::string kernel_text, split_text, block_text, m_text, backend, format, opt_text;
   int reps = 0;
   bool verify = false;
   po::options_description desc("laplacian-bench: figure of merit of the Laplacian kernel sequences");
@@ -61,10 +61,10 @@ int main(int argc, char** argv) {
       ("nx", po::value(&c.nx)->default_value(512), "grid points in x (at least 3)")
       ("ny", po::value(&c.ny)->default_value(512), "grid points in y (at least 3)")
       ("nz", po::value(&c.nz)->default_value(512), "grid points in z (at least 3)")
-      ("kernel", po::value(&kernel_text)->default_value("auto"), "5 | 6 | 7 | auto")
+      ("kernel", po::value(&kernel_text)->default_value("auto"), "5 | 6 | 7 | 8 (z-marching) | auto")
       ("split", po::value(&split_text)->default_value("auto"), "Kernel 7's y-subdomains: N | auto (three xy-planes in the last-level cache)")
-      ("m", po::value(&c.m)->default_value(8), "tiling factor in y: 4 | 8 | 16")
-      ("block", po::value(&block_text)->default_value("256,1,1"), "work-group shape X,Y,Z")
+      ("m", po::value(&m_text)->default_value("auto"), "points per work-item (y for 5-7, z for 8): 4 | 8 | 16 | auto")
+      ("block", po::value(&block_text), "work-group shape X,Y,Z (default 256,1,1; 64,4,1 for Kernel 8)")
       ("iters", po::value(&c.iters)->default_value(10), "applications of the operator per batch (one wait)")
       ("reps", po::value(&reps)->default_value(5), "timed batches; the median is reported")
       ("opt", po::value(&opt_text)->default_value("all"), "dispatch optimizations, as for bitonic-bench")
@@ -78,21 +78,25 @@ int main(int argc, char** argv) {
     }
     if (reps < 1) throw Error("laplacian-bench", "--reps", "--reps must be at least 1");
     const Options options = Options::parse(opt_text);
-    c.block = parse_block(block_text);
     const int kernel = parse_choice(kernel_text, "--kernel", true);
     const int split = parse_choice(split_text, "--split", true);
+    const int m = parse_choice(m_text, "--m", true);
+    c.m = m ? m : 8;
     // Sizes are checked before any device is opened: a bad size is refused at once.
     {
       bench::LaplacianConfig probe = c;
-      probe.kernel = kernel ? kernel : 7;
+      probe.kernel = kernel ? kernel : 8;
       probe.split = 1;
       bench::validate(probe, DeviceInfo{});
     }
     Runtime rt = Runtime::open(backend);
     const Device& device = rt.device();
-    // auto: Kernel 7 with the cache-sized split (docs/results.md: it matches or beats 5 and 6
-    // at every size measured, and is Kernel 5 where one subdomain fits).
-    c.kernel = kernel ? kernel : 7;
+    // auto: Kernel 8, the z-marching kernel (docs/results.md: 0.89-0.96 of the copy bandwidth on
+    // the H100 where Kernels 5-7 reach 0.37-0.46; also the fastest on the cpu agent).
+    c.kernel = kernel ? kernel : 8;
+    if (!m) c.m = c.kernel == 8 ? bench::auto_zmarch_planes(c.nx, c.ny, device.info().last_level_cache_bytes) : 8;
+    // Kernel 8's items march in z; a group several rows tall keeps its y neighbours in L1.
+    c.block = parse_block(block_text.empty() ? (c.kernel == 8 ? "64,4,1" : "256,1,1") : block_text);
     c.split = c.kernel != 7 ? 1 : (split ? split : bench::auto_split(c.nx, c.ny, device.info().last_level_cache_bytes));
 
     bench::LaplacianWorkload w(device, c, options);

@@ -38,8 +38,8 @@ void empty(const WorkGroup&) {}
 using kernels::LaplacianArgs;
 using kernels::LaplacianSeedArgs;
 
-// Kernel 5/6/7 index mappings, as the GPU builds compute them from block and thread ids.
-enum class Mapping { xyz, yzx, xyz_offset };
+// Kernel 5/6/7/8 index mappings, as the GPU builds compute them from block and thread ids.
+enum class Mapping { xyz, yzx, xyz_offset, zmarch };
 
 template <int M, Mapping MAP>
 void laplacian(const WorkGroup& wg) {
@@ -63,7 +63,12 @@ void laplacian(const WorkGroup& wg) {
           j = (MAP == Mapping::xyz_offset ? a.sy : 0) + M * int(ty + wg.id.y * wg.size.y);
           k = int(tz + wg.id.z * wg.size.z);
         }
-        kernels::laplacian_item<M>(a, i, j, k);
+        if constexpr (MAP == Mapping::zmarch) {
+          kernels::laplacian_zmarch_item<M>(a, int(tx + wg.id.x * wg.size.x), int(ty + wg.id.y * wg.size.y),
+                                            int(wg.id.z));
+        } else {
+          kernels::laplacian_item<M>(a, i, j, k);
+        }
       }
     }
   }
@@ -89,6 +94,7 @@ void register_laplacians() {
   const std::string m = "_m" + std::to_string(M);
   register_host_kernel(make_host_kernel<LaplacianSeedArgs>("laplacian5" + m, &laplacian<M, Mapping::xyz>, seed_args()));
   register_host_kernel(make_host_kernel<LaplacianSeedArgs>("laplacian6" + m, &laplacian<M, Mapping::yzx>, seed_args()));
+  register_host_kernel(make_host_kernel<LaplacianSeedArgs>("laplacian8" + m, &laplacian<M, Mapping::zmarch>, seed_args()));
   auto args = seed_args();
   // LaplacianArgs extends the seed's layout: the same offsets, then sy and ey.
   args.push_back(host_arg("sy", &LaplacianArgs::sy));

@@ -42,7 +42,8 @@ INSTANTIATE_TEST_SUITE_P(
     CpuAgent, LaplacianOddGrid,
     ::testing::Values(std::make_tuple(5, 1, 8), std::make_tuple(6, 1, 8), std::make_tuple(7, 1, 8),
                       std::make_tuple(7, 2, 8), std::make_tuple(7, 3, 8), std::make_tuple(7, 7, 8),
-                      std::make_tuple(5, 1, 4), std::make_tuple(5, 1, 16), std::make_tuple(7, 3, 16)),
+                      std::make_tuple(5, 1, 4), std::make_tuple(5, 1, 16), std::make_tuple(7, 3, 16),
+                      std::make_tuple(8, 1, 4), std::make_tuple(8, 1, 8), std::make_tuple(8, 1, 16)),
     [](const auto& info) {
       return "kernel" + std::to_string(std::get<0>(info.param)) + "_split" + std::to_string(std::get<1>(info.param)) +
              "_m" + std::to_string(std::get<2>(info.param));
@@ -64,8 +65,9 @@ TEST(Laplacian, OtherBlockShapesGiveTheSameResult) {
   c.ny = 29;
   c.nz = 11;
   c.block = {16, 4, 2};
-  for (int k : {5, 6, 7}) {
+  for (int k : {5, 6, 7, 8}) {
     c.kernel = k;
+    c.block = {16, 4, k == 8 ? 1u : 2u};  // Kernel 8's groups are one plane deep
     c.split = k == 7 ? 3 : 1;
     const auto check = run(c);
     EXPECT_LT(check.max_abs_error, 1e-8) << "kernel " << k;

@@ -164,7 +164,7 @@ INSTANTIATE_TEST_SUITE_P(EveryRow, RocrSimFlags,
                          });
 
 TEST(RocrSim, LaplacianKernelsMatchTheCpuReference) {
-  for (int kernel : {5, 6, 7}) {
+  for (int kernel : {5, 6, 7, 8}) {
     bench::LaplacianConfig c;
     c.nx = 37, c.ny = 29, c.nz = 11, c.kernel = kernel, c.split = kernel == 7 ? 3 : 1, c.m = 4, c.iters = 2;
     bench::LaplacianWorkload w(rocr_device(), c, Options::parse("all"));
