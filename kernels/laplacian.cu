@@ -29,10 +29,10 @@ using hsad::kernels::LaplacianArgs;
                                      sy + M * (threadIdx.y + blockIdx.y * blockDim.y),                    \
                                      threadIdx.z + blockIdx.z * blockDim.z);                              \
   }                                                                                                       \
-  extern "C" __global__ void __launch_bounds__(256) laplacian8_m##M(HSAD_LAPLACIAN_ARGS) {               \
+  extern "C" __global__ void __launch_bounds__(256) laplacian8_m##M(HSAD_LAPLACIAN_ARGS, int grouped) {  \
     HSAD_BARRIER_WAIT();                                                                                  \
-    hsad::kernels::laplacian_zmarch_item<M>(HSAD_LAPLACIAN_PACK(0, ny), threadIdx.x + blockIdx.x * blockDim.x, \
-                                            threadIdx.y + blockIdx.y * blockDim.y, blockIdx.z);           \
+    const auto t = hsad::kernels::laplacian8_tile(blockIdx.x, threadIdx.x, threadIdx.y, blockDim.x, blockDim.y, nx, ny, nz, M, grouped != 0); \
+    hsad::kernels::laplacian_zmarch_item<M>(HSAD_LAPLACIAN_PACK(0, ny), t.i, t.j, t.chunk);              \
   }
 
 HSAD_LAPLACIAN_KERNELS(4)

@@ -19,6 +19,15 @@ struct LaplacianArgs {
   int sy, ey;  // Kernel 7: the subdomain's rows; 0 and ny for Kernels 5 and 6
 };
 
+// Kernel 8: the seed's layout, then the order its work-groups run in (laplacian8_tile).
+struct LaplacianZmarchArgs {
+  double* f;
+  const double* u;
+  int nx, ny, nz;
+  double invhx2, invhy2, invhz2, invhxyz2;
+  int grouped;
+};
+
 // Kernels 5 and 6 take the seed's arguments: the same layout without sy and ey.
 struct LaplacianSeedArgs {
   double* f;
@@ -81,7 +90,7 @@ template <int M>
 HSAD_HD void laplacian_zmarch_item(const LaplacianArgs& a, int i, int j, int chunk) {
   const int nx = a.nx, ny = a.ny, nz = a.nz;
   const int k0 = 1 + M * chunk;
-  if (i == 0 || i >= nx - 1 || j == 0 || j >= ny - 1 || k0 >= nz - 1) return;
+  if (chunk < 0 || i == 0 || i >= nx - 1 || j == 0 || j >= ny - 1 || k0 >= nz - 1) return;
   const int kend = k0 + M < nz - 1 ? k0 + M : nz - 1;
   const std::size_t slice = std::size_t(nx) * ny;
   std::size_t pos = std::size_t(i) + std::size_t(nx) * j + slice * k0;
@@ -119,22 +128,55 @@ HSAD_HD void laplacian_zmarch_item(const LaplacianArgs& a, int i, int j, int chu
   }
 }
 
+// Kernel 8's work-groups run in one line, x-tile fastest. Plain order: then y-tile, then chunk;
+// a chunk re-reads two planes of the chunk below, which for large xy-planes have left the L2 by
+// then. Grouped order: then the chunk within a group of kZmarchGroup chunks, then y-tile, then
+// chunk group; the groups running at one time cover a few rows of tiles over neighbouring
+// chunks, so those planes are still in L2 except at the bottom of each chunk group, at the cost
+// of y-neighbour rows reused less closely. Measured on the H100 (docs/results.md): grouped wins
+// where two xy-planes do not fit in the L2.
+constexpr std::uint32_t kZmarchGroup = 4;
+
+struct ZmarchTile {
+  int i, j, chunk;  // chunk < 0: a padding work-group, nothing to do
+};
+HSAD_HD ZmarchTile laplacian8_tile(std::uint32_t group, std::uint32_t tx, std::uint32_t ty, std::uint32_t bx,
+                                   std::uint32_t by, int nx, int ny, int nz, int m, bool grouped) {
+  const std::uint32_t tiles_x = (std::uint32_t(nx) + bx - 1) / bx;
+  const std::uint32_t tiles_y = (std::uint32_t(ny) + by - 1) / by;
+  const std::uint32_t chunks = (std::uint32_t(nz - 2) + m - 1) / m;
+  std::uint32_t r = group;
+  const std::uint32_t tile_x = r % tiles_x;
+  r /= tiles_x;
+  std::uint32_t tile_y, chunk;
+  if (grouped) {
+    const std::uint32_t in_group = r % kZmarchGroup;
+    r /= kZmarchGroup;
+    tile_y = r % tiles_y;
+    chunk = (r / tiles_y) * kZmarchGroup + in_group;
+  } else {
+    tile_y = r % tiles_y;
+    chunk = r / tiles_y;
+  }
+  return {int(tile_x * bx + tx), int(tile_y * by + ty), chunk < chunks ? int(chunk) : -1};
+}
+
 // The grid (in work-items, full work-groups) each kernel is launched with.
 struct LaunchShape {
   std::uint32_t grid[3];
 };
 // kernel: 5, 6 or 7; rows: the y-rows one dispatch covers (ny, or a subdomain's).
-inline LaunchShape laplacian_shape(int kernel, int m, const std::uint32_t block[3], int nx, int rows, int nz) {
+inline LaunchShape laplacian_shape(int kernel, int m, const std::uint32_t block[3], int nx, int rows, int nz,
+                                   bool grouped = false) {
   const std::uint32_t bx = (nx + block[0] - 1) / block[0];
   const std::uint32_t by = (rows + block[1] * m - 1) / (block[1] * m);
   const std::uint32_t bz = (nz + block[2] - 1) / block[2];
   if (kernel == 6) return {{by * block[0], bz * block[1], bx * block[2]}};  // blocks: (y, z, x)
-  if (kernel == 8) {  // one row in y per item; m interior planes per item in z
-    // (Ordering the groups with the z-chunk fastest was measured too: better only for the
-    // flattest grid, far worse for tall ones, whose y-neighbour rows then come from memory.)
+  if (kernel == 8) {  // one line of work-groups in laplacian8_tile's order
     const std::uint32_t gy = (rows + block[1] - 1) / block[1];
-    const std::uint32_t gz = (std::uint32_t(nz - 2) + block[2] * m - 1) / (block[2] * m);
-    return {{bx * block[0], gy * block[1], gz * block[2]}};
+    const std::uint32_t chunks = (std::uint32_t(nz - 2) + m - 1) / m;
+    const std::uint32_t padded = grouped ? (chunks + kZmarchGroup - 1) / kZmarchGroup * kZmarchGroup : chunks;
+    return {{bx * gy * padded * block[0], block[1], 1}};
   }
   return {{bx * block[0], by * block[1], bz * block[2]}};
 }

@@ -56,6 +56,10 @@ int auto_zmarch_planes(int nx, int ny, std::uint64_t llc) {
   return 16 * plane <= double(llc) ? 4 : 16;
 }
 
+bool auto_zmarch_grouped(int nx, int ny, std::uint64_t llc) {
+  return 2.0 * double(nx) * ny * sizeof(double) > double(llc);
+}
+
 int auto_split(int nx, int ny, std::uint64_t llc) {
   if (llc == 0) return 1;
   const double plane = double(nx) * ny * sizeof(double);
@@ -96,6 +100,10 @@ LaplacianWorkload::LaplacianWorkload(const Device& device, const LaplacianConfig
         batch_.exec(k, Dim3{shape.grid[0], shape.grid[1], shape.grid[2]}, group,
                     {f_, u_, c_.nx, c_.ny, c_.nz, invhx2_, invhy2_, invhz2_, invhxyz2_, sy, ey});
       }
+    } else if (c_.kernel == 8) {
+      const auto shape = kernels::laplacian_shape(8, c_.m, c_.block.data(), c_.nx, c_.ny, c_.nz, c_.grouped);
+      batch_.exec(k, Dim3{shape.grid[0], shape.grid[1], shape.grid[2]}, group,
+                  {f_, u_, c_.nx, c_.ny, c_.nz, invhx2_, invhy2_, invhz2_, invhxyz2_, int(c_.grouped)});
     } else {
       const auto shape = kernels::laplacian_shape(c_.kernel, c_.m, c_.block.data(), c_.nx, c_.ny, c_.nz);
       batch_.exec(k, Dim3{shape.grid[0], shape.grid[1], shape.grid[2]}, group,

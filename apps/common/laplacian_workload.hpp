@@ -19,6 +19,7 @@ struct LaplacianConfig {
   int m = 8;       // tiling factor in y: 4, 8 or 16
   std::array<std::uint32_t, 3> block = {256, 1, 1};
   int iters = 10;  // applications per batch
+  bool grouped = false;  // Kernel 8: the grouped work-group order (laplacian8_tile)
 };
 
 // Checks sizes and that the grid fits the device; throws hsad::Error naming what is wrong.
@@ -29,6 +30,8 @@ int auto_split(int nx, int ny, std::uint64_t last_level_cache_bytes);
 // planes a chunk re-reads from the chunk below are then cache hits, and short chunks give more
 // loads in flight), else 16 (re-reads from memory then cost 2 planes in 18).
 int auto_zmarch_planes(int nx, int ny, std::uint64_t last_level_cache_bytes);
+// Kernel 8's order: grouped where two xy-planes do not fit in the last-level cache.
+bool auto_zmarch_grouped(int nx, int ny, std::uint64_t last_level_cache_bytes);
 
 class LaplacianWorkload {
  public:

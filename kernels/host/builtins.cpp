@@ -44,7 +44,12 @@ enum class Mapping { xyz, yzx, xyz_offset, zmarch };
 template <int M, Mapping MAP>
 void laplacian(const WorkGroup& wg) {
   LaplacianArgs a;
-  if constexpr (MAP == Mapping::xyz_offset) {
+  bool grouped = false;
+  if constexpr (MAP == Mapping::zmarch) {
+    const kernels::LaplacianZmarchArgs& z = wg.args<kernels::LaplacianZmarchArgs>();
+    a = LaplacianArgs{z.f, z.u, z.nx, z.ny, z.nz, z.invhx2, z.invhy2, z.invhz2, z.invhxyz2, 0, z.ny};
+    grouped = z.grouped != 0;
+  } else if constexpr (MAP == Mapping::xyz_offset) {
     a = wg.args<LaplacianArgs>();
   } else {
     const LaplacianSeedArgs& s = wg.args<LaplacianSeedArgs>();
@@ -64,8 +69,8 @@ void laplacian(const WorkGroup& wg) {
           k = int(tz + wg.id.z * wg.size.z);
         }
         if constexpr (MAP == Mapping::zmarch) {
-          kernels::laplacian_zmarch_item<M>(a, int(tx + wg.id.x * wg.size.x), int(ty + wg.id.y * wg.size.y),
-                                            int(wg.id.z));
+          const auto t = kernels::laplacian8_tile(wg.id.x, tx, ty, wg.size.x, wg.size.y, a.nx, a.ny, a.nz, M, grouped);
+          kernels::laplacian_zmarch_item<M>(a, t.i, t.j, t.chunk);
         } else {
           kernels::laplacian_item<M>(a, i, j, k);
         }
@@ -94,7 +99,9 @@ void register_laplacians() {
   const std::string m = "_m" + std::to_string(M);
   register_host_kernel(make_host_kernel<LaplacianSeedArgs>("laplacian5" + m, &laplacian<M, Mapping::xyz>, seed_args()));
   register_host_kernel(make_host_kernel<LaplacianSeedArgs>("laplacian6" + m, &laplacian<M, Mapping::yzx>, seed_args()));
-  register_host_kernel(make_host_kernel<LaplacianSeedArgs>("laplacian8" + m, &laplacian<M, Mapping::zmarch>, seed_args()));
+  auto zargs = seed_args();  // LaplacianZmarchArgs: the seed's layout, then the work-group order
+  zargs.push_back(host_arg("grouped", &kernels::LaplacianZmarchArgs::grouped));
+  register_host_kernel(make_host_kernel<kernels::LaplacianZmarchArgs>("laplacian8" + m, &laplacian<M, Mapping::zmarch>, zargs));
   auto args = seed_args();
   // LaplacianArgs extends the seed's layout: the same offsets, then sy and ey.
   args.push_back(host_arg("sy", &LaplacianArgs::sy));
