@@ -28,16 +28,23 @@ using hsad::kernels::LaplacianArgs;
     hsad::kernels::laplacian_item<M>(HSAD_LAPLACIAN_PACK(sy, ey), threadIdx.x + blockIdx.x * blockDim.x,  \
                                      sy + M * (threadIdx.y + blockIdx.y * blockDim.y),                    \
                                      threadIdx.z + blockIdx.z * blockDim.z);                              \
-  }                                                                                                       \
-  extern "C" __global__ void __launch_bounds__(256) laplacian8_m##M(HSAD_LAPLACIAN_ARGS, int grouped) {  \
-    HSAD_BARRIER_WAIT();                                                                                  \
-    const auto t = hsad::kernels::laplacian8_tile(blockIdx.x, threadIdx.x, threadIdx.y, blockDim.x, blockDim.y, nx, ny, nz, M, grouped != 0); \
-    hsad::kernels::laplacian_zmarch_item<M>(HSAD_LAPLACIAN_PACK(0, ny), t.i, t.j, t.chunk);              \
+  }
+
+// Kernel 8: (blockIdx.x, y) to (x, y), blockIdx.z to the z-chunk; one plane deep (blockDim.z = 1).
+#define HSAD_LAPLACIAN_ZMARCH_KERNEL(M)                                                                 \
+  extern "C" __global__ void __launch_bounds__(256) laplacian8_m##M(HSAD_LAPLACIAN_ARGS) {             \
+    HSAD_BARRIER_WAIT();                                                                                \
+    hsad::kernels::laplacian_zmarch_item<M>(HSAD_LAPLACIAN_PACK(0, ny), threadIdx.x + blockIdx.x * blockDim.x, \
+                                            threadIdx.y + blockIdx.y * blockDim.y, blockIdx.z);         \
   }
 
 HSAD_LAPLACIAN_KERNELS(4)
 HSAD_LAPLACIAN_KERNELS(8)
 HSAD_LAPLACIAN_KERNELS(16)
+HSAD_LAPLACIAN_ZMARCH_KERNEL(4)
+HSAD_LAPLACIAN_ZMARCH_KERNEL(8)
+HSAD_LAPLACIAN_ZMARCH_KERNEL(16)
+HSAD_LAPLACIAN_ZMARCH_KERNEL(32)
 
 
 extern "C" __global__ void __launch_bounds__(256) hsad_copy_f64(double* dst, const double* src, unsigned long long count) {

@@ -19,16 +19,7 @@ struct LaplacianArgs {
   int sy, ey;  // Kernel 7: the subdomain's rows; 0 and ny for Kernels 5 and 6
 };
 
-// Kernel 8: the seed's layout, then the order its work-groups run in (laplacian8_tile).
-struct LaplacianZmarchArgs {
-  double* f;
-  const double* u;
-  int nx, ny, nz;
-  double invhx2, invhy2, invhz2, invhxyz2;
-  int grouped;
-};
-
-// Kernels 5 and 6 take the seed's arguments: the same layout without sy and ey.
+// Kernels 5, 6 and 8 take the seed's arguments: the same layout without sy and ey.
 struct LaplacianSeedArgs {
   double* f;
   const double* u;
@@ -81,102 +72,58 @@ HSAD_HD void laplacian_item(const LaplacianArgs& a, int i, int j, int k) {
   else laplacian_tile<M, false>(a, i, j, k);
 }
 
-// Kernel 8 (this project's, not the seed's): a work-item marches M planes up in z at one (i, j),
-// keeping the z-1, z and z+1 values of its column in registers. Only the z+1 value is new at each
-// step; the x and y neighbours lie in the plane that the work-group's other items loaded one
-// step earlier, so they come from the L1 cache. Work-groups several rows tall in y keep the y
-// neighbours in the group too. The first interior plane of the item's chunk is 1 + M * chunk.
+// Kernel 8 (this project's, not the seed's): a work-item marches up to M planes in z at one
+// (i, j), from plane 1 + M * chunk, keeping the z-1, z and z+1 values of its column in registers.
+// Only the z+1 value is new at each step; the x and y neighbours lie in the plane that the
+// work-group's other items (and, for the halo rows, the neighbouring group running at the same
+// time) load in the same step, so they come from the caches. A chunk re-reads the two planes
+// below and above it, so long chunks (M = 32) keep that extra traffic to 2 in 34 reads, while
+// there are still enough chunks for every compute unit. Measured on the H100 (docs/results.md):
+// this plain loop beats issuing a chunk's loads up front, which needs a short chunk to fit in
+// registers and then re-reads more.
 template <int M>
 HSAD_HD void laplacian_zmarch_item(const LaplacianArgs& a, int i, int j, int chunk) {
   const int nx = a.nx, ny = a.ny, nz = a.nz;
   const int k0 = 1 + M * chunk;
-  if (chunk < 0 || i == 0 || i >= nx - 1 || j == 0 || j >= ny - 1 || k0 >= nz - 1) return;
+  if (i == 0 || i >= nx - 1 || j == 0 || j >= ny - 1 || k0 >= nz - 1) return;
   const int kend = k0 + M < nz - 1 ? k0 + M : nz - 1;
   const std::size_t slice = std::size_t(nx) * ny;
   std::size_t pos = std::size_t(i) + std::size_t(nx) * j + slice * k0;
-  const double* HSAD_RESTRICT u = a.u;
-  if (k0 + M <= nz - 1) {
-    // A whole chunk: every load of the column is issued before the first sum needs one, so a
-    // work-item keeps M + 2 loads of its column and 4 M of its neighbours in flight at once.
-    double c[M + 2];
-#if HSAD_GPU
-#pragma unroll
-#endif
-    for (int n = 0; n < M + 2; ++n) c[n] = u[pos + (std::size_t(n) - 1) * slice];
-#if HSAD_GPU
-#pragma unroll
-#endif
-    for (int n = 0; n < M; ++n) {
-      const std::size_t p = pos + std::size_t(n) * slice;
-      // The reference's order of operations: x pair, y pair, z pair, centre.
-      const double Lu = (u[p - 1] + u[p + 1]) * a.invhx2 + (u[p - nx] + u[p + nx]) * a.invhy2 +
-                        (c[n] + c[n + 2]) * a.invhz2 + c[n + 1] * a.invhxyz2;
-      HSAD_STORE_NT(&a.f[p], Lu);
-    }
-    return;
-  }
+  // Plain pointers, not HSAD_RESTRICT: on the H100, the read-only path that restrict lets nvcc
+  // use (ld.global.nc) ran this loop 2% slower than ordinary loads through L1 (docs/results.md).
+  const double* u = a.u;
+  double* f = a.f;
   double below = u[pos - slice];
   double center = u[pos];
-  for (int k = k0; k < kend; ++k) {  // the last, partial chunk
+  for (int k = k0; k < kend; ++k) {
     const double above = u[pos + slice];
+    // The reference's order of operations: x pair, y pair, z pair, centre.
     const double Lu = (u[pos - 1] + u[pos + 1]) * a.invhx2 + (u[pos - nx] + u[pos + nx]) * a.invhy2 +
                       (below + above) * a.invhz2 + center * a.invhxyz2;
-    HSAD_STORE_NT(&a.f[pos], Lu);
+    HSAD_STORE_NT(&f[pos], Lu);
     below = center;
     center = above;
     pos += slice;
   }
 }
 
-// Kernel 8's work-groups run in one line, x-tile fastest. Plain order: then y-tile, then chunk;
-// a chunk re-reads two planes of the chunk below, which for large xy-planes have left the L2 by
-// then. Grouped order: then the chunk within a group of kZmarchGroup chunks, then y-tile, then
-// chunk group; the groups running at one time cover a few rows of tiles over neighbouring
-// chunks, so those planes are still in L2 except at the bottom of each chunk group, at the cost
-// of y-neighbour rows reused less closely. Measured on the H100 (docs/results.md): grouped wins
-// where two xy-planes do not fit in the L2.
-constexpr std::uint32_t kZmarchGroup = 4;
-
-struct ZmarchTile {
-  int i, j, chunk;  // chunk < 0: a padding work-group, nothing to do
-};
-HSAD_HD ZmarchTile laplacian8_tile(std::uint32_t group, std::uint32_t tx, std::uint32_t ty, std::uint32_t bx,
-                                   std::uint32_t by, int nx, int ny, int nz, int m, bool grouped) {
-  const std::uint32_t tiles_x = (std::uint32_t(nx) + bx - 1) / bx;
-  const std::uint32_t tiles_y = (std::uint32_t(ny) + by - 1) / by;
-  const std::uint32_t chunks = (std::uint32_t(nz - 2) + m - 1) / m;
-  std::uint32_t r = group;
-  const std::uint32_t tile_x = r % tiles_x;
-  r /= tiles_x;
-  std::uint32_t tile_y, chunk;
-  if (grouped) {
-    const std::uint32_t in_group = r % kZmarchGroup;
-    r /= kZmarchGroup;
-    tile_y = r % tiles_y;
-    chunk = (r / tiles_y) * kZmarchGroup + in_group;
-  } else {
-    tile_y = r % tiles_y;
-    chunk = r / tiles_y;
-  }
-  return {int(tile_x * bx + tx), int(tile_y * by + ty), chunk < chunks ? int(chunk) : -1};
-}
+// The z-chunks of Kernel 8: the grid's third dimension, one work-group deep each, so that the
+// work-groups of one chunk (x-tile fastest, then y-tile) run before those of the next.
+inline std::uint32_t laplacian8_chunks(int nz, int m) { return (std::uint32_t(nz - 2) + m - 1) / m; }
 
 // The grid (in work-items, full work-groups) each kernel is launched with.
 struct LaunchShape {
   std::uint32_t grid[3];
 };
-// kernel: 5, 6 or 7; rows: the y-rows one dispatch covers (ny, or a subdomain's).
-inline LaunchShape laplacian_shape(int kernel, int m, const std::uint32_t block[3], int nx, int rows, int nz,
-                                   bool grouped = false) {
+// kernel: 5, 6, 7 or 8; rows: the y-rows one dispatch covers (ny, or a subdomain's).
+inline LaunchShape laplacian_shape(int kernel, int m, const std::uint32_t block[3], int nx, int rows, int nz) {
   const std::uint32_t bx = (nx + block[0] - 1) / block[0];
   const std::uint32_t by = (rows + block[1] * m - 1) / (block[1] * m);
   const std::uint32_t bz = (nz + block[2] - 1) / block[2];
   if (kernel == 6) return {{by * block[0], bz * block[1], bx * block[2]}};  // blocks: (y, z, x)
-  if (kernel == 8) {  // one line of work-groups in laplacian8_tile's order
+  if (kernel == 8) {  // one item per (x, y), one work-group layer per z-chunk
     const std::uint32_t gy = (rows + block[1] - 1) / block[1];
-    const std::uint32_t chunks = (std::uint32_t(nz - 2) + m - 1) / m;
-    const std::uint32_t padded = grouped ? (chunks + kZmarchGroup - 1) / kZmarchGroup * kZmarchGroup : chunks;
-    return {{bx * gy * padded * block[0], block[1], 1}};
+    return {{bx * block[0], gy * block[1], laplacian8_chunks(nz, m)}};
   }
   return {{bx * block[0], by * block[1], bz * block[2]}};
 }

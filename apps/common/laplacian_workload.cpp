@@ -29,7 +29,11 @@ void validate(const LaplacianConfig& c, const DeviceInfo& device) {
   if (c.kernel != 5 && c.kernel != 6 && c.kernel != 7 && c.kernel != 8) {
     throw Error("laplacian", "--kernel", "kernel must be 5, 6, 7, 8 or auto, got " + std::to_string(c.kernel));
   }
-  if (c.m != 4 && c.m != 8 && c.m != 16) throw Error("laplacian", "--m", "the tiling factor must be 4, 8 or 16");
+  if (c.kernel == 8 ? c.m != 4 && c.m != 8 && c.m != 16 && c.m != 32 : c.m != 4 && c.m != 8 && c.m != 16) {
+    throw Error("laplacian", "--m",
+                c.kernel == 8 ? "Kernel 8's planes per work-item must be 4, 8, 16 or 32, got " + std::to_string(c.m)
+                              : "the tiling factor must be 4, 8 or 16, got " + std::to_string(c.m));
+  }
   if (c.split < 1 || c.split > c.ny) {
     throw Error("laplacian", "--split", "split must be from 1 to ny (" + std::to_string(c.ny) + "), got " + std::to_string(c.split));
   }
@@ -53,11 +57,7 @@ void validate(const LaplacianConfig& c, const DeviceInfo& device) {
 
 int auto_zmarch_planes(int nx, int ny, std::uint64_t llc) {
   const double plane = double(nx) * ny * sizeof(double);
-  return 16 * plane <= double(llc) ? 4 : 16;
-}
-
-bool auto_zmarch_grouped(int nx, int ny, std::uint64_t llc) {
-  return 2.0 * double(nx) * ny * sizeof(double) > double(llc);
+  return 16 * plane <= double(llc) ? 4 : 32;
 }
 
 int auto_split(int nx, int ny, std::uint64_t llc) {
@@ -100,10 +100,6 @@ LaplacianWorkload::LaplacianWorkload(const Device& device, const LaplacianConfig
         batch_.exec(k, Dim3{shape.grid[0], shape.grid[1], shape.grid[2]}, group,
                     {f_, u_, c_.nx, c_.ny, c_.nz, invhx2_, invhy2_, invhz2_, invhxyz2_, sy, ey});
       }
-    } else if (c_.kernel == 8) {
-      const auto shape = kernels::laplacian_shape(8, c_.m, c_.block.data(), c_.nx, c_.ny, c_.nz, c_.grouped);
-      batch_.exec(k, Dim3{shape.grid[0], shape.grid[1], shape.grid[2]}, group,
-                  {f_, u_, c_.nx, c_.ny, c_.nz, invhx2_, invhy2_, invhz2_, invhxyz2_, int(c_.grouped)});
     } else {
       const auto shape = kernels::laplacian_shape(c_.kernel, c_.m, c_.block.data(), c_.nx, c_.ny, c_.nz);
       batch_.exec(k, Dim3{shape.grid[0], shape.grid[1], shape.grid[2]}, group,

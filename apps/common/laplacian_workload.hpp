@@ -14,24 +14,22 @@ namespace hsad::bench {
 
 struct LaplacianConfig {
   int nx = 512, ny = 512, nz = 512;
-  int kernel = 7;  // 5, 6 or 7
+  int kernel = 7;  // 5, 6, 7 or 8
   int split = 1;   // Kernel 7 only: y-subdomains dispatched in sequence
-  int m = 8;       // tiling factor in y: 4, 8 or 16
+  int m = 8;       // tiling factor in y (5-7): 4, 8 or 16; planes per chunk in z (8): also 32
   std::array<std::uint32_t, 3> block = {256, 1, 1};
   int iters = 10;  // applications per batch
-  bool grouped = false;  // Kernel 8: the grouped work-group order (laplacian8_tile)
 };
 
 // Checks sizes and that the grid fits the device; throws hsad::Error naming what is wrong.
 void validate(const LaplacianConfig& c, const DeviceInfo& device);
 // The split that keeps three xy-planes of a subdomain in the last-level cache (the seed's rule).
 int auto_split(int nx, int ny, std::uint64_t last_level_cache_bytes);
-// Kernel 8's planes per work-item: 4 where sixteen xy-planes fit in the last-level cache (the
-// planes a chunk re-reads from the chunk below are then cache hits, and short chunks give more
-// loads in flight), else 16 (re-reads from memory then cost 2 planes in 18).
+// Kernel 8's planes per work-item (--m auto): 4 where sixteen xy-planes fit in the last-level
+// cache (the two planes a chunk re-reads are then still cached, and short chunks give more
+// work-groups), else 32 (re-reads from memory then cost 2 planes in 34). Measured on the H100
+// at the four sizes of docs/results.md.
 int auto_zmarch_planes(int nx, int ny, std::uint64_t last_level_cache_bytes);
-// Kernel 8's order: grouped where two xy-planes do not fit in the last-level cache.
-bool auto_zmarch_grouped(int nx, int ny, std::uint64_t last_level_cache_bytes);
 
 class LaplacianWorkload {
  public:

@@ -53,7 +53,7 @@ double median_seconds(int reps, F&& f) {
 
 int main(int argc, char** argv) {
   bench::LaplacianConfig c;
-  std::string kernel_text, split_text, block_text, m_text, order_text, backend, format, opt_text;
+  std::string kernel_text, split_text, block_text, m_text, backend, format, opt_text;
   int reps = 0;
   bool verify = false;
   po::options_description desc("laplacian-bench: figure of merit of the Laplacian kernel sequences");
@@ -63,8 +63,7 @@ int main(int argc, char** argv) {
       ("nz", po::value(&c.nz)->default_value(512), "grid points in z (at least 3)")
       ("kernel", po::value(&kernel_text)->default_value("auto"), "5 | 6 | 7 | 8 (z-marching) | auto")
       ("split", po::value(&split_text)->default_value("auto"), "Kernel 7's y-subdomains: N | auto (three xy-planes in the last-level cache)")
-      ("order", po::value(&order_text)->default_value("auto"), "Kernel 8's work-group order: plain | grouped | auto")
-      ("m", po::value(&m_text)->default_value("auto"), "points per work-item (y for 5-7, z for 8): 4 | 8 | 16 | auto")
+      ("m", po::value(&m_text)->default_value("auto"), "points per work-item (y for 5-7, z for 8): 4 | 8 | 16 | 32 (Kernel 8) | auto")
       ("block", po::value(&block_text), "work-group shape X,Y,Z (default 256,1,1; 64,4,1 for Kernel 8)")
       ("iters", po::value(&c.iters)->default_value(10), "applications of the operator per batch (one wait)")
       ("reps", po::value(&reps)->default_value(5), "timed batches; the median is reported")
@@ -82,9 +81,6 @@ int main(int argc, char** argv) {
     const int kernel = parse_choice(kernel_text, "--kernel", true);
     const int split = parse_choice(split_text, "--split", true);
     const int m = parse_choice(m_text, "--m", true);
-    if (order_text != "plain" && order_text != "grouped" && order_text != "auto") {
-      throw Error("laplacian-bench", "--order", "unknown order '" + order_text + "'", "valid: plain, grouped, auto");
-    }
     c.m = m ? m : 8;
     // Sizes are checked before any device is opened: a bad size is refused at once.
     {
@@ -95,11 +91,9 @@ int main(int argc, char** argv) {
     }
     Runtime rt = Runtime::open(backend);
     const Device& device = rt.device();
-    // auto: Kernel 8, the z-marching kernel (docs/results.md: 0.89-0.96 of the copy bandwidth on
+    // auto: Kernel 8, the z-marching kernel (docs/results.md: 0.91-0.98 of the copy bandwidth on
     // the H100 where Kernels 5-7 reach 0.37-0.46; also the fastest on the cpu agent).
     c.kernel = kernel ? kernel : 8;
-    c.grouped = order_text == "auto" ? bench::auto_zmarch_grouped(c.nx, c.ny, device.info().last_level_cache_bytes)
-                                     : order_text == "grouped";
     if (!m) c.m = c.kernel == 8 ? bench::auto_zmarch_planes(c.nx, c.ny, device.info().last_level_cache_bytes) : 8;
     // Kernel 8's items march in z; a group several rows tall keeps its y neighbours in L1.
     c.block = parse_block(block_text.empty() ? (c.kernel == 8 ? "64,4,1" : "256,1,1") : block_text);
@@ -131,8 +125,7 @@ int main(int argc, char** argv) {
                       {"copy_gbs", bench::fixed(copy_gbs, 1), true},
                       {"ratio", bench::fixed(fom / copy_gbs, 3), true},
                       {"max_abs_error", verify ? bench::fixed(check.max_abs_error, 12) : "null", true},
-                      {"verified", verify ? (verified ? "true" : "false") : "null", true},
-                      {"order", c.kernel == 8 ? (c.grouped ? "grouped" : "plain") : "-"}};
+                      {"verified", verify ? (verified ? "true" : "false") : "null", true}};
     if (format == "json") bench::print_json(std::cout, {}, {row});
     else if (format == "csv") bench::print_csv(std::cout, {row});
     else bench::print_table(std::cout, {row});

@@ -44,12 +44,7 @@ enum class Mapping { xyz, yzx, xyz_offset, zmarch };
 template <int M, Mapping MAP>
 void laplacian(const WorkGroup& wg) {
   LaplacianArgs a;
-  bool grouped = false;
-  if constexpr (MAP == Mapping::zmarch) {
-    const kernels::LaplacianZmarchArgs& z = wg.args<kernels::LaplacianZmarchArgs>();
-    a = LaplacianArgs{z.f, z.u, z.nx, z.ny, z.nz, z.invhx2, z.invhy2, z.invhz2, z.invhxyz2, 0, z.ny};
-    grouped = z.grouped != 0;
-  } else if constexpr (MAP == Mapping::xyz_offset) {
+  if constexpr (MAP == Mapping::xyz_offset) {
     a = wg.args<LaplacianArgs>();
   } else {
     const LaplacianSeedArgs& s = wg.args<LaplacianSeedArgs>();
@@ -59,7 +54,10 @@ void laplacian(const WorkGroup& wg) {
     for (std::uint32_t ty = 0; ty < wg.size.y; ++ty) {
       for (std::uint32_t tx = 0; tx < wg.size.x; ++tx) {
         int i, j, k;
-        if constexpr (MAP == Mapping::yzx) {
+        if constexpr (MAP == Mapping::zmarch) {  // (x, y), and the work-group's layer is the z-chunk
+          kernels::laplacian_zmarch_item<M>(a, int(tx + wg.id.x * wg.size.x), int(ty + wg.id.y * wg.size.y), int(wg.id.z));
+          continue;
+        } else if constexpr (MAP == Mapping::yzx) {
           i = int(tx + wg.id.z * wg.size.x);
           j = M * int(ty + wg.id.x * wg.size.y);
           k = int(tz + wg.id.y * wg.size.z);
@@ -68,12 +66,7 @@ void laplacian(const WorkGroup& wg) {
           j = (MAP == Mapping::xyz_offset ? a.sy : 0) + M * int(ty + wg.id.y * wg.size.y);
           k = int(tz + wg.id.z * wg.size.z);
         }
-        if constexpr (MAP == Mapping::zmarch) {
-          const auto t = kernels::laplacian8_tile(wg.id.x, tx, ty, wg.size.x, wg.size.y, a.nx, a.ny, a.nz, M, grouped);
-          kernels::laplacian_zmarch_item<M>(a, t.i, t.j, t.chunk);
-        } else {
-          kernels::laplacian_item<M>(a, i, j, k);
-        }
+        kernels::laplacian_item<M>(a, i, j, k);
       }
     }
   }
@@ -95,13 +88,17 @@ std::vector<ArgInfo> seed_args() {
 }
 
 template <int M>
+void register_zmarch() {
+  const std::string name = "laplacian8_m" + std::to_string(M);
+  register_host_kernel(make_host_kernel<LaplacianSeedArgs>(name, &laplacian<M, Mapping::zmarch>, seed_args()));
+}
+
+template <int M>
 void register_laplacians() {
   const std::string m = "_m" + std::to_string(M);
   register_host_kernel(make_host_kernel<LaplacianSeedArgs>("laplacian5" + m, &laplacian<M, Mapping::xyz>, seed_args()));
   register_host_kernel(make_host_kernel<LaplacianSeedArgs>("laplacian6" + m, &laplacian<M, Mapping::yzx>, seed_args()));
-  auto zargs = seed_args();  // LaplacianZmarchArgs: the seed's layout, then the work-group order
-  zargs.push_back(host_arg("grouped", &kernels::LaplacianZmarchArgs::grouped));
-  register_host_kernel(make_host_kernel<kernels::LaplacianZmarchArgs>("laplacian8" + m, &laplacian<M, Mapping::zmarch>, zargs));
+  register_zmarch<M>();
   auto args = seed_args();
   // LaplacianArgs extends the seed's layout: the same offsets, then sy and ey.
   args.push_back(host_arg("sy", &LaplacianArgs::sy));
@@ -119,6 +116,7 @@ void register_builtins() {
   register_laplacians<4>();
   register_laplacians<8>();
   register_laplacians<16>();
+  register_zmarch<32>();  // Kernel 8 only: its measured chunk length (docs/results.md)
   register_host_kernel(make_host_kernel<kernels::CopyArgs>(
       "hsad_copy_f64", &copy_f64,
       {host_arg("dst", &kernels::CopyArgs::dst), host_arg("src", &kernels::CopyArgs::src),

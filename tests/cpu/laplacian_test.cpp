@@ -43,7 +43,8 @@ INSTANTIATE_TEST_SUITE_P(
     ::testing::Values(std::make_tuple(5, 1, 8), std::make_tuple(6, 1, 8), std::make_tuple(7, 1, 8),
                       std::make_tuple(7, 2, 8), std::make_tuple(7, 3, 8), std::make_tuple(7, 7, 8),
                       std::make_tuple(5, 1, 4), std::make_tuple(5, 1, 16), std::make_tuple(7, 3, 16),
-                      std::make_tuple(8, 1, 4), std::make_tuple(8, 1, 8), std::make_tuple(8, 1, 16)),
+                      std::make_tuple(8, 1, 4), std::make_tuple(8, 1, 8), std::make_tuple(8, 1, 16),
+                      std::make_tuple(8, 1, 32)),
     [](const auto& info) {
       return "kernel" + std::to_string(std::get<0>(info.param)) + "_split" + std::to_string(std::get<1>(info.param)) +
              "_m" + std::to_string(std::get<2>(info.param));
@@ -145,13 +146,39 @@ TEST(LaplacianSplit, AutoKeepsThreePlanesInTheCache) {
   EXPECT_LE(3 * 4096 * rows * 8, double(llc) * 1.01);
 }
 
-// Kernel 8's grouped work-group order, with a chunk count that leaves padding groups.
-TEST(Laplacian, Kernel8GroupedOrderMatchesTheReference) {
-  for (int m : {4, 8, 16}) {
-    bench::LaplacianConfig c;
-    c.nx = 70, c.ny = 67, c.nz = 33, c.kernel = 8, c.m = m, c.block = {32, 4, 1}, c.grouped = true;
-    const auto check = run(c);
-    EXPECT_LT(check.max_abs_error, 1e-8) << "m " << m;
-    EXPECT_TRUE(check.boundary_untouched) << "m " << m;
+TEST(LaplacianSplit, Kernel8ChunksAreShortOnlyWhereTheirPlanesStayCached) {
+  // 50 MB of cache: sixteen 512^2 planes (32 MiB) fit, sixteen 1024^2 planes (128 MiB) do not.
+  const std::uint64_t llc = 50ull << 20;
+  EXPECT_EQ(bench::auto_zmarch_planes(512, 512, llc), 4);
+  EXPECT_EQ(bench::auto_zmarch_planes(1024, 1024, llc), 32);
+  EXPECT_EQ(bench::auto_zmarch_planes(4096, 4096, llc), 32);
+  EXPECT_EQ(bench::auto_zmarch_planes(512, 512, 0), 32);  // cache size unknown: the long chunk
+}
+
+// Kernel 8's chunks: nz - 2 interior planes in chunks of m, the last one partial or (nz = 34,
+// m = 32) exactly full; a grid with fewer planes than one chunk.
+TEST(Laplacian, Kernel8ChunksCoverEveryPlaneOnce) {
+  for (int nz : {3, 5, 34, 35, 70}) {
+    for (int m : {4, 32}) {
+      bench::LaplacianConfig c;
+      c.nx = 37, c.ny = 29, c.nz = nz, c.kernel = 8, c.m = m, c.block = {32, 4, 1};
+      const auto check = run(c);
+      EXPECT_LT(check.max_abs_error, 1e-8) << "nz " << nz << " m " << m;
+      EXPECT_TRUE(check.boundary_untouched) << "nz " << nz << " m " << m;
+    }
+  }
+}
+
+TEST(LaplacianSizes, ChunkOf32OnlyForKernel8) {
+  bench::LaplacianConfig c;
+  c.m = 32;
+  c.kernel = 8;
+  EXPECT_NO_THROW(bench::validate(c, DeviceInfo{}));
+  c.kernel = 5;
+  try {
+    bench::validate(c, DeviceInfo{});
+    FAIL() << "no error";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("must be 4, 8 or 16, got 32"), std::string::npos) << e.what();
   }
 }
