@@ -1,7 +1,8 @@
 // The Laplacian finite-difference kernels of the AMD lab notes (Kernels 5, 6, 7), double
 // precision. One work-item computes a column of M points in y (loop tiling, register reuse of
 // the centre values). Kernel 6 only reorders the grid's indices; Kernel 7 computes the rows
-// [sy, ey) of one y-subdomain, so that a sweep is several dispatches in sequence.
+// [sy, ey) of one y-subdomain, so that a sweep is several dispatches in sequence. Kernel 8 is
+// this project's: a work-item marches in z instead (laplacian_zmarch_item).
 #pragma once
 
 #include <cstddef>

@@ -29,10 +29,11 @@ void validate(const LaplacianConfig& c, const DeviceInfo& device) {
   if (c.kernel != 5 && c.kernel != 6 && c.kernel != 7 && c.kernel != 8) {
     throw Error("laplacian", "--kernel", "kernel must be 5, 6, 7, 8 or auto, got " + std::to_string(c.kernel));
   }
-  if (c.kernel == 8 ? c.m != 4 && c.m != 8 && c.m != 16 && c.m != 32 : c.m != 4 && c.m != 8 && c.m != 16) {
+  const bool kernel8 = c.kernel == 8;  // only Kernel 8 has a 32 variant (laplacian8_m32)
+  if (c.m != 4 && c.m != 8 && c.m != 16 && !(kernel8 && c.m == 32)) {
     throw Error("laplacian", "--m",
-                c.kernel == 8 ? "Kernel 8's planes per work-item must be 4, 8, 16 or 32, got " + std::to_string(c.m)
-                              : "the tiling factor must be 4, 8 or 16, got " + std::to_string(c.m));
+                (kernel8 ? "Kernel 8's planes per work-item must be 4, 8, 16 or 32, got "
+                         : "the tiling factor must be 4, 8 or 16, got ") + std::to_string(c.m));
   }
   if (c.split < 1 || c.split > c.ny) {
     throw Error("laplacian", "--split", "split must be from 1 to ny (" + std::to_string(c.ny) + "), got " + std::to_string(c.split));
