@@ -56,15 +56,16 @@ void validate(const LaplacianConfig& c, const DeviceInfo& device) {
   }
 }
 
-int auto_zmarch_planes(int nx, int ny, std::uint64_t llc) {
+int auto_zmarch_planes(int nx, int ny, std::optional<std::uint64_t> llc) {
+  if (!llc || *llc == 0) return 32;
   const double plane = double(nx) * ny * sizeof(double);
-  return 16 * plane <= double(llc) ? 4 : 32;
+  return 16 * plane <= double(*llc) ? 4 : 32;
 }
 
-int auto_split(int nx, int ny, std::uint64_t llc) {
-  if (llc == 0) return 1;
+int auto_split(int nx, int ny, std::optional<std::uint64_t> llc) {
+  if (!llc || *llc == 0) return 1;
   const double plane = double(nx) * ny * sizeof(double);
-  const int split = int(std::ceil(3.0 * plane / double(llc)));
+  const int split = int(std::ceil(3.0 * plane / double(*llc)));
   return std::clamp(split, 1, std::max(1, ny - 2));
 }
 

@@ -5,6 +5,7 @@
 
 #include <array>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -24,12 +25,14 @@ struct LaplacianConfig {
 // Checks sizes and that the grid fits the device; throws hsad::Error naming what is wrong.
 void validate(const LaplacianConfig& c, const DeviceInfo& device);
 // The split that keeps three xy-planes of a subdomain in the last-level cache (the seed's rule).
-int auto_split(int nx, int ny, std::uint64_t last_level_cache_bytes);
+// Cache size unknown: 1, no split (nothing to fit the subdomains to; Kernel 7 is then Kernel 5).
+int auto_split(int nx, int ny, std::optional<std::uint64_t> last_level_cache_bytes);
 // Kernel 8's planes per work-item (--m auto): 4 where sixteen xy-planes fit in the last-level
 // cache (the two planes a chunk re-reads are then still cached, and short chunks give more
 // work-groups), else 32 (re-reads from memory then cost 2 planes in 34). Measured on the H100
-// at the four sizes of docs/results.md.
-int auto_zmarch_planes(int nx, int ny, std::uint64_t last_level_cache_bytes);
+// at the four sizes of docs/results.md. Cache size unknown: 32, the choice that is right at
+// every size (at 512^3, where 4 is best, 32 gave 0.935 of the copy bandwidth against 0.976).
+int auto_zmarch_planes(int nx, int ny, std::optional<std::uint64_t> last_level_cache_bytes);
 
 class LaplacianWorkload {
  public:

@@ -52,7 +52,9 @@ void print_devices_json(std::ostream& out, const Listing& l) {
     const DeviceInfo& d = l.devices[i];
     out << (i ? "," : "") << "{\"backend\":" << quoted(d.backend) << ",\"name\":" << quoted(d.name)
         << ",\"isa\":" << quoted(d.isa) << ",\"wavefront_size\":" << d.wavefront_size
-        << ",\"compute_units\":" << d.compute_units << ",\"last_level_cache_bytes\":" << d.last_level_cache_bytes
+        << ",\"compute_units\":" << d.compute_units << ",\"last_level_cache_bytes\":"
+        << (d.last_level_cache_bytes ? std::to_string(*d.last_level_cache_bytes) : "null")
+        << ",\"last_level_cache_source\":" << quoted(d.last_level_cache_source)
         << ",\"memory_bytes\":" << d.memory_bytes << ",\"max_queue_packets\":" << d.max_queue_packets << "}";
   }
   out << "]}\n";
@@ -69,7 +71,10 @@ void print_devices_table(std::ostream& out, const Listing& l) {
     const DeviceInfo& d = l.devices[i];
     out << "  [" << i << "] " << d.backend << ": " << d.name << "\n"
         << "      isa " << d.isa << ", wavefront " << d.wavefront_size << ", compute units " << d.compute_units
-        << ", last-level cache " << (d.last_level_cache_bytes >> 10) << " KiB, memory " << (d.memory_bytes >> 20)
+        << ", last-level cache "
+        << (d.last_level_cache_bytes ? std::to_string(*d.last_level_cache_bytes >> 10) + " KiB (" + d.last_level_cache_source + ")"
+                                     : "unknown (" + d.last_level_cache_source + ")")
+        << ", memory " << (d.memory_bytes >> 20)
         << " MiB, max queue " << d.max_queue_packets << " packets\n";
   }
 }

@@ -141,7 +141,7 @@ TEST(LaplacianSplit, AutoKeepsThreePlanesInTheCache) {
   EXPECT_EQ(bench::auto_split(512, 512, llc), 1);
   EXPECT_EQ(bench::auto_split(2048, 2048, llc), 2);
   EXPECT_EQ(bench::auto_split(4096, 4096, llc), 8);
-  EXPECT_EQ(bench::auto_split(4096, 4096, 0), 1);  // cache size unknown
+  EXPECT_EQ(bench::auto_split(4096, 4096, std::nullopt), 1);  // cache size unknown: no split
   const double rows = std::ceil(4096.0 / bench::auto_split(4096, 4096, llc));
   EXPECT_LE(3 * 4096 * rows * 8, double(llc) * 1.01);
 }
@@ -152,7 +152,7 @@ TEST(LaplacianSplit, Kernel8ChunksAreShortOnlyWhereTheirPlanesStayCached) {
   EXPECT_EQ(bench::auto_zmarch_planes(512, 512, llc), 4);
   EXPECT_EQ(bench::auto_zmarch_planes(1024, 1024, llc), 32);
   EXPECT_EQ(bench::auto_zmarch_planes(4096, 4096, llc), 32);
-  EXPECT_EQ(bench::auto_zmarch_planes(512, 512, 0), 32);  // cache size unknown: the long chunk
+  EXPECT_EQ(bench::auto_zmarch_planes(512, 512, std::nullopt), 32);  // cache size unknown: the long chunk
 }
 
 // Kernel 8's chunks: nz - 2 interior planes in chunks of m, the last one partial or (nz = 34,

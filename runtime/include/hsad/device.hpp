@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -19,7 +20,11 @@ struct DeviceInfo {
   std::string isa;      // "gfx90a", "sm_90", "x86_64"
   std::uint32_t wavefront_size = 0;
   std::uint32_t compute_units = 0;
-  std::uint64_t last_level_cache_bytes = 0;
+  // The cache the device's memory traffic last passes through (a GPU's L2, a host's L3), or
+  // nullopt where neither driver nor OS nor processor reports it: rules that use it say what
+  // they do without it (laplacian-bench's auto split and chunk length, for instance).
+  std::optional<std::uint64_t> last_level_cache_bytes;
+  std::string last_level_cache_source;  // "driver", "sysfs", "sysconf", "cpuid", an env variable, "unknown"
   std::uint64_t memory_bytes = 0;
   std::uint32_t max_queue_packets = 0;
 };

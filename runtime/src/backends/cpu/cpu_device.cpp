@@ -10,11 +10,10 @@
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
-#include <fstream>
-#include <thread>
 
 #include "backends/aql/aql_queue.hpp"
 #include "backends/cpu/cpu_ring.hpp"
+#include "backends/cpu/host_machine.hpp"
 #include "backends/cpu/signal_ops.hpp"
 #include "hsad/error.hpp"
 #include "hsad/host_kernel.hpp"
@@ -26,38 +25,26 @@ constexpr std::size_t kKernargHeader = 64;  // keeps the block 64-byte aligned a
 constexpr std::uint32_t kDefaultQueuePackets = 4096;
 constexpr std::uint32_t kMaxQueuePackets = 1u << 20;
 
-unsigned hardware_threads() { return std::max(1u, std::thread::hardware_concurrency()); }
-
-std::uint64_t last_level_cache_bytes() {
-  for (int index = 4; index >= 0; --index) {
-    std::ifstream f("/sys/devices/system/cpu/cpu0/cache/index" + std::to_string(index) + "/size");
-    std::string text;
-    if (f >> text && !text.empty()) {
-      std::uint64_t v = std::strtoull(text.c_str(), nullptr, 10);
-      const char unit = text.back();
-      if (unit == 'K') v <<= 10;
-      if (unit == 'M') v <<= 20;
-      return v;
-    }
-  }
-  return 0;
-}
-
+// The OS's page, not 4 KiB: aarch64 and ppc64 machines run with 16 or 64 KiB pages.
 std::size_t page_round(std::size_t bytes) {
-  const std::size_t page = 4096;
+  static const std::size_t page = std::size_t(sysconf(_SC_PAGESIZE));
   return (bytes + page - 1) / page * page;
 }
 }  // namespace
 
-CpuDevice::CpuDevice() : pool_(hardware_threads() > 1 ? hardware_threads() - 1 : 1) {
+// One worker per usable CPU but one, which the queues' packet processors and the submitting
+// host thread share; a single CPU still gets one worker.
+CpuDevice::CpuDevice() : pool_(usable_cpus() > 1 ? usable_cpus() - 1 : 1) {
   utsname u{};
   uname(&u);
   info_.backend = "cpu";
   info_.name = "hsadispatch cpu agent (" + std::to_string(pool_.threads()) + " threads)";
   info_.isa = u.machine;
   info_.wavefront_size = 1;
-  info_.compute_units = hardware_threads();
-  info_.last_level_cache_bytes = last_level_cache_bytes();
+  info_.compute_units = usable_cpus();
+  const CacheSize cache = host_last_level_cache();
+  info_.last_level_cache_bytes = cache.bytes;
+  info_.last_level_cache_source = cache.source;
   info_.memory_bytes = std::uint64_t(sysconf(_SC_PHYS_PAGES)) * std::uint64_t(sysconf(_SC_PAGESIZE));
   info_.max_queue_packets = kMaxQueuePackets;
   staging_ = raw_allocate(kStagingBytes, Memory::pinned_host);
@@ -66,7 +53,7 @@ CpuDevice::CpuDevice() : pool_(hardware_threads() > 1 ? hardware_threads() - 1 :
 CpuDevice::~CpuDevice() { raw_deallocate(staging_, kStagingBytes, Memory::pinned_host); }
 
 BackendStatus CpuDevice::probe() {
-  return {"cpu", true, "software HSA agent on " + std::to_string(hardware_threads()) + " host threads"};
+  return {"cpu", true, "software HSA agent on " + std::to_string(usable_cpus()) + " host threads"};
 }
 
 std::vector<std::shared_ptr<detail::DeviceImpl>> CpuDevice::open() { return {std::make_shared<CpuDevice>()}; }
@@ -94,7 +81,7 @@ std::shared_ptr<const detail::KernelImpl> CpuDevice::load_kernel(std::string_vie
 }
 
 void* CpuDevice::raw_allocate(std::size_t bytes, Memory kind) {
-  void* p = std::aligned_alloc(4096, page_round(bytes));
+  void* p = std::aligned_alloc(page_round(1), page_round(bytes));
   if (!p) throw Error("cpu", "alloc", "out of host memory for " + std::to_string(bytes) + " bytes");
   // Page-locked where the OS allows (RLIMIT_MEMLOCK); plain memory otherwise.
   if (kind == Memory::pinned_host) (void)mlock(p, page_round(bytes));

@@ -51,7 +51,8 @@ CudaDevice::CudaDevice(const Driver& d, int ordinal) : d_(d) {
               std::to_string(attr(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR));
   info_.wavefront_size = attr(CU_DEVICE_ATTRIBUTE_WARP_SIZE);
   info_.compute_units = attr(CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT);
-  info_.last_level_cache_bytes = attr(CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE);
+  if (const int l2 = attr(CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE); l2 > 0) info_.last_level_cache_bytes = std::uint64_t(l2);
+  info_.last_level_cache_source = info_.last_level_cache_bytes ? "driver" : "unknown";
   info_.memory_bytes = memory;
 
   CUmodule module = nullptr;

@@ -161,6 +161,7 @@ RocrDevice::RocrDevice(const Api& api, hsa_agent_t agent, const Pools& pools) : 
   for (std::uint32_t bytes : caches.level) {
     if (bytes) info_.last_level_cache_bytes = bytes;  // the last level reported
   }
+  info_.last_level_cache_source = info_.last_level_cache_bytes ? "driver" : "unknown";
   std::size_t memory = 0;
   api_.hsa_amd_memory_pool_get_info(pools_.device, HSA_AMD_MEMORY_POOL_INFO_SIZE, &memory);
   info_.memory_bytes = memory;
