@@ -3,6 +3,7 @@
 
 #include <numeric>
 
+#include "env_pin.hpp"
 #include "hsad/hsad.hpp"
 
 using namespace hsad;
@@ -46,6 +47,29 @@ TEST(CpuDevice, DescribesItself) {
   EXPECT_NE(i.name.find("cpu agent"), std::string::npos);
   EXPECT_GE(i.compute_units, 1u);
   EXPECT_GT(i.memory_bytes, 0u);
+}
+
+// The cache size comes from HSAD_CPU_LAST_LEVEL_CACHE when it is set, whatever the machine has.
+TEST(CpuDevice, ReportsAPinnedCacheSizeAndWhereItCameFrom) {
+  const Runtime rt = [] {
+    const test::EnvPin pin("HSAD_CPU_LAST_LEVEL_CACHE", "96K");
+    return Runtime::open("cpu");
+  }();
+  EXPECT_EQ(rt.device().info().last_level_cache_bytes, 96u << 10);
+  EXPECT_EQ(rt.device().info().last_level_cache_source, "HSAD_CPU_LAST_LEVEL_CACHE");
+}
+
+TEST(CpuDevice, ReportsAnUnknownCacheAsUnknown) {
+  const Runtime rt = [] {
+    const test::EnvPin pin("HSAD_CPU_LAST_LEVEL_CACHE", "unknown");
+    return Runtime::open("cpu");
+  }();
+  EXPECT_FALSE(rt.device().info().last_level_cache_bytes.has_value());
+}
+
+TEST(CpuDevice, AnUnreadablePinIsAnErrorWhenOpening) {
+  const test::EnvPin pin("HSAD_CPU_LAST_LEVEL_CACHE", "lots");
+  EXPECT_THROW(Runtime::open("cpu"), Error);
 }
 
 TEST(CpuDevice, UnknownKernelNameIsAnError) {

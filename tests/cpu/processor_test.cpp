@@ -85,7 +85,9 @@ TEST(PacketProcessor, PacketsWithoutBarrierBitMayOverlap) {
   RawQueue q;
   test::Timeline t;
   Signal done(2);
-  const test::RecordArgs a{&t, 0, 300}, b{&t, 1, 0};
+  // 32 groups of 1 ms on two workers: the second packet has ~16 ms to start, ample even on one
+  // loaded CPU.
+  const test::RecordArgs a{&t, 0, 1000}, b{&t, 1, 0};
   q.dispatch("test_record", &a, 32, 1, false, done.s);
   q.dispatch("test_record", &b, 1, 1, false, done.s);
   ASSERT_TRUE(q.wait(done.s));

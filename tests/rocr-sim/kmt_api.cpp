@@ -10,6 +10,7 @@
 #include <thread>
 #include <unistd.h>
 
+#include "backends/cpu/host_machine.hpp"
 #include "sim_config.hpp"
 #include "sim_memory.hpp"
 #include "sim_queue.hpp"
@@ -65,7 +66,7 @@ HSAKMT_STATUS HSAKMTAPI hsaKmtGetNodeProperties(HSAuint32 node, HsaNodePropertie
   if (!valid_node(node)) return HSAKMT_STATUS_INVALID_NODE_UNIT;
   std::memset(p, 0, sizeof *p);
   if (!is_gpu(node)) {
-    p->NumCPUCores = std::max(1u, std::thread::hardware_concurrency());
+    p->NumCPUCores = hsad::cpu::usable_cpus();
     p->NumMemoryBanks = 1;
     p->MaxEngineClockMhzCCompute = 2000;
     set_name(p->MarketingName, nullptr, "hsadispatch simulated host CPU");

@@ -13,6 +13,7 @@
 #include <mutex>
 #include <thread>
 
+#include "backends/cpu/host_machine.hpp"
 #include "backends/cpu/packet_processor.hpp"
 #include "backends/cpu/signal_ops.hpp"
 #include "hsad/host_kernel.hpp"
@@ -175,7 +176,8 @@ void report_queue_error(std::uint64_t* read_index, volatile std::int64_t* error_
 constexpr std::chrono::microseconds kIdleSlice{100};
 
 cpu::WorkerPool& pool() {
-  static auto* p = new cpu::WorkerPool(std::max(1u, std::thread::hardware_concurrency() - 1));  // lives to exit
+  // One worker per usable CPU but one, as the cpu agent sizes its pool (and one on one CPU).
+  static auto* p = new cpu::WorkerPool(std::max(1u, cpu::usable_cpus() - 1));  // lives to exit
   return *p;
 }
 
