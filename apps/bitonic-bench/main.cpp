@@ -55,10 +55,9 @@ std::vector<RowResult> measure_ladder(const Device& device, const std::vector<La
   }
   std::vector<RowResult> results;
   for (std::size_t r = 0; r < work.size(); ++r) {
-    Stats d = counted[r];
-    auto per = [iters](std::uint64_t v) { return v / std::uint64_t(iters); };
-    d = {per(d.packets), per(d.doorbells), per(d.host_waits), per(d.signals_created), per(d.kernarg_allocations),
-         per(d.system_fences), per(d.bytes_copied), per(d.bytes_staged)};
+    const Stats d = Stats::combine(counted[r], counted[r], [iters](std::uint64_t v, std::uint64_t) {
+      return v / std::uint64_t(iters);
+    });
     results.push_back({ladder_rows[r], bench::summarize(samples[r]), work[r]->output_matches(expected), d});
   }
   return results;

@@ -6,11 +6,12 @@
 
 namespace hsad::bench {
 
-BitonicWorkload::BitonicWorkload(const Device& device, std::uint32_t n, const Options& options)
-    : BitonicWorkload(device, device.create_queue(), n, options) {}
+BitonicWorkload::BitonicWorkload(const Device& device, std::uint32_t n, const Options& options, Copies copies)
+    : BitonicWorkload(device, device.create_queue(), n, options, copies) {}
 
-BitonicWorkload::BitonicWorkload(const Device& device, Queue queue, std::uint32_t n, const Options& options)
-    : device_(device), options_(options), n_(n), queue_(std::move(queue)),
+BitonicWorkload::BitonicWorkload(const Device& device, Queue queue, std::uint32_t n, const Options& options,
+                                 Copies copies)
+    : device_(device), options_(options), copies_(copies), n_(n), queue_(std::move(queue)),
       keys_(device.alloc(std::size_t(n) * sizeof(std::uint32_t))) {
   const std::size_t bytes = std::size_t(n) * sizeof(std::uint32_t);
   if (options.pinned) {
@@ -20,6 +21,7 @@ BitonicWorkload::BitonicWorkload(const Device& device, Queue queue, std::uint32_
     pageable_in_.resize(n);
     pageable_out_.resize(n);
   }
+  if (copies_ == Copies::in_batch) batch_.copy_to_device(keys_, input(), bytes);
   const Kernel step = device.kernel("bitonic_step");
   const std::uint32_t group = std::min<std::uint32_t>(256, n / 2);
   std::uint32_t stages = 0;
@@ -29,13 +31,20 @@ BitonicWorkload::BitonicWorkload(const Device& device, Queue queue, std::uint32_
       batch_.exec(step, Dim3{n / 2}, Dim3{group}, {keys_, stage, pass, 1u});
     }
   }
+  if (copies_ == Copies::in_batch) batch_.copy_to_host(const_cast<std::uint32_t*>(output()), keys_, bytes);
 }
 
 void BitonicWorkload::run() {
+  if (copies_ == Copies::in_batch) return queue_.run(batch_, options_);
   const std::size_t bytes = std::size_t(n_) * sizeof(std::uint32_t);
   device_.copy_to_device(keys_, input(), bytes);
   queue_.run(batch_, options_);
   device_.copy_to_host(const_cast<std::uint32_t*>(output()), keys_, bytes);
+}
+
+Submission BitonicWorkload::submit() {
+  if (copies_ != Copies::in_batch) throw Error("bitonic", "submit", "only the one-submission iteration is submitted whole");
+  return queue_.submit(batch_, options_);
 }
 
 bool BitonicWorkload::output_matches(const std::vector<std::uint32_t>& expected) const {

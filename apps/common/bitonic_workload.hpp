@@ -1,6 +1,7 @@
 // The seed's workload: sort n keys with n = 2^k by k(k+1)/2 bitonic-step dispatches. Setup
 // (queue, buffers, the recorded batch) happens once; an iteration is copy in, the whole batch
-// under Options, copy out.
+// under Options, copy out: as three calls with a host wait each, or (copies in the batch) as
+// one submission with one host wait.
 #pragma once
 
 #include <cstdint>
@@ -12,9 +13,11 @@ namespace hsad::bench {
 
 class BitonicWorkload {
  public:
-  BitonicWorkload(const Device& device, std::uint32_t n, const Options& options);
+  enum class Copies { blocking, in_batch };
+  BitonicWorkload(const Device& device, std::uint32_t n, const Options& options, Copies copies = Copies::blocking);
   // On a queue shared with other workloads (the benchmark's rows share one).
-  BitonicWorkload(const Device& device, Queue queue, std::uint32_t n, const Options& options);
+  BitonicWorkload(const Device& device, Queue queue, std::uint32_t n, const Options& options,
+                  Copies copies = Copies::blocking);
 
   // The unsorted input an iteration copies in (pinned or pageable per Options::pinned).
   std::uint32_t* input() { return options_.pinned ? pinned_in_.host_as<std::uint32_t>() : pageable_in_.data(); }
@@ -22,14 +25,18 @@ class BitonicWorkload {
     return options_.pinned ? pinned_out_.host_as<std::uint32_t>() : pageable_out_.data();
   }
   std::uint32_t size() const { return n_; }
-  std::size_t dispatches() const { return batch_.size(); }
+  std::size_t dispatches() const { return batch_.dispatches().size(); }
+  const Batch& batch() const { return batch_; }
 
   void run();  // one timed iteration
+  // The same iteration, submitted; the caller waits (for device timestamps, or other queues).
+  Submission submit();
   bool output_matches(const std::vector<std::uint32_t>& expected) const;
 
  private:
   Device device_;
   Options options_;
+  Copies copies_;
   std::uint32_t n_;
   Queue queue_;
   Buffer keys_;

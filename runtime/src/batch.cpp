@@ -1,12 +1,36 @@
-// Recording a dispatch: the arguments are checked against the kernel's layout and packed
-// into its kernarg image once, so a submission only copies bytes.
+// Recording commands: a dispatch's arguments are checked against the kernel's layout and packed
+// into its kernarg image once; a copy's ranges are checked and its host side classified (pinned
+// or pageable) once; a wait takes a reference to the other submission's completion. A
+// submission then only copies bytes and writes packets.
 #include "hsad/batch.hpp"
 
+#include <algorithm>
 #include <atomic>
 
+#include "backends/backend.hpp"
 #include "hsad/error.hpp"
+#include "hsad/queue.hpp"
 
 namespace hsad {
+namespace {
+// The distinct code objects a batch's kernels live in: what a submission keeps alive.
+using CodeSet = std::vector<std::shared_ptr<const void>>;
+
+void check_buffer(const Buffer& b, std::size_t bytes, std::size_t offset, const char* call, const char* which) {
+  if (!b.device_ptr()) throw Error("batch", call, std::string("the ") + which + " Buffer is empty");
+  if (offset > b.size() || bytes > b.size() - offset) {
+    throw Error("batch", call,
+                std::to_string(bytes) + " bytes at offset " + std::to_string(offset) + " overrun the " + which +
+                    " buffer of " + std::to_string(b.size()) + " bytes",
+                "copy at most size() - offset bytes");
+  }
+}
+
+void check_bytes(std::size_t bytes, const void* host, const char* call) {
+  if (bytes == 0) throw Error("batch", call, "a copy of 0 bytes", "record only copies that move data");
+  if (!host) throw Error("batch", call, "the host pointer is null");
+}
+}  // namespace
 
 std::size_t KernelInfo::explicit_arg_count() const {
   std::size_t n = 0;
@@ -20,13 +44,37 @@ std::uint64_t Batch::next_id() {
 }
 
 void Batch::clear() {
+  commands_.clear();
   dispatches_.clear();
+  copies_.clear();
+  waits_.clear();
   arena_.clear();
+  device_ = nullptr;
+  code_.reset();
   ++version_;
 }
 
+void Batch::push(detail::CommandKind kind, std::size_t index) {
+  commands_.push_back({kind, static_cast<std::uint32_t>(index)});
+  ++version_;
+}
+
+// A batch runs on one device: its kernels and the buffers it copies to or from belong to it (a
+// device-to-device copy may name a peer of the same backend).
+void Batch::adopt_device(detail::DeviceImpl* device, const char* call) {
+  if (!device_) {
+    device_ = device;
+    return;
+  }
+  if (device_->same_device(device)) return;
+  throw Error("batch", call,
+              "the batch already names device '" + device_->info().name + "' (" + device_->info().backend +
+                  "); this names '" + device->info().name + "' (" + device->info().backend + ")",
+              "record one batch per device; between devices, copy and wait");
+}
+
 Batch& Batch::exec(const Kernel& kernel, Dim3 grid, Dim3 group, std::initializer_list<Arg> args) {
-  if (!kernel) throw Error("batch", "exec", "empty Kernel handle", "get one from Device::kernel(name)");
+  if (!kernel) throw Error("batch", "exec", "empty Kernel handle", "get one from Device::kernel(name) or Module::kernel(name)");
   const KernelInfo& info = kernel.info();
   if (grid.volume() == 0 || group.volume() == 0) {
     throw Error("batch", "exec " + info.name, "grid and work-group sizes must be at least 1 in every dimension");
@@ -44,6 +92,7 @@ Batch& Batch::exec(const Kernel& kernel, Dim3 grid, Dim3 group, std::initializer
                     "' takes " + std::to_string(expected),
                 "check the kernel's signature (hsad-info lists it)");
   }
+  if (kernel.impl().device) adopt_device(kernel.impl().device, "exec");
   // Each dispatch's image starts 16-byte aligned in the arena, so copying it keeps alignment.
   const std::size_t offset = (arena_.size() + 15) & ~std::size_t(15);
   arena_.resize(offset + info.kernarg_segment_size, 0);
@@ -62,8 +111,89 @@ Batch& Batch::exec(const Kernel& kernel, Dim3 grid, Dim3 group, std::initializer
     ++a;
     ++index;
   }
+  // Copy-on-write: submissions in flight hold the previous set.
+  if (const auto& keep = kernel.impl().keep_alive) {
+    const auto* set = static_cast<const CodeSet*>(code_.get());
+    if (!set || std::find(set->begin(), set->end(), keep) == set->end()) {
+      auto grown = std::make_shared<CodeSet>(set ? *set : CodeSet{});
+      grown->push_back(keep);
+      code_ = std::move(grown);
+    }
+  }
   dispatches_.push_back({kernel, grid, group, static_cast<std::uint32_t>(offset)});
-  ++version_;
+  push(detail::CommandKind::exec, dispatches_.size() - 1);
+  return *this;
+}
+
+Batch& Batch::copy_to_device(const Buffer& dst, const void* src, std::size_t bytes, std::size_t dst_offset) {
+  check_bytes(bytes, src, "copy_to_device");
+  check_buffer(dst, bytes, dst_offset, "copy_to_device", "destination");
+  adopt_device(dst.device(), "copy_to_device");
+  detail::Copy c;
+  c.kind = detail::CopyKind::to_device;
+  c.dst = static_cast<unsigned char*>(dst.device_ptr()) + dst_offset;
+  c.src = src;
+  c.bytes = bytes;
+  c.dst_device = dst.device();
+  c.host_pinned = dst.device()->is_pinned(src, bytes);
+  copies_.push_back(c);
+  push(detail::CommandKind::copy, copies_.size() - 1);
+  return *this;
+}
+
+Batch& Batch::copy_to_host(void* dst, const Buffer& src, std::size_t bytes, std::size_t src_offset) {
+  check_bytes(bytes, dst, "copy_to_host");
+  check_buffer(src, bytes, src_offset, "copy_to_host", "source");
+  adopt_device(src.device(), "copy_to_host");
+  detail::Copy c;
+  c.kind = detail::CopyKind::to_host;
+  c.dst = dst;
+  c.src = static_cast<const unsigned char*>(src.device_ptr()) + src_offset;
+  c.bytes = bytes;
+  c.src_device = src.device();
+  c.host_pinned = src.device()->is_pinned(dst, bytes);
+  copies_.push_back(c);
+  push(detail::CommandKind::copy, copies_.size() - 1);
+  return *this;
+}
+
+Batch& Batch::copy(const Buffer& dst, const Buffer& src, std::size_t bytes, std::size_t dst_offset,
+                   std::size_t src_offset) {
+  if (bytes == 0) throw Error("batch", "copy", "a copy of 0 bytes", "record only copies that move data");
+  check_buffer(dst, bytes, dst_offset, "copy", "destination");
+  check_buffer(src, bytes, src_offset, "copy", "source");
+  if (dst.device()->info().backend != src.device()->info().backend) {
+    throw Error("batch", "copy",
+                "a copy between devices of different backends (" + src.device()->info().backend + " to " +
+                    dst.device()->info().backend + ")",
+                "copy to the host from one device, then from the host to the other");
+  }
+  // A copy between two devices of one backend may go on a queue of either: it names neither.
+  if (dst.device()->same_device(src.device())) adopt_device(dst.device(), "copy");
+  detail::Copy c;
+  c.kind = detail::CopyKind::device_to_device;
+  c.dst = static_cast<unsigned char*>(dst.device_ptr()) + dst_offset;
+  c.src = static_cast<const unsigned char*>(src.device_ptr()) + src_offset;
+  c.bytes = bytes;
+  c.dst_device = dst.device();
+  c.src_device = src.device();
+  c.host_pinned = true;  // no host side
+  copies_.push_back(c);
+  push(detail::CommandKind::copy, copies_.size() - 1);
+  return *this;
+}
+
+Batch& Batch::wait(const Submission& other) {
+  std::shared_ptr<detail::CompletionImpl> completion = other.completion();
+  if (!completion) throw Error("batch", "wait", "the Submission is empty (moved from, or default-constructed)");
+  if (device_ && completion->device().info().backend != device_->info().backend) {
+    throw Error("batch", "wait",
+                "a dependency between devices of different backends (this batch runs on " + device_->info().backend +
+                    ", the submission ran on " + completion->device().info().backend + ")",
+                "wait for it on the host (Submission::wait), then submit");
+  }
+  waits_.push_back({std::move(completion)});
+  push(detail::CommandKind::wait, waits_.size() - 1);
   return *this;
 }
 

@@ -20,6 +20,8 @@ Stats Counters::snapshot() const {
   s.system_fences = system_fences.load(std::memory_order_relaxed);
   s.bytes_copied = bytes_copied.load(std::memory_order_relaxed);
   s.bytes_staged = bytes_staged.load(std::memory_order_relaxed);
+  s.copies = copies.load(std::memory_order_relaxed);
+  s.device_waits = device_waits.load(std::memory_order_relaxed);
   return s;
 }
 
@@ -27,7 +29,9 @@ std::shared_ptr<const KernelImpl> DeviceImpl::kernel(std::string_view name) {
   std::lock_guard<std::mutex> lock(kernels_mutex_);
   auto it = kernels_.find(name);
   if (it != kernels_.end()) return it->second;
-  auto k = load_kernel(name);
+  auto loaded = load_kernel(name);
+  auto k = std::make_shared<KernelImpl>(*loaded);
+  k->device = this;
   kernels_.emplace(std::string(name), k);
   return k;
 }
@@ -61,12 +65,14 @@ bool DeviceImpl::is_pinned(const void* ptr, std::size_t bytes) const {
 
 void DeviceImpl::copy_to_device(void* dst, const void* src, std::size_t bytes) {
   const std::size_t staged = transfer_to_device(dst, src, bytes, is_pinned(src, bytes));
+  counters_.copies.fetch_add(1, std::memory_order_relaxed);
   counters_.bytes_copied.fetch_add(bytes, std::memory_order_relaxed);
   counters_.bytes_staged.fetch_add(staged, std::memory_order_relaxed);
 }
 
 void DeviceImpl::copy_to_host(void* dst, const void* src, std::size_t bytes) {
   const std::size_t staged = transfer_to_host(dst, src, bytes, is_pinned(dst, bytes));
+  counters_.copies.fetch_add(1, std::memory_order_relaxed);
   counters_.bytes_copied.fetch_add(bytes, std::memory_order_relaxed);
   counters_.bytes_staged.fetch_add(staged, std::memory_order_relaxed);
 }

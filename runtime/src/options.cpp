@@ -75,7 +75,7 @@ std::string Options::to_string() const {
 
 bool Options::operator==(const Options& o) const {
   for (Flag f : kFlags) if (this->*f != o.*f) return false;
-  return true;
+  return profile == o.profile;
 }
 
 std::vector<LadderRow> ladder(const Options& wanted) {

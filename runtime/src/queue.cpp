@@ -2,9 +2,11 @@
 #include "hsad/queue.hpp"
 
 #include "backends/backend.hpp"
+#include "hsad/error.hpp"
 
 namespace hsad {
 
+Submission::Submission() = default;
 Submission::Submission(std::unique_ptr<detail::SubmissionImpl> impl) : impl_(std::move(impl)) {}
 Submission::Submission(Submission&&) noexcept = default;
 Submission& Submission::operator=(Submission&& o) noexcept {
@@ -29,6 +31,15 @@ Submission::~Submission() {
 
 void Submission::wait(std::chrono::milliseconds timeout) {
   if (impl_) impl_->wait(detail::Clock::now() + timeout);
+}
+
+std::vector<CommandTime> Submission::timestamps() const {
+  if (!impl_) throw Error("queue", "timestamps", "the Submission is empty");
+  return impl_->timestamps();
+}
+
+std::shared_ptr<detail::CompletionImpl> Submission::completion() const {
+  return impl_ ? impl_->completion() : nullptr;
 }
 
 Submission Queue::submit(const Batch& batch, const Options& options, std::chrono::milliseconds timeout) {

@@ -295,3 +295,139 @@ TEST(RocrSimFault, TheFaultReachesTheWaiterAndANewQueueWorks) {
   EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(5));  // the callback, not the timeout
   EXPECT_TRUE(sorts(d, 1024, Options::parse("all")));  // a new queue works
 }
+
+// The seed's whole iteration as one submission: ROCr's async copies chained to the dispatches by
+// signals and a barrier-AND packet, one host wait.
+TEST(RocrSimBatch, CopyInSortCopyOutIsOneSubmission) {
+  const std::string path = start_trace();
+  for (const char* flags : {"all", "signal,kernarg,nosync,fence"}) {  // pinned, then pageable host memory
+    SCOPED_TRACE(flags);
+    const Options o = Options::parse(flags);
+    const std::uint32_t n = 1024;
+    bench::BitonicWorkload w(rocr_device(), n, o, bench::BitonicWorkload::Copies::in_batch);
+    auto keys = random_keys(n);
+    std::copy(keys.begin(), keys.end(), w.input());
+    const Stats before = rocr_device().stats();
+    w.run();
+    const Stats s = rocr_device().stats() - before;
+    std::sort(keys.begin(), keys.end());
+    EXPECT_TRUE(w.output_matches(keys));
+    EXPECT_EQ(s.host_waits, 1u);
+    EXPECT_EQ(s.doorbells, 1u);
+    EXPECT_EQ(s.copies, 2u);
+    EXPECT_EQ(s.packets, 55u + 1u);  // the dispatches, and the barrier-AND that waits for the copy in
+    EXPECT_EQ(s.bytes_staged, o.pinned ? 0u : 2u * n * 4);
+    // system scope: the barrier-AND's acquire after the copy in, the last dispatch's release
+    // before the copy out.
+    EXPECT_EQ(s.system_fences, 2u);
+  }
+  const std::vector<TraceLine> q = queue_of(read_trace(path), "bitonic_step");
+  ASSERT_FALSE(q.empty());
+  EXPECT_EQ(q.front()["type"], "barrier_and");
+  EXPECT_EQ(q.front()["acquire"], "system");
+  std::remove(path.c_str());
+}
+
+TEST(RocrSimBatch, TheBaselineWaitsAfterEveryCommand) {
+  const std::uint32_t n = 256;
+  bench::BitonicWorkload w(rocr_device(), n, Options::none(), bench::BitonicWorkload::Copies::in_batch);
+  auto keys = random_keys(n);
+  std::copy(keys.begin(), keys.end(), w.input());
+  const Stats before = rocr_device().stats();
+  w.run();
+  const Stats s = rocr_device().stats() - before;
+  std::sort(keys.begin(), keys.end());
+  EXPECT_TRUE(w.output_matches(keys));
+  EXPECT_EQ(s.host_waits, 36u + 2u);
+}
+
+TEST(RocrSimBatch, DeviceToDeviceAndOffsets) {
+  const Device& d = rocr_device();
+  const std::size_t bytes = 100003;
+  std::vector<unsigned char> src(bytes), back(bytes);
+  std::iota(src.begin(), src.end(), 3);
+  Buffer a = d.alloc(bytes), b = d.alloc(bytes + 64);
+  Batch batch;
+  batch.copy_to_device(a, src.data(), bytes).copy(b, a, bytes, 5).copy_to_host(back.data(), b, bytes, 5);
+  d.create_queue().run(batch, Options::all());
+  EXPECT_EQ(back, src);
+}
+
+TEST(RocrSimBatch, ACopyBetweenBackendsIsRefused) {
+  const Device cpu = Runtime::open("cpu").device();
+  Buffer gpu_buf = rocr_device().alloc(256), cpu_buf = cpu.alloc(256);
+  Batch b;
+  try {
+    b.copy(gpu_buf, cpu_buf, 256);
+    FAIL() << "recorded";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("a copy between devices of different backends (cpu to rocr)"), std::string::npos)
+        << e.what();
+  }
+  std::vector<char> host(256);
+  b.copy_to_host(host.data(), gpu_buf, 256);
+  try {
+    cpu.create_queue().run(b, Options::all());
+    FAIL() << "a rocr copy ran on a cpu queue";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("the batch names device"), std::string::npos) << e.what();
+  }
+}
+
+// A producer and a consumer on two queues (or, under hsad-sim --gpus 2, two GPUs): the
+// consumer's copy of the keys, which starts after a barrier-AND on the producer's signal, sees
+// them sorted; nobody waited on the host in between.
+TEST(RocrSimWaits, TheConsumerSeesTheProducersResult) {
+  const std::string path = start_trace();
+  const Runtime rt = Runtime::open("rocr");
+  const Device& producer_device = rt.device(0);
+  const Device& consumer_device = rt.device(rt.devices().size() - 1);
+  const std::uint32_t n = 1u << 13;  // 91 dispatches: long enough to still run when the consumer starts
+  auto keys = random_keys(n);
+  Buffer keys_buf = producer_device.alloc(n * 4);
+  producer_device.copy_to_device(keys_buf, keys.data(), n * 4);
+  Batch producer;
+  const Kernel step = producer_device.kernel("bitonic_step");
+  for (std::uint32_t stage = 0; stage < 13; ++stage) {
+    for (std::uint32_t pass = 0; pass <= stage; ++pass) producer.exec(step, Dim3{n / 2}, Dim3{256}, {keys_buf, stage, pass, 1u});
+  }
+  Buffer out = consumer_device.alloc(n * 4);
+  Buffer host = consumer_device.alloc(n * 4, Memory::pinned_host);
+  Queue pq = producer_device.create_queue(), cq = consumer_device.create_queue();
+  const Stats before = producer_device.stats() + (&producer_device == &consumer_device ? Stats{} : consumer_device.stats());
+  Submission p = pq.submit(producer, Options::all());
+  Batch consumer;
+  consumer.wait(p).copy(out, keys_buf, n * 4).copy_to_host(host.host_ptr(), out, n * 4);
+  Submission c = cq.submit(consumer, Options::all());
+  const Stats after = producer_device.stats() + (&producer_device == &consumer_device ? Stats{} : consumer_device.stats());
+  EXPECT_EQ((after - before).host_waits, 0u);
+  EXPECT_EQ((after - before).device_waits, 1u);
+  c.wait();
+  p.wait();
+  std::sort(keys.begin(), keys.end());
+  EXPECT_TRUE(std::equal(keys.begin(), keys.end(), host.host_as<std::uint32_t>())) << "the consumer copied unsorted keys";
+  std::remove(path.c_str());
+}
+
+TEST(RocrSimTimestamps, ROCrsProfilingTimesEveryDispatchAndCopy) {
+  const std::uint32_t n = 256;
+  Options o = Options::all();
+  o.profile = true;
+  bench::BitonicWorkload w(rocr_device(), n, o, bench::BitonicWorkload::Copies::in_batch);
+  auto keys = random_keys(n);
+  std::copy(keys.begin(), keys.end(), w.input());
+  Submission s = w.submit();
+  s.wait();
+  const std::vector<CommandTime> t = s.timestamps();
+  ASSERT_EQ(t.size(), 36u + 2u);
+  EXPECT_EQ(t.front().what, "copy_to_device");
+  EXPECT_EQ(t[1].what, "bitonic_step");
+  EXPECT_EQ(t.back().what, "copy_to_host");
+  for (std::size_t i = 0; i < t.size(); ++i) {
+    EXPECT_GT(t[i].start_ns, 0u) << i;
+    EXPECT_LE(t[i].start_ns, t[i].end_ns) << i;
+    if (i) EXPECT_GE(t[i].start_ns, t[i - 1].end_ns) << "command " << i << " started before the one before ended";
+  }
+  std::sort(keys.begin(), keys.end());
+  EXPECT_TRUE(w.output_matches(keys));
+}

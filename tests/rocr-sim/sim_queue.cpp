@@ -214,8 +214,13 @@ std::uint64_t create_aql_queue(std::uint32_t node, void* ring, std::uint64_t rin
   std::lock_guard<std::mutex> lock(queues_mutex);
   const std::uint64_t id = next_id++;
   (void)node;
-  q->processor = std::make_unique<cpu::PacketProcessor>(
-      cpu::RingView{ring, std::uint32_t(ring_bytes / 64), read_index, q->doorbell, id, kIdleSlice}, pool(), std::move(hooks));
+  cpu::RingView view{ring, std::uint32_t(ring_bytes / 64), read_index, q->doorbell, id, kIdleSlice};
+  // hsa_amd_profiling_set_profiler_enabled sets this bit of the amd_queue_t around the read index.
+  auto* amd_queue = reinterpret_cast<amd_queue_t*>(reinterpret_cast<unsigned char*>(read_index) -
+                                                   offsetof(amd_queue_t, read_dispatch_id));
+  view.profiling_word = &amd_queue->queue_properties;
+  view.profiling_mask = AMD_QUEUE_PROPERTIES_ENABLE_PROFILING;
+  q->processor = std::make_unique<cpu::PacketProcessor>(view, pool(), std::move(hooks));
   // ROCr stores the 64-bit packet index to the doorbell: here, the soft signal's value.
   *doorbell = reinterpret_cast<std::uint64_t*>(q->doorbell.handle + 8);
   queues()[id] = std::move(q);

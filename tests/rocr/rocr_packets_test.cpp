@@ -55,6 +55,8 @@ class RecordingRing : public detail::AqlRing {
   }
   void throw_if_failed() const override {}
   bool failed() const override { return false; }
+  std::string error() const override { return {}; }
+  void enable_profiling() override {}
 
   std::vector<Recorded> records;
 
@@ -99,12 +101,17 @@ class RecordingAgent : public detail::AqlAgent {
   hsa_signal_t create_signal(std::int64_t initial) override { return cpu::create_soft_signal(initial); }
   void destroy_signal(hsa_signal_t s) noexcept override { cpu::destroy_soft_signal(s); }
   void store_signal(hsa_signal_t s, std::int64_t v) override { cpu::signal_store(s, v); }
-  bool wait_signal_zero(hsa_signal_t s, detail::Clock::time_point deadline, const detail::AqlRing&) override {
+  std::int64_t load_signal(hsa_signal_t s) override { return cpu::signal_load(s); }
+  bool wait_signal_zero(hsa_signal_t s, detail::Clock::time_point deadline, const std::function<void()>&) override {
     return cpu::signal_wait_zero(s, deadline, [] {});
   }
   void* alloc_kernarg(std::size_t bytes) override { return std::aligned_alloc(64, (bytes + 63) & ~std::size_t(63)); }
   void free_kernarg(void* p) noexcept override { std::free(p); }
   const char* backend_name() const override { return "recording"; }
+  bool copies_in_ring() const override { return true; }
+  void async_copy(const detail::Copy&, const hsa_signal_t*, std::uint32_t, hsa_signal_t, std::vector<void*>&) override {}
+  void unlock_host(void*) noexcept override {}
+  void command_times(hsa_signal_t, bool, std::uint64_t*, std::uint64_t*) override {}
 };
 
 // The gfx90a kernel as RocrDevice::load_kernel makes it, without a GPU to load it on.

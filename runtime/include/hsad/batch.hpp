@@ -1,10 +1,12 @@
-// Batch: a recorded sequence of dispatches, checked against each kernel's kernarg layout
-// when recorded, submitted to a queue as often as wanted.
+// Batch: a recorded list of commands (kernel dispatches, copies, waits for other submissions),
+// checked when recorded and submitted to a queue as often as wanted. The commands run in the
+// order recorded, with no host wait between them under Options::nosync.
 #pragma once
 
 #include <cstdint>
 #include <cstring>
 #include <initializer_list>
+#include <memory>
 #include <type_traits>
 #include <vector>
 
@@ -12,6 +14,8 @@
 #include "hsad/kernel.hpp"
 
 namespace hsad {
+
+class Submission;
 
 // One explicit kernel argument, by value. A Buffer passes its device address.
 class Arg {
@@ -34,11 +38,36 @@ class Arg {
 };
 
 namespace detail {
+class DeviceImpl;
+class CompletionImpl;
+
 struct Dispatch {
   Kernel kernel;
   Dim3 grid;   // in work-items, as in an AQL packet
   Dim3 group;  // work-group size
   std::uint32_t args_offset = 0;  // where this dispatch's explicit kernarg image starts in the arena
+};
+
+enum class CopyKind : std::uint8_t { to_device, to_host, device_to_device };
+
+struct Copy {
+  CopyKind kind = CopyKind::to_device;
+  void* dst = nullptr;
+  const void* src = nullptr;
+  std::size_t bytes = 0;
+  DeviceImpl* dst_device = nullptr;  // the device owning dst (nullptr: host memory)
+  DeviceImpl* src_device = nullptr;  // the device owning src (nullptr: host memory)
+  bool host_pinned = false;          // the host side is pinned memory of its buffer's device: no staging
+};
+
+struct Wait {
+  std::shared_ptr<CompletionImpl> completion;  // the other submission's completion, kept alive
+};
+
+enum class CommandKind : std::uint8_t { exec, copy, wait };
+struct Command {
+  CommandKind kind;
+  std::uint32_t index;  // into dispatches(), copies() or waits()
 };
 }  // namespace detail
 
@@ -48,20 +77,52 @@ class Batch {
   // argument count or size, and on a grid or work-group that is empty.
   Batch& exec(const Kernel& kernel, Dim3 grid, Dim3 group, std::initializer_list<Arg> args);
 
-  std::size_t size() const { return dispatches_.size(); }
-  bool empty() const { return dispatches_.empty(); }
+  // Copies in batch order. Host memory that is not a pinned Buffer of the device is pageable: it
+  // is staged as Device::copy_* stage it (counted in Stats::bytes_staged). A pageable source is
+  // read, and a pageable destination written, by the time the submission completes. Throws
+  // hsad::Error for a range past either end of a buffer, an empty buffer or host pointer, 0
+  // bytes, or buffers of devices of different backends.
+  Batch& copy_to_device(const Buffer& dst, const void* src, std::size_t bytes, std::size_t dst_offset = 0);
+  Batch& copy_to_host(void* dst, const Buffer& src, std::size_t bytes, std::size_t src_offset = 0);
+  Batch& copy(const Buffer& dst, const Buffer& src, std::size_t bytes, std::size_t dst_offset = 0,
+              std::size_t src_offset = 0);
+
+  // The commands after this one start only once `other` (a submission on another queue, or
+  // another device of the same backend) has completed; the wait happens on the device, not the
+  // host. The batch keeps what the wait needs alive for as long as it exists.
+  Batch& wait(const Submission& other);
+
+  std::size_t size() const { return commands_.size(); }  // commands of every kind
+  bool empty() const { return commands_.empty(); }
   void clear();
 
+  const std::vector<detail::Command>& commands() const { return commands_; }
   const std::vector<detail::Dispatch>& dispatches() const { return dispatches_; }
+  const std::vector<detail::Copy>& copies() const { return copies_; }
+  const std::vector<detail::Wait>& waits() const { return waits_; }
   // The explicit-argument kernarg image of dispatch i (kernarg_segment_size bytes; hidden args zero).
   const unsigned char* kernarg_image(std::size_t i) const { return arena_.data() + dispatches_[i].args_offset; }
+  // The device whose kernels and buffers the batch names, or nullptr while it names none.
+  const detail::DeviceImpl* device() const { return device_; }
+  // The code of every kernel the batch dispatches (modules, executables), held by each in-flight
+  // submission so that code is never freed under a running kernel. One shared object, so a
+  // submission takes one reference, not one per dispatch.
+  const std::shared_ptr<const void>& code() const { return code_; }
   // Grows whenever the batch changes, so a backend can cache what it derived (a CUDA graph).
   std::uint64_t version() const { return version_; }
   std::uint64_t id() const { return id_; }
 
  private:
+  void adopt_device(detail::DeviceImpl* device, const char* call);
+  void push(detail::CommandKind kind, std::size_t index);
+
+  std::vector<detail::Command> commands_;
   std::vector<detail::Dispatch> dispatches_;
+  std::vector<detail::Copy> copies_;
+  std::vector<detail::Wait> waits_;
   std::vector<unsigned char> arena_;
+  detail::DeviceImpl* device_ = nullptr;
+  std::shared_ptr<const void> code_;
   std::uint64_t version_ = 0;
   std::uint64_t id_ = next_id();
   static std::uint64_t next_id();

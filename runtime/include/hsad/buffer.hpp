@@ -32,6 +32,8 @@ class Buffer {
   // Host-visible pointer, or nullptr where the host cannot read this memory (CUDA/AMD device memory).
   void* host_ptr() const;
   template <class T> T* host_as() const { return static_cast<T*>(host_ptr()); }
+  // The device that owns this memory (nullptr for an empty Buffer).
+  detail::DeviceImpl* device() const { return owner_.get(); }
 
  private:
   void reset() noexcept;

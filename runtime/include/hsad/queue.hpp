@@ -3,21 +3,33 @@
 
 #include <chrono>
 #include <memory>
+#include <string>
+#include <vector>
 
 #include "hsad/batch.hpp"
 #include "hsad/options.hpp"
 
 namespace hsad {
 
-namespace detail { class QueueImpl; class SubmissionImpl; }
+namespace detail { class QueueImpl; class SubmissionImpl; class CompletionImpl; }
 
 inline constexpr std::chrono::milliseconds kDefaultTimeout{30000};
+
+// When one dispatch or copy of a submission ran on the device (Options::profile). Times are
+// nanoseconds of the device's clock: differences within one device are meaningful, the
+// absolute values are not comparable across devices or with the host's clock.
+struct CommandTime {
+  std::uint32_t command = 0;  // index into the batch's commands()
+  std::string what;           // the kernel's name, or "copy_to_device", "copy_to_host", "copy"
+  std::uint64_t start_ns = 0;
+  std::uint64_t end_ns = 0;
+};
 
 // What a submission still holds until it is waited for: its completion signal, kernarg blocks.
 // Waiting is required to see errors; the destructor waits too (swallowing errors) so nothing leaks.
 class Submission {
  public:
-  Submission() = default;
+  Submission();
   explicit Submission(std::unique_ptr<detail::SubmissionImpl> impl);
   Submission(Submission&&) noexcept;
   Submission& operator=(Submission&&) noexcept;
@@ -26,6 +38,14 @@ class Submission {
   // Blocks until every dispatch of the batch has completed. Throws hsad::Error on a timeout
   // or when the queue failed (a kernel that faulted or threw).
   void wait(std::chrono::milliseconds timeout = kDefaultTimeout);
+
+  // After wait(), for a batch submitted with Options::profile: one entry per dispatch and copy,
+  // in batch order. Empty without profile. Throws hsad::Error before wait().
+  std::vector<CommandTime> timestamps() const;
+
+  // What another batch waits for (Batch::wait); shared, so it outlives this handle as needed.
+  std::shared_ptr<detail::CompletionImpl> completion() const;
+  explicit operator bool() const { return impl_ != nullptr; }
 
  private:
   std::unique_ptr<detail::SubmissionImpl> impl_;

@@ -13,29 +13,21 @@ struct Stats {
   std::uint64_t signals_created = 0;     // completion signals created (pools count at setup)
   std::uint64_t kernarg_allocations = 0; // kernarg memory allocations (pools count one at setup)
   std::uint64_t system_fences = 0;       // system-scope acquire or release fences in packet headers
-  std::uint64_t bytes_copied = 0;        // host<->device transfer bytes
+  std::uint64_t bytes_copied = 0;        // host<->device and device<->device transfer bytes
   std::uint64_t bytes_staged = 0;        // of those, bytes bounced through a staging buffer (pageable)
+  std::uint64_t copies = 0;              // transfers: blocking ones and copy commands of batches
+  std::uint64_t device_waits = 0;        // waits for another submission done on the device (barrier-AND, stream wait)
 
-  Stats operator+(const Stats& o) const {
-    return {packets + o.packets,
-            doorbells + o.doorbells,
-            host_waits + o.host_waits,
-            signals_created + o.signals_created,
-            kernarg_allocations + o.kernarg_allocations,
-            system_fences + o.system_fences,
-            bytes_copied + o.bytes_copied,
-            bytes_staged + o.bytes_staged};
+  template <class F>
+  static Stats combine(const Stats& a, const Stats& b, F f) {
+    return {f(a.packets, b.packets),           f(a.doorbells, b.doorbells),
+            f(a.host_waits, b.host_waits),     f(a.signals_created, b.signals_created),
+            f(a.kernarg_allocations, b.kernarg_allocations), f(a.system_fences, b.system_fences),
+            f(a.bytes_copied, b.bytes_copied), f(a.bytes_staged, b.bytes_staged),
+            f(a.copies, b.copies),             f(a.device_waits, b.device_waits)};
   }
-  Stats operator-(const Stats& o) const {
-    return {packets - o.packets,
-            doorbells - o.doorbells,
-            host_waits - o.host_waits,
-            signals_created - o.signals_created,
-            kernarg_allocations - o.kernarg_allocations,
-            system_fences - o.system_fences,
-            bytes_copied - o.bytes_copied,
-            bytes_staged - o.bytes_staged};
-  }
+  Stats operator+(const Stats& o) const { return combine(*this, o, [](std::uint64_t x, std::uint64_t y) { return x + y; }); }
+  Stats operator-(const Stats& o) const { return combine(*this, o, [](std::uint64_t x, std::uint64_t y) { return x - y; }); }
 };
 
 }  // namespace hsad

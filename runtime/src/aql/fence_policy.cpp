@@ -3,11 +3,13 @@
 
 namespace hsad::aql {
 
-Fences fences_for(std::size_t index, std::size_t count, bool narrow) {
+Fences fences_between(bool system_before, bool system_after, bool narrow) {
   if (!narrow) return {Scope::system, Scope::system};
-  const bool first = index == 0;
-  const bool last = index + 1 == count;
-  return {first ? Scope::system : Scope::agent, last ? Scope::system : Scope::agent};
+  return {system_before ? Scope::system : Scope::agent, system_after ? Scope::system : Scope::agent};
+}
+
+Fences fences_for(std::size_t index, std::size_t count, bool narrow) {
+  return fences_between(index == 0, index + 1 == count, narrow);
 }
 
 std::size_t system_fence_count(std::size_t count, bool narrow) {

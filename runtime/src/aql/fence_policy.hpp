@@ -14,7 +14,12 @@ struct Fences {
   bool operator==(const Fences& o) const { return acquire == o.acquire && release == o.release; }
 };
 
-// narrow = the `fence` flag. Without it every packet is system scope both ways.
+// narrow = the `fence` flag. Without it every packet is system scope both ways. With it, a
+// packet fences at system scope on a side where the host or a copy engine (which reaches memory
+// outside the agent's caches) is its neighbour: the start and end of a submission, a copy, a
+// wait for another device. Agent scope elsewhere.
+Fences fences_between(bool system_before, bool system_after, bool narrow);
+// A batch of dispatches only: system scope before the first and after the last.
 Fences fences_for(std::size_t index, std::size_t count, bool narrow);
 
 // How many of a batch's fences are system scope: 2 * count without narrowing, 2 with it.

@@ -65,6 +65,18 @@ void write_barrier_body(hsa_barrier_and_packet_t* slot, const hsa_signal_t* deps
   slot->completion_signal = completion;
 }
 
+void write_copy_body(hsa_agent_dispatch_packet_t* slot, void* dst, const void* src, std::uint64_t bytes,
+                     std::uint64_t flags, hsa_signal_t completion) {
+  slot->reserved0 = 0;
+  slot->return_address = nullptr;
+  slot->arg[0] = reinterpret_cast<std::uint64_t>(dst);
+  slot->arg[1] = reinterpret_cast<std::uint64_t>(src);
+  slot->arg[2] = bytes;
+  slot->arg[3] = flags;
+  slot->reserved2 = 0;
+  slot->completion_signal = completion;
+}
+
 void publish(void* slot, std::uint16_t header, std::uint16_t setup) {
   const std::uint32_t word = std::uint32_t(header) | (std::uint32_t(setup) << 16);
   __atomic_store_n(static_cast<std::uint32_t*>(slot), word, __ATOMIC_RELEASE);

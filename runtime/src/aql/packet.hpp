@@ -13,6 +13,13 @@ namespace hsad::aql {
 inline constexpr std::uint32_t kPacketBytes = 64;
 static_assert(sizeof(hsa_kernel_dispatch_packet_t) == kPacketBytes);
 static_assert(sizeof(hsa_barrier_and_packet_t) == kPacketBytes);
+static_assert(sizeof(hsa_agent_dispatch_packet_t) == kPacketBytes);
+
+// The agent-dispatch function a cpu agent's copy command is (HSA leaves 0x8000 and up to vendors
+// and applications). It is the packet's `type` field, published with the header.
+inline constexpr std::uint16_t kAgentCopy = 0x8001;
+// arg[3] of a copy packet: the host side is pageable and goes through the agent's staging buffer.
+inline constexpr std::uint64_t kCopyStaged = 1;
 
 enum class Scope : std::uint8_t {
   none = HSA_FENCE_SCOPE_NONE,
@@ -53,6 +60,11 @@ void write_dispatch_body(hsa_kernel_dispatch_packet_t* slot, const DispatchField
 // Barrier-AND (or -OR, by the header type used at publish) with up to five dependencies.
 void write_barrier_body(hsa_barrier_and_packet_t* slot, const hsa_signal_t* deps, int dep_count,
                         hsa_signal_t completion);
+
+// An agent-dispatch packet asking the agent to copy `bytes` from src to dst (kAgentCopy): arg[0]
+// dst, arg[1] src, arg[2] bytes, arg[3] flags (kCopyStaged).
+void write_copy_body(hsa_agent_dispatch_packet_t* slot, void* dst, const void* src, std::uint64_t bytes,
+                     std::uint64_t flags, hsa_signal_t completion);
 
 // Stores header | setup << 16 as one 32-bit release store: everything written before is visible
 // to a processor that reads the header with acquire.

@@ -18,6 +18,7 @@
 #include "hsad/device.hpp"
 #include "hsad/kernel.hpp"
 #include "hsad/options.hpp"
+#include "hsad/queue.hpp"
 #include "hsad/runtime.hpp"
 #include "hsad/stats.hpp"
 
@@ -27,22 +28,43 @@ using Clock = std::chrono::steady_clock;
 
 struct Counters {
   std::atomic<std::uint64_t> packets{0}, doorbells{0}, host_waits{0}, signals_created{0},
-      kernarg_allocations{0}, system_fences{0}, bytes_copied{0}, bytes_staged{0};
+      kernarg_allocations{0}, system_fences{0}, bytes_copied{0}, bytes_staged{0}, copies{0}, device_waits{0};
   Stats snapshot() const;
 };
 
+class DeviceImpl;
+
 struct KernelImpl {
+  DeviceImpl* device = nullptr;        // the device it was loaded on (a batch runs on one)
   KernelInfo info;
   std::uint64_t kernel_object = 0;     // AQL backends: what goes into the packet
   std::vector<aql::HiddenArg> hidden_args;  // AMD code objects: what the dispatcher writes itself
   void* native = nullptr;              // CUDA: the CUfunction
+  bool early_launch_ok = false;        // CUDA: the kernel waits for its predecessor itself (HSAD_BARRIER_WAIT)
   std::shared_ptr<const void> keep_alive;  // the module or executable that holds the code
+};
+
+// A submission as another batch sees it (Batch::wait): something to wait for on the device.
+// Backends derive from it; it lives while the submission, or any batch or in-flight submission
+// that waits for it, still refers to it, and keeps what the wait needs (a signal) until then.
+class CompletionImpl {
+ public:
+  explicit CompletionImpl(std::shared_ptr<DeviceImpl> device) : device_(std::move(device)) {}
+  virtual ~CompletionImpl() = default;
+  DeviceImpl& device() const { return *device_; }
+  // Non-empty when the submission can no longer complete: its queue failed before it did.
+  virtual std::string failure() const = 0;
+
+ private:
+  std::shared_ptr<DeviceImpl> device_;
 };
 
 class SubmissionImpl {
  public:
   virtual ~SubmissionImpl() = default;
   virtual void wait(Clock::time_point deadline) = 0;
+  virtual std::shared_ptr<CompletionImpl> completion() = 0;
+  virtual std::vector<CommandTime> timestamps() const = 0;
 };
 
 class QueueImpl {
@@ -59,6 +81,11 @@ class DeviceImpl : public std::enable_shared_from_this<DeviceImpl> {
 
   const DeviceInfo& info() const { return info_; }
   Counters& counters() { return counters_; }
+  // Two handles of the same hardware (Runtime::open twice gives two DeviceImpl of one GPU):
+  // kernels, buffers and batches of one run on the queues of the other.
+  bool same_device(const DeviceImpl* o) const {
+    return o == this || (o && o->info_.backend == info_.backend && o->hardware_id_ == hardware_id_);
+  }
 
   // Loads a kernel once and caches it by name.
   std::shared_ptr<const KernelImpl> kernel(std::string_view name);
@@ -84,6 +111,7 @@ class DeviceImpl : public std::enable_shared_from_this<DeviceImpl> {
 
   DeviceInfo info_;
   Counters counters_;
+  std::uint64_t hardware_id_ = 0;  // within the backend: the agent handle, the CUDA ordinal, 0 for the cpu agent
 
  private:
   std::mutex kernels_mutex_;

@@ -5,10 +5,11 @@
 
 namespace hsad {
 
-SignalPool::SignalPool(std::size_t count, Create create, Destroy destroy) : destroy_(std::move(destroy)) {
+SignalPool::SignalPool(std::size_t count, Create create, Destroy destroy)
+    : create_(std::move(create)), destroy_(std::move(destroy)) {
   all_.reserve(count);
   try {
-    for (std::size_t i = 0; i < count; ++i) all_.push_back(create());
+    for (std::size_t i = 0; i < count; ++i) all_.push_back(create_());
   } catch (...) {
     for (Handle h : all_) destroy_(h);
     throw;
@@ -33,12 +34,42 @@ SignalPool::Handle SignalPool::acquire(std::chrono::milliseconds timeout) {
   return h;
 }
 
+std::optional<SignalPool::Handle> SignalPool::try_acquire() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (free_.empty()) return std::nullopt;
+  Handle h = free_.back();
+  free_.pop_back();
+  return h;
+}
+
+void SignalPool::grow(std::size_t more) {
+  std::vector<Handle> made;
+  made.reserve(more);
+  try {
+    for (std::size_t i = 0; i < more; ++i) made.push_back(create_());
+  } catch (...) {
+    for (Handle h : made) destroy_(h);
+    throw;
+  }
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    all_.insert(all_.end(), made.begin(), made.end());
+    free_.insert(free_.end(), made.begin(), made.end());
+  }
+  returned_.notify_all();
+}
+
 void SignalPool::release(Handle h) {
   {
     std::lock_guard<std::mutex> lock(mutex_);
     free_.push_back(h);
   }
   returned_.notify_one();
+}
+
+std::size_t SignalPool::capacity() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return all_.size();
 }
 
 std::size_t SignalPool::available() const {

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <functional>
 #include <mutex>
+#include <optional>
 #include <vector>
 
 namespace hsad {
@@ -24,12 +25,17 @@ class SignalPool {
 
   // Throws hsad::Error after `timeout` with every signal still out.
   Handle acquire(std::chrono::milliseconds timeout);
+  // A free signal, or nothing at once.
+  std::optional<Handle> try_acquire();
   void release(Handle h);
+  // Creates `more` signals (for a batch that needs more at once than the pool holds).
+  void grow(std::size_t more);
 
-  std::size_t capacity() const { return all_.size(); }
+  std::size_t capacity() const;
   std::size_t available() const;
 
  private:
+  Create create_;
   Destroy destroy_;
   std::vector<Handle> all_;
   mutable std::mutex mutex_;

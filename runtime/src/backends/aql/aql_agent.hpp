@@ -1,10 +1,12 @@
-// What an AQL backend (cpu agent, rocr) supplies to the shared submission path:
-// signals and kernarg memory of the agent, and the ring side of each queue.
+// What an AQL backend (cpu agent, rocr) supplies to the shared submission path: signals,
+// kernarg memory and copies of the agent, and the ring side of each queue.
 #pragma once
 
 #include <hsa/hsa.h>
 
 #include <cstdint>
+#include <functional>
+#include <vector>
 
 #include "backends/backend.hpp"
 
@@ -21,6 +23,9 @@ class AqlRing {
   // Throws hsad::Error when the queue is in error (a kernel faulted or threw).
   virtual void throw_if_failed() const = 0;
   virtual bool failed() const = 0;
+  virtual std::string error() const = 0;  // why it failed; empty while it has not
+  // From now on, packets with a completion signal record their start and end in it.
+  virtual void enable_profiling() = 0;
 };
 
 class AqlAgent {
@@ -29,11 +34,26 @@ class AqlAgent {
   virtual hsa_signal_t create_signal(std::int64_t initial) = 0;
   virtual void destroy_signal(hsa_signal_t signal) noexcept = 0;
   virtual void store_signal(hsa_signal_t signal, std::int64_t value) = 0;
-  // True once the value is 0; false at the deadline. Throws if `ring` fails meanwhile.
-  virtual bool wait_signal_zero(hsa_signal_t signal, Clock::time_point deadline, const AqlRing& ring) = 0;
+  virtual std::int64_t load_signal(hsa_signal_t signal) = 0;
+  // True once the value is 0; false at the deadline. `check` runs between waiting slices and
+  // throws to abort (the queue, or a submission waited for, failed).
+  virtual bool wait_signal_zero(hsa_signal_t signal, Clock::time_point deadline, const std::function<void()>& check) = 0;
   virtual void* alloc_kernarg(std::size_t bytes) = 0;
   virtual void free_kernarg(void* ptr) noexcept = 0;
   virtual const char* backend_name() const = 0;
+
+  // How copy commands run: as agent-dispatch packets in the queue's own ring (the cpu agent), or
+  // on the driver's copy engine, ordered by signals (ROCr's hsa_amd_memory_async_copy).
+  virtual bool copies_in_ring() const = 0;
+  // Copy engines: starts the copy once every dependency is 0 and decrements `done` at its end. A
+  // pageable host range is made reachable (locked) and appended to `locked`, for unlock_host
+  // once the submission completed.
+  virtual void async_copy(const Copy& copy, const hsa_signal_t* deps, std::uint32_t dep_count, hsa_signal_t done,
+                          std::vector<void*>& locked) = 0;
+  virtual void unlock_host(void* ptr) noexcept = 0;
+  // When the packet or async copy that decremented `signal` started and ended, in ns of the
+  // device's clock (profiling was enabled on the ring first).
+  virtual void command_times(hsa_signal_t signal, bool async_copy, std::uint64_t* start_ns, std::uint64_t* end_ns) = 0;
 };
 
 }  // namespace hsad::detail

@@ -1,19 +1,20 @@
-// AqlQueue: the batch submission path shared by every AQL backend. It applies the five flags:
-// where signals and kernarg memory come from, barrier bits, fence scopes, doorbells and waits.
+// AqlQueue: the batch submission path shared by every AQL backend. It owns the ring, the kernarg
+// and signal pools made at setup, and applies the five flags (AqlBatchWriter lowers the commands).
 #pragma once
 
+#include <atomic>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <vector>
 
 #include "aql/packet.hpp"
 #include "backends/aql/aql_agent.hpp"
+#include "backends/aql/aql_submission.hpp"
 #include "pools/kernarg_pool.hpp"
 #include "pools/signal_pool.hpp"
 
 namespace hsad::detail {
-
-class AqlSubmission;
 
 class AqlQueue : public QueueImpl, public std::enable_shared_from_this<AqlQueue> {
  public:
@@ -30,20 +31,37 @@ class AqlQueue : public QueueImpl, public std::enable_shared_from_this<AqlQueue>
                                          Clock::time_point deadline) override;
   std::uint32_t size() const override { return ring_->size(); }
 
-  AqlRing& ring() { return *ring_; }
+  DeviceImpl& device() const { return *owner_; }
+  AqlAgent& agent() const { return agent_; }
+  AqlRing& ring() const { return *ring_; }
+  Counters& counters() const { return counters_; }
   KernargPool& kernarg_pool() { return *kernarg_pool_; }
 
- private:
-  friend class AqlSubmission;
+  // A signal for one submission: `pooled` asks the pool first (the signal flag); beyond the
+  // pool, or without the flag, one is created (and counted). `wait_for_pool`: block until the
+  // pool has one rather than create (a submission's first signal, as the pool promises).
+  HeldSignal take_signal(bool pooled, bool wait_for_pool, Clock::time_point deadline);
+  void give_back(const HeldSignal& s) noexcept;
+  // Grows the signal pool so that one submission needing `signals` never has to create any.
+  void reserve_signals(std::size_t signals);
+
+  // Waits on the host for `signal` to reach 0, counting the wait; throws on a timeout, a failed
+  // ring or (with `sub`) a failed submission that `sub` waits for.
+  void wait_zero(hsa_signal_t signal, Clock::time_point deadline, const char* what, const AqlSubmission* sub);
+  void ring_doorbell(std::uint64_t index);
   // Reserves one slot, waiting (doorbell rung first) while the ring is full.
   std::uint64_t reserve_slot(Clock::time_point deadline, AqlSubmission& sub);
   KernargPool::Block acquire_block(std::size_t bytes, Clock::time_point deadline, AqlSubmission& sub);
+
+  // A submission this queue waits for failed: the ring is stuck behind a barrier that never
+  // opens, so the queue refuses further work, saying why.
+  void block(const std::string& why);
+
+ private:
   // A barrier-AND packet with a completion signal, waited on: every earlier packet of the
   // submission has then completed, so its kernarg blocks can be reused.
   void drain(AqlSubmission& sub, Clock::time_point deadline);
-  void write_batch(const Batch& batch, const Options& options, Clock::time_point deadline, AqlSubmission& sub);
-  void ring_doorbell(std::uint64_t index);
-  void wait_zero(hsa_signal_t signal, Clock::time_point deadline, const char* what);
+  void check_submittable(const Batch& batch) const;
 
   std::shared_ptr<DeviceImpl> owner_;
   AqlAgent& agent_;
@@ -52,6 +70,10 @@ class AqlQueue : public QueueImpl, public std::enable_shared_from_this<AqlQueue>
   void* kernarg_memory_ = nullptr;
   std::optional<KernargPool> kernarg_pool_;
   std::optional<SignalPool> signal_pool_;
+  std::once_flag profiling_enabled_;
+  mutable std::mutex blocked_mutex_;
+  std::string blocked_;
+  std::atomic<bool> is_blocked_{false};
 };
 
 }  // namespace hsad::detail

@@ -123,8 +123,21 @@ hsa_signal_t CpuDevice::create_signal(std::int64_t initial) { return create_soft
 void CpuDevice::destroy_signal(hsa_signal_t signal) noexcept { destroy_soft_signal(signal); }
 void CpuDevice::store_signal(hsa_signal_t signal, std::int64_t value) { signal_store(signal, value); }
 
-bool CpuDevice::wait_signal_zero(hsa_signal_t signal, detail::Clock::time_point deadline, const detail::AqlRing& ring) {
-  return signal_wait_zero(signal, deadline, [&ring] { ring.throw_if_failed(); });
+std::int64_t CpuDevice::load_signal(hsa_signal_t signal) { return signal_load(signal); }
+
+bool CpuDevice::wait_signal_zero(hsa_signal_t signal, detail::Clock::time_point deadline,
+                                 const std::function<void()>& check) {
+  return signal_wait_zero(signal, deadline, check);
+}
+
+void CpuDevice::async_copy(const detail::Copy&, const hsa_signal_t*, std::uint32_t, hsa_signal_t, std::vector<void*>&) {
+  throw Error("cpu", "async_copy", "the cpu agent copies through its queues' packets, not a copy engine");
+}
+
+void CpuDevice::command_times(hsa_signal_t signal, bool, std::uint64_t* start_ns, std::uint64_t* end_ns) {
+  const auto* s = reinterpret_cast<const SoftSignal*>(signal.handle);
+  *start_ns = s->start_ts;
+  *end_ns = s->end_ts;
 }
 
 // Kernarg memory is memory the agent reads directly: like ROCr's kernarg pool it comes from the

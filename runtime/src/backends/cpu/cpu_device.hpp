@@ -21,10 +21,17 @@ class CpuDevice : public detail::DeviceImpl, public detail::AqlAgent {
   hsa_signal_t create_signal(std::int64_t initial) override;
   void destroy_signal(hsa_signal_t signal) noexcept override;
   void store_signal(hsa_signal_t signal, std::int64_t value) override;
-  bool wait_signal_zero(hsa_signal_t signal, detail::Clock::time_point deadline, const detail::AqlRing& ring) override;
+  std::int64_t load_signal(hsa_signal_t signal) override;
+  bool wait_signal_zero(hsa_signal_t signal, detail::Clock::time_point deadline,
+                        const std::function<void()>& check) override;
   void* alloc_kernarg(std::size_t bytes) override;
   void free_kernarg(void* ptr) noexcept override;
   const char* backend_name() const override { return "cpu"; }
+  // Copies are agent-dispatch packets in the queue's ring, run by its packet processor.
+  bool copies_in_ring() const override { return true; }
+  void async_copy(const detail::Copy&, const hsa_signal_t*, std::uint32_t, hsa_signal_t, std::vector<void*>&) override;
+  void unlock_host(void*) noexcept override {}
+  void command_times(hsa_signal_t signal, bool async_copy, std::uint64_t* start_ns, std::uint64_t* end_ns) override;
 
   static BackendStatus probe();
   static std::vector<std::shared_ptr<detail::DeviceImpl>> open();

@@ -22,7 +22,10 @@ CpuRing::CpuRing(std::uint32_t packets, WorkerPool& pool, std::uint64_t queue_id
   ProcessorHooks hooks;
   // On the cpu agent a kernel_object is the address of the registered HostKernel.
   hooks.resolve = [](std::uint64_t object) { return reinterpret_cast<const HostKernel*>(object); };
-  processor_.emplace(RingView{base_, size_, &read_index_, doorbell_, queue_id}, pool, std::move(hooks));
+  RingView view{base_, size_, &read_index_, doorbell_, queue_id};
+  view.profiling_word = &profiling_;
+  view.profiling_mask = 1;
+  processor_.emplace(view, pool, std::move(hooks));
 }
 
 CpuRing::~CpuRing() {

@@ -22,6 +22,8 @@ class CpuRing : public detail::AqlRing {
   void ring_doorbell(std::uint64_t index) override;
   void throw_if_failed() const override;
   bool failed() const override { return processor_->failed(); }
+  std::string error() const override { return processor_->error(); }
+  void enable_profiling() override { __atomic_store_n(&profiling_, 1u, __ATOMIC_RELEASE); }
 
   const PacketProcessor& processor() const { return *processor_; }
 
@@ -31,6 +33,7 @@ class CpuRing : public detail::AqlRing {
   alignas(64) std::uint64_t write_index_ = 0;
   alignas(64) std::uint64_t read_index_ = 0;
   hsa_signal_t doorbell_{0};
+  std::uint32_t profiling_ = 0;  // read by the processor (RingView::profiling_word)
   std::optional<PacketProcessor> processor_;  // last: stopped first
 };
 

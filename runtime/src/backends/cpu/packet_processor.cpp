@@ -1,6 +1,9 @@
 // The packet processor's loop: consume in order, block at barriers, complete out of order.
 #include "backends/cpu/packet_processor.hpp"
 
+#include <time.h>
+
+#include <algorithm>
 #include <cstring>
 
 #include "backends/cpu/futex.hpp"
@@ -9,9 +12,43 @@
 namespace hsad::cpu {
 namespace {
 constexpr std::uint32_t kInvalidWord = HSA_PACKET_TYPE_INVALID << HSA_PACKET_HEADER_TYPE;
+// Copies at least this large are cut into pieces of kCopyPiece that the worker pool runs.
+constexpr std::size_t kParallelCopyBytes = 1 << 20;
+constexpr std::size_t kCopyPiece = 256 << 10;
+constexpr std::size_t kStagingBytes = 1 << 20;
 
 std::uint32_t ceil_div(std::uint32_t a, std::uint32_t b) { return (a + b - 1) / b; }
+
+struct CopyArgs {
+  unsigned char* dst;
+  const unsigned char* src;
+  std::uint64_t bytes;
+};
+
+// One piece of a parallel copy per "work-group".
+void copy_piece(const WorkGroup& wg) {
+  const CopyArgs& a = wg.args<CopyArgs>();
+  const std::uint64_t begin = std::uint64_t(wg.id.x) * kCopyPiece;
+  const std::uint64_t n = std::min<std::uint64_t>(kCopyPiece, a.bytes - begin);
+  std::memmove(a.dst + begin, a.src + begin, n);
+}
+
+const HostKernel& copy_kernel() {
+  static const HostKernel k = [] {
+    HostKernel h;
+    h.info.name = "copy";
+    h.fn = &copy_piece;
+    return h;
+  }();
+  return k;
+}
 }  // namespace
+
+std::uint64_t now_ns() {
+  timespec ts{};
+  clock_gettime(CLOCK_MONOTONIC_RAW, &ts);
+  return std::uint64_t(ts.tv_sec) * 1'000'000'000ull + std::uint64_t(ts.tv_nsec);
+}
 
 PacketProcessor::PacketProcessor(RingView ring, WorkerPool& pool, ProcessorHooks hooks)
     : ring_(ring), pool_(pool), hooks_(std::move(hooks)) {
@@ -46,8 +83,19 @@ void PacketProcessor::fail(const std::string& what) {
   if (hooks_.on_error) hooks_.on_error(what);
 }
 
-void PacketProcessor::complete(hsa_signal_t signal) {
-  if (signal.handle != 0) signal_subtract(signal, 1);
+bool PacketProcessor::profiling() const {
+  return ring_.profiling_word && (__atomic_load_n(ring_.profiling_word, __ATOMIC_RELAXED) & ring_.profiling_mask) != 0;
+}
+
+void PacketProcessor::complete(hsa_signal_t signal, std::uint64_t start_ns) {
+  if (signal.handle == 0) return;
+  if (start_ns && profiling()) {
+    // amd_signal_t's start_ts and end_ts, written before the decrement that a waiter sees.
+    auto* ts = reinterpret_cast<std::uint64_t*>(signal.handle + 32);
+    ts[0] = start_ns;
+    ts[1] = now_ns();
+  }
+  signal_subtract(signal, 1);
 }
 
 bool PacketProcessor::idle_wait(std::uint64_t index) {
@@ -117,11 +165,14 @@ void PacketProcessor::main() {
         execute_barrier(*reinterpret_cast<const hsa_barrier_and_packet_t*>(packet),
                         header.type == HSA_PACKET_TYPE_BARRIER_OR);
         break;
+      case HSA_PACKET_TYPE_AGENT_DISPATCH:
+        execute_agent_dispatch(*reinterpret_cast<const hsa_agent_dispatch_packet_t*>(packet), id);
+        break;
       default: {
-        // Vendor-specific and agent dispatch packets have no meaning here: count, complete.
+        // Vendor-specific packets have no meaning here: count, complete.
         ignored_.fetch_add(1, std::memory_order_relaxed);
         if (hooks_.trace) hooks_.trace({ring_.queue_id, id, header, {}, {}, {}, false});
-        complete(reinterpret_cast<const hsa_barrier_and_packet_t*>(packet)->completion_signal);
+        complete(reinterpret_cast<const hsa_barrier_and_packet_t*>(packet)->completion_signal, 0);
       }
     }
   }
@@ -146,7 +197,60 @@ void PacketProcessor::execute_barrier(const hsa_barrier_and_packet_t& p, bool an
     if (++idle > 256) std::this_thread::sleep_for(std::chrono::microseconds(20));
     else cpu_relax();
   }
-  complete(p.completion_signal);
+  complete(p.completion_signal, 0);
+}
+
+void PacketProcessor::staged_copy(void* dst, const void* src, std::size_t bytes) {
+  // Pageable memory reaches the agent only through its registered staging buffer, as a DMA
+  // engine's does: one bounce per piece.
+  if (staging_.empty()) staging_.resize(kStagingBytes);
+  for (std::size_t done = 0; done < bytes; done += kStagingBytes) {
+    const std::size_t n = std::min(kStagingBytes, bytes - done);
+    std::memcpy(staging_.data(), static_cast<const unsigned char*>(src) + done, n);
+    std::memcpy(static_cast<unsigned char*>(dst) + done, staging_.data(), n);
+  }
+}
+
+void PacketProcessor::execute_agent_dispatch(const hsa_agent_dispatch_packet_t& p, std::uint64_t id) {
+  const aql::Header header = aql::decode(p.header);
+  if (p.type != aql::kAgentCopy) {
+    ignored_.fetch_add(1, std::memory_order_relaxed);
+    if (hooks_.trace) hooks_.trace({ring_.queue_id, id, header, {}, {}, {}, p.completion_signal.handle != 0});
+    return complete(p.completion_signal, 0);
+  }
+  auto* dst = reinterpret_cast<unsigned char*>(p.arg[0]);
+  const auto* src = reinterpret_cast<const unsigned char*>(p.arg[1]);
+  const std::uint64_t bytes = p.arg[2];
+  if (hooks_.trace) hooks_.trace({ring_.queue_id, id, header, "copy", Dim3{}, Dim3{}, p.completion_signal.handle != 0});
+  const std::uint64_t start = now_ns();
+  if (p.arg[3] & aql::kCopyStaged) {
+    staged_copy(dst, src, bytes);
+  } else if (bytes >= kParallelCopyBytes && pool_.threads() > 1) {
+    Job& job = free_job();
+    job.kernel = &copy_kernel();
+    const CopyArgs args{dst, src, bytes};
+    static_assert(sizeof(args) <= sizeof(job.inline_args));
+    std::memcpy(job.inline_args, &args, sizeof args);
+    job.kernarg = job.inline_args;
+    const auto pieces = static_cast<std::uint32_t>((bytes + kCopyPiece - 1) / kCopyPiece);
+    job.grid = job.groups = Dim3{pieces};
+    job.group = Dim3{1};
+    job.total = pieces;
+    job.chunk = 1;
+    job.completion_signal = p.completion_signal.handle;
+    job.packet_id = id;
+    job.start_ns = start;
+    job.sink = this;
+    job.prepare();
+    in_flight_.fetch_add(1, std::memory_order_acq_rel);
+    while (!pool_.post(job)) {
+      if (!pool_.help()) cpu_relax();
+    }
+    return;
+  } else {
+    std::memmove(dst, src, bytes);
+  }
+  complete(p.completion_signal, start);
 }
 
 Job& PacketProcessor::free_job() {
@@ -192,6 +296,7 @@ void PacketProcessor::execute_dispatch(const hsa_kernel_dispatch_packet_t& p, st
   job.total = job.groups.volume();
   job.completion_signal = p.completion_signal.handle;
   job.packet_id = id;
+  job.start_ns = profiling() ? now_ns() : 0;
   job.sink = this;
   job.prepare();
   in_flight_.fetch_add(1, std::memory_order_acq_rel);
@@ -213,7 +318,7 @@ void PacketProcessor::job_done(Job& job) {
   if (job.failed()) {
     fail("packet " + std::to_string(job.packet_id) + ": kernel '" + job.kernel->info.name + "' failed: " + job.error());
   } else {
-    complete(hsa_signal_t{job.completion_signal});
+    complete(hsa_signal_t{job.completion_signal}, job.start_ns);
   }
   const std::size_t index = static_cast<std::size_t>(&job - jobs_);
   job_busy_[index].store(false, std::memory_order_release);

@@ -13,6 +13,7 @@
 #include <mutex>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "aql/packet.hpp"
 #include "backends/cpu/worker_pool.hpp"
@@ -28,7 +29,15 @@ struct RingView {
   // How long the idle processor sleeps before looking at the ring again when no producer wakes
   // it. The cpu agent's producers wake it; ROCr (on the simulated GPU) only stores the doorbell.
   std::chrono::microseconds idle_slice{2000};
+  // Profiling is on while (*profiling_word & profiling_mask) != 0: completion signals then get
+  // the start and end of their packet (amd_signal_t's start_ts and end_ts, in now_ns() time).
+  const std::uint32_t* profiling_word = nullptr;
+  std::uint32_t profiling_mask = 0;
 };
+
+// The clock of packet timestamps: CLOCK_MONOTONIC_RAW in ns, which the simulated GPU also
+// reports to ROCr as its GPU clock.
+std::uint64_t now_ns();
 
 struct PacketRecord {
   std::uint64_t queue_id = 0;
@@ -70,10 +79,16 @@ class PacketProcessor : private JobSink {
   void wait_all_complete();
   void execute_dispatch(const hsa_kernel_dispatch_packet_t& packet, std::uint64_t id);
   void execute_barrier(const hsa_barrier_and_packet_t& packet, bool any);
+  // An agent-dispatch packet: the cpu agent's copy (aql::kAgentCopy); any other function is
+  // counted, ignored and completed.
+  void execute_agent_dispatch(const hsa_agent_dispatch_packet_t& packet, std::uint64_t id);
+  void staged_copy(void* dst, const void* src, std::size_t bytes);
+  bool profiling() const;
+  // Decrements the completion signal, after writing the packet's times where profiling is on.
+  void complete(hsa_signal_t signal, std::uint64_t start_ns);
   Job& free_job();
   void job_done(Job& job) override;
   void fail(const std::string& what);
-  void complete(hsa_signal_t signal);
 
   RingView ring_;
   WorkerPool& pool_;
@@ -85,6 +100,7 @@ class PacketProcessor : private JobSink {
   std::atomic<bool> stop_{false};
   std::atomic<std::uint64_t> ignored_{0};
   std::uint64_t dispatch_ordinal_ = 0;
+  std::vector<unsigned char> staging_;  // the bounce buffer of pageable copies (processor thread only)
   mutable std::mutex error_mutex_;
   std::string error_;
   std::thread thread_;

@@ -32,7 +32,10 @@ class Job {
   std::uint64_t chunk = 1;
   std::uint64_t completion_signal = 0;
   std::uint64_t packet_id = 0;
+  std::uint64_t start_ns = 0;  // when the dispatch started (packet timestamps)
   JobSink* sink = nullptr;
+  // Arguments the processor makes itself (a parallel copy): `kernarg` points here then.
+  alignas(16) unsigned char inline_args[32] = {};
 
   void prepare();  // resets the counters for a new dispatch
   bool failed() const { return failed_.load(std::memory_order_acquire); }

@@ -46,6 +46,7 @@ CudaDevice::CudaDevice(const Driver& d, int ordinal) : d_(d) {
   std::size_t memory = 0;
   check(d_.cuDeviceTotalMem(&memory, device_), "cuDeviceTotalMem");
   info_.backend = "cuda";
+  hardware_id_ = std::uint64_t(ordinal);
   info_.name = name;
   info_.isa = "sm_" + std::to_string(attr(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR)) +
               std::to_string(attr(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR));
@@ -93,6 +94,7 @@ std::shared_ptr<const detail::KernelImpl> CudaDevice::load_kernel(std::string_vi
   k->info.max_workgroup_size = std::uint32_t(max_threads);
   k->info.group_segment_size = 0;  // static shared memory is the kernel's own; dynamic is none
   k->native = f;
+  k->early_launch_ok = true;  // every kernel of the embedded fatbin starts with HSAD_BARRIER_WAIT()
   k->keep_alive = module_;
   return k;
 }

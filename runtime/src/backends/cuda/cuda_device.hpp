@@ -19,6 +19,7 @@ class CudaDevice : public detail::DeviceImpl {
   bool host_can_read(Memory kind) const override { return kind == Memory::pinned_host; }
   void make_current() const;
   const Driver& driver() const { return d_; }
+  CUcontext context() const { return context_; }
 
   static BackendStatus probe();
   static std::vector<std::shared_ptr<detail::DeviceImpl>> open();

@@ -1,6 +1,8 @@
 // CudaQueue: the five flags mapped onto a stream. The baseline does what a naive driver-API
 // user does: creates its event and allocates its argument buffer inside the timed run, and
-// synchronizes after every launch. Fence scopes have no per-launch control here: not counted.
+// synchronizes after every command. Fence scopes have no per-launch control here: not counted.
+// Copies are cuMemcpy*Async on the stream (the driver stages pageable memory itself); a wait for
+// another submission is a stream wait; replay turns the commands into CUDA graphs.
 #include "backends/cuda/cuda_queue.hpp"
 
 #include <cstdlib>
@@ -17,39 +19,137 @@ bool env_is(const char* name, const char* value) {
   const char* v = std::getenv(name);
   return v && std::strcmp(v, value) == 0;
 }
+const char* copy_name(detail::CopyKind k) {
+  switch (k) {
+    case detail::CopyKind::to_device: return "copy_to_device";
+    case detail::CopyKind::to_host: return "copy_to_host";
+    default: return "copy";
+  }
+}
+// A graph cannot hold a copy from or to pageable memory (the driver stages it synchronously):
+// under replay such a copy runs between graphs, as the driver runs it without replay.
+bool graphable(const detail::Copy& c) { return c.host_pinned; }
 }  // namespace
 
 class CudaSubmission : public detail::SubmissionImpl {
  public:
-  CudaSubmission(std::shared_ptr<CudaQueue> q) : q_(std::move(q)) {}
+  explicit CudaSubmission(std::shared_ptr<CudaQueue> q) : q_(std::move(q)) {}
   ~CudaSubmission() override { release(); }
 
   void wait(detail::Clock::time_point deadline) override {
     if (pending_) {
-      q_->wait(signal, deadline);
+      try {
+        q_->wait(signal, deadline, this);
+      } catch (const Error& e) {
+        failed_ = e.what();
+        throw;  // still pending after a timeout: the signal and events stay alive
+      }
       pending_ = false;
+      read_times();
     }
+    waited_ = true;
     release();
+  }
+
+  std::shared_ptr<detail::CompletionImpl> completion() override {
+    if (!shared_) {
+      // The signal now belongs to the completion, which outlives this submission while another
+      // batch may wait for it; this submission still waits on it.
+      shared_ = std::make_shared<CudaCompletion>(q_, signal, pooled, pending_, failed_);
+      handed_over_ = true;
+    }
+    return shared_;
+  }
+
+  std::vector<CommandTime> timestamps() const override {
+    if (!waited_) throw Error("cuda", "timestamps", "the submission has not been waited for");
+    return times_;
+  }
+
+  void check_waits_for() const {
+    for (const auto& w : waits_for) {
+      const std::string why = w->failure();
+      if (!why.empty()) throw Error("cuda", "wait", "a submission this batch waits for failed: " + why);
+    }
   }
 
   CudaSignal signal;
   SignalPool::Handle pooled = 0;
   void* own_kernarg = nullptr;
+  std::vector<std::shared_ptr<detail::CompletionImpl>> waits_for;
+  std::shared_ptr<const void> code;
+  struct Timed {
+    std::uint32_t command;
+    std::string what;
+    CUevent start, end;
+    bool owned;  // made for this submission (not a replayed graph's)
+  };
+  std::vector<Timed> timed;
   void set_pending() { pending_ = true; }
+  // The host already waited for every command (no nosync): nothing is pending.
+  void completed_on_the_host() { read_times(); }
 
  private:
+  void read_times() {
+    times_.clear();
+    if (timed.empty()) return;
+    CUevent base = timed.front().start;
+    for (const Timed& t : timed) {
+      float start_ms = 0, end_ms = 0;
+      check(q_->d_.cuEventElapsedTime(&start_ms, base, t.start), "cuEventElapsedTime");
+      check(q_->d_.cuEventElapsedTime(&end_ms, base, t.end), "cuEventElapsedTime");
+      times_.push_back({t.command, t.what, std::uint64_t(double(start_ms) * 1e6), std::uint64_t(double(end_ms) * 1e6)});
+    }
+  }
+
   void release() noexcept {
-    if (pending_) return;  // still running after a timeout: keep the event alive
-    if (pooled) q_->signals_.release(pooled);
-    else q_->destroy_signal(signal);
+    if (pending_) return;  // still running after a timeout: keep what it uses
+    if (!handed_over_) q_->give_back(signal, pooled);
     pooled = 0;
     signal = {};
     std::free(own_kernarg);
     own_kernarg = nullptr;
+    for (const Timed& t : timed) {
+      if (!t.owned) continue;
+      q_->d_.cuEventDestroy(t.start);
+      q_->d_.cuEventDestroy(t.end);
+    }
+    timed.clear();
+    waits_for.clear();
+    code.reset();
   }
+
   std::shared_ptr<CudaQueue> q_;
+  std::shared_ptr<CudaCompletion> shared_;
+  std::vector<CommandTime> times_;
+  std::string failed_;
   bool pending_ = false;
+  bool handed_over_ = false;
+  bool waited_ = false;
 };
+
+CudaCompletion::CudaCompletion(std::shared_ptr<CudaQueue> queue, CudaSignal signal, SignalPool::Handle pooled,
+                               bool pending, std::string failed)
+    : CompletionImpl(queue->device().shared_from_this()), queue_(std::move(queue)), signal_(signal), pooled_(pooled),
+      pending_(pending), failed_(std::move(failed)) {}
+
+CudaCompletion::~CudaCompletion() { queue_->give_back(signal_, pooled_); }
+
+void CudaCompletion::wait_on(CUstream stream) const {
+  if (!pending_) return;  // completed before it was shared
+  const Driver& d = queue_->driver();
+  if (signal_.flag) {
+    check(d.cuStreamWaitValue32(stream, signal_.flag_device, signal_.target, CU_STREAM_WAIT_VALUE_EQ),
+          "cuStreamWaitValue32");
+  } else {
+    check(d.cuStreamWaitEvent(stream, signal_.event, 0), "cuStreamWaitEvent");
+  }
+}
+
+std::string CudaCompletion::failure() const {
+  if (!failed_.empty()) return failed_;
+  return pending_ ? queue_->error() : std::string();
+}
 
 CudaQueue::CudaQueue(std::shared_ptr<CudaDevice> device)
     : device_(std::move(device)), d_(device_->driver()), counters_(device_->counters()),
@@ -65,8 +165,10 @@ CudaQueue::CudaQueue(std::shared_ptr<CudaDevice> device)
             counters_.signals_created.fetch_add(1, std::memory_order_relaxed);
             if (completion_ == Completion::memwrite) {
               if (!slots_) {
+                // Portable: a stream of another device may wait for a slot (cuStreamWaitValue32).
                 void* page = nullptr;
-                check(d_.cuMemHostAlloc(&page, kEvents * kSlotBytes, CU_MEMHOSTALLOC_DEVICEMAP), "cuMemHostAlloc");
+                check(d_.cuMemHostAlloc(&page, kEvents * kSlotBytes, CU_MEMHOSTALLOC_DEVICEMAP | CU_MEMHOSTALLOC_PORTABLE),
+                      "cuMemHostAlloc");
                 std::memset(page, 0, kEvents * kSlotBytes);
                 slots_ = static_cast<std::uint32_t*>(page);
               }
@@ -86,20 +188,31 @@ CudaQueue::CudaQueue(std::shared_ptr<CudaDevice> device)
 CudaQueue::~CudaQueue() {
   device_->make_current();
   d_.cuStreamSynchronize(stream_);
-  for (auto& [id, g] : graphs_) {
-    d_.cuGraphExecDestroy(g.exec);
-    d_.cuGraphDestroy(g.graph);
-  }
+  for (auto& [id, g] : graphs_) destroy(g);
   d_.cuStreamDestroy(stream_);
   if (slots_) d_.cuMemFreeHost(slots_);
   std::free(kernarg_memory_);
+}
+
+std::string CudaQueue::error() const {
+  const CUresult r = d_.cuStreamQuery(stream_);
+  if (r == CUDA_SUCCESS || r == CUDA_ERROR_NOT_READY) return {};
+  const char* name = "?";
+  d_.cuGetErrorName(r, &name);
+  return std::string("the stream failed: ") + name;
+}
+
+void CudaQueue::give_back(CudaSignal& s, SignalPool::Handle pooled) noexcept {
+  if (pooled) signals_.release(pooled);
+  else destroy_signal(s);
+  s = {};
 }
 
 CudaSignal CudaQueue::create_signal() {
   CudaSignal s;
   if (completion_ == Completion::memwrite) {
     void* p = nullptr;
-    check(d_.cuMemHostAlloc(&p, kSlotBytes, CU_MEMHOSTALLOC_DEVICEMAP), "cuMemHostAlloc");
+    check(d_.cuMemHostAlloc(&p, kSlotBytes, CU_MEMHOSTALLOC_DEVICEMAP | CU_MEMHOSTALLOC_PORTABLE), "cuMemHostAlloc");
     s.flag = static_cast<std::uint32_t*>(p);
     *s.flag = 0;
     check(d_.cuMemHostGetDevicePointer(&s.flag_device, p, 0), "cuMemHostGetDevicePointer");
@@ -116,6 +229,12 @@ void CudaQueue::destroy_signal(CudaSignal& s) noexcept {
   s = {};
 }
 
+CUevent CudaQueue::timing_event() {
+  CUevent e;
+  check(d_.cuEventCreate(&e, CU_EVENT_DEFAULT), "cuEventCreate");
+  return e;
+}
+
 void CudaQueue::record(CudaSignal& s) {
   if (s.flag) {
     s.target = ++next_target_ ? next_target_ : ++next_target_;
@@ -127,10 +246,10 @@ void CudaQueue::record(CudaSignal& s) {
   counters_.doorbells.fetch_add(1, std::memory_order_relaxed);
 }
 
-void CudaQueue::wait(const CudaSignal& s, detail::Clock::time_point deadline) {
+void CudaQueue::wait(const CudaSignal& s, detail::Clock::time_point deadline, const CudaSubmission* sub) {
   counters_.host_waits.fetch_add(1, std::memory_order_relaxed);
   // Polling (rather than cuEventSynchronize) keeps the timeout, and reports a kernel fault as
-  // the event's or the stream's error.
+  // the event's or the stream's error, and a failed submission waited for as such.
   for (int spins = 0;; ++spins) {
     if (s.flag) {
       if (__atomic_load_n(s.flag, __ATOMIC_ACQUIRE) == s.target) return;
@@ -143,6 +262,7 @@ void CudaQueue::wait(const CudaSignal& s, detail::Clock::time_point deadline) {
       if (r == CUDA_SUCCESS) return;
       if (r != CUDA_ERROR_NOT_READY) check(r, "cuEventQuery");
     }
+    if (sub && (spins & 255) == 255) sub->check_waits_for();
     if (detail::Clock::now() > deadline) {
       throw Error("cuda", "wait", "timed out waiting for the batch", "raise the timeout, or look for a kernel that never ends");
     }
@@ -184,40 +304,147 @@ void CudaQueue::launch(const detail::Dispatch& d, void* args, std::size_t bytes,
                             k.group_segment_size, stream_, kernel_params, launch_extra),
           "cuLaunchKernel");
   }
-  counters_.packets.fetch_add(1, std::memory_order_relaxed);
+  if (!capturing_) counters_.packets.fetch_add(1, std::memory_order_relaxed);
 }
 
-CUgraphExec CudaQueue::graph_for(const Batch& batch, const Options& o, detail::Clock::time_point deadline) {
+void CudaQueue::copy(const detail::Copy& c) {
+  const auto dst = reinterpret_cast<CUdeviceptr>(c.dst);
+  const auto src = reinterpret_cast<CUdeviceptr>(c.src);
+  switch (c.kind) {
+    case detail::CopyKind::to_device:
+      check(d_.cuMemcpyHtoDAsync(dst, c.src, c.bytes, stream_), "cuMemcpyHtoDAsync");
+      break;
+    case detail::CopyKind::to_host:
+      check(d_.cuMemcpyDtoHAsync(c.dst, src, c.bytes, stream_), "cuMemcpyDtoHAsync");
+      break;
+    case detail::CopyKind::device_to_device:
+      if (c.dst_device->same_device(c.src_device)) {
+        check(d_.cuMemcpyDtoDAsync(dst, src, c.bytes, stream_), "cuMemcpyDtoDAsync");
+      } else {
+        check(d_.cuMemcpyPeerAsync(dst, static_cast<CudaDevice*>(c.dst_device)->context(), src,
+                                   static_cast<CudaDevice*>(c.src_device)->context(), c.bytes, stream_),
+              "cuMemcpyPeerAsync");
+      }
+      break;
+  }
+  if (capturing_) return;  // a graph's copies are counted when it is launched
+  counters_.copies.fetch_add(1, std::memory_order_relaxed);
+  counters_.bytes_copied.fetch_add(c.bytes, std::memory_order_relaxed);
+  if (!c.host_pinned) counters_.bytes_staged.fetch_add(c.bytes, std::memory_order_relaxed);
+}
+
+void CudaQueue::destroy(Graph& g) noexcept {
+  for (Segment& s : g.segments) {
+    if (s.exec) d_.cuGraphExecDestroy(s.exec);
+    if (s.graph) d_.cuGraphDestroy(s.graph);
+  }
+  for (CUevent e : g.events) d_.cuEventDestroy(e);
+  g = {};
+}
+
+const CudaQueue::Graph& CudaQueue::graph_for(const Batch& batch, const Options& o) {
   auto it = graphs_.find(batch.id());
-  if (it != graphs_.end() && it->second.version == batch.version()) return it->second.exec;
+  if (it != graphs_.end() && it->second.version == batch.version() && it->second.profile == o.profile) return it->second;
   if (it != graphs_.end()) {
-    d_.cuGraphExecDestroy(it->second.exec);
-    d_.cuGraphDestroy(it->second.graph);
+    destroy(it->second);
     graphs_.erase(it);
   }
-  // Captured from the same launches; the driver copies the argument buffers into the graph.
-  check(d_.cuStreamBeginCapture(stream_, CU_STREAM_CAPTURE_MODE_THREAD_LOCAL), "cuStreamBeginCapture");
-  std::vector<unsigned char> scratch;
-  for (std::size_t i = 0; i < batch.size(); ++i) {
-    const auto& disp = batch.dispatches()[i];
-    launch(disp, const_cast<unsigned char*>(batch.kernarg_image(i)), disp.kernel.info().kernarg_segment_size);
-  }
+  // Captured from the same launches and copies; the driver copies the argument buffers into the
+  // graph. A wait, or a pageable copy, ends one graph; the next command starts another.
   Graph g;
-  check(d_.cuStreamEndCapture(stream_, &g.graph), "cuStreamEndCapture");
-  check(d_.cuGraphInstantiateWithFlags(&g.exec, g.graph, 0), "cuGraphInstantiateWithFlags");
   g.version = batch.version();
-  (void)o;
-  (void)deadline;
-  return graphs_.emplace(batch.id(), g).first->second.exec;
+  g.profile = o.profile;
+  bool capturing = false;
+  auto end_capture = [&] {
+    if (!capturing) return;
+    Segment s;
+    check(d_.cuStreamEndCapture(stream_, &s.graph), "cuStreamEndCapture");
+    check(d_.cuGraphInstantiateWithFlags(&s.exec, s.graph, 0), "cuGraphInstantiateWithFlags");
+    g.segments.push_back(s);
+    capturing = capturing_ = false;
+  };
+  try {
+    for (const detail::Command& c : batch.commands()) {
+      const bool in_graph = c.kind == detail::CommandKind::exec ||
+                            (c.kind == detail::CommandKind::copy && graphable(batch.copies()[c.index]));
+      if (!in_graph) {
+        end_capture();
+        Segment s;
+        s.wait = c.kind == detail::CommandKind::wait ? c.index : SIZE_MAX;
+        g.segments.push_back(s);
+        continue;
+      }
+      if (!capturing) {
+        check(d_.cuStreamBeginCapture(stream_, CU_STREAM_CAPTURE_MODE_THREAD_LOCAL), "cuStreamBeginCapture");
+        capturing = capturing_ = true;
+      }
+      if (o.profile) g.events.push_back(timing_event()), check(d_.cuEventRecord(g.events.back(), stream_), "cuEventRecord");
+      if (c.kind == detail::CommandKind::exec) {
+        const auto& disp = batch.dispatches()[c.index];
+        launch(disp, const_cast<unsigned char*>(batch.kernarg_image(c.index)), disp.kernel.info().kernarg_segment_size);
+      } else {
+        copy(batch.copies()[c.index]);
+      }
+      if (o.profile) g.events.push_back(timing_event()), check(d_.cuEventRecord(g.events.back(), stream_), "cuEventRecord");
+    }
+    end_capture();
+  } catch (...) {
+    capturing_ = false;
+    if (capturing) {
+      CUgraph partial = nullptr;
+      d_.cuStreamEndCapture(stream_, &partial);
+      if (partial) d_.cuGraphDestroy(partial);
+    }
+    destroy(g);
+    throw;
+  }
+  return graphs_.emplace(batch.id(), std::move(g)).first->second;
+}
+
+void CudaQueue::check_submittable(const Batch& batch) const {
+  if (batch.device() && !device_->same_device(batch.device())) {
+    throw Error("cuda", "submit",
+                "the batch names device '" + batch.device()->info().name + "' (" + batch.device()->info().backend +
+                    "), this queue belongs to '" + device_->info().name + "'",
+                "submit it to a queue of the device it was recorded for");
+  }
+  for (const detail::Copy& c : batch.copies()) {
+    for (const detail::DeviceImpl* d : {c.dst_device, c.src_device}) {
+      if (d && d->info().backend != "cuda") {
+        throw Error("cuda", "submit", "a copy between devices of different backends (" + d->info().backend +
+                                          " memory on a cuda queue)", "copy through the host");
+      }
+    }
+    if (!device_->same_device(c.dst_device) && !device_->same_device(c.src_device)) {
+      throw Error("cuda", "submit", "a copy between two other devices on this device's queue",
+                  "submit it to a queue of one of the two devices");
+    }
+  }
+  for (const detail::Wait& w : batch.waits()) {
+    if (w.completion->device().info().backend != "cuda") {
+      throw Error("cuda", "submit",
+                  "a dependency between devices of different backends (" + w.completion->device().info().backend +
+                      " submission, cuda queue)",
+                  "wait for it on the host (Submission::wait), then submit");
+    }
+    const std::string why = w.completion->failure();
+    if (!why.empty()) {
+      throw Error("cuda", "submit", "the batch waits for a submission whose queue failed: " + why,
+                  "resubmit the work it depends on first");
+    }
+  }
 }
 
 std::unique_ptr<detail::SubmissionImpl> CudaQueue::submit(const Batch& batch, const Options& o,
                                                           detail::Clock::time_point deadline) {
   std::lock_guard<std::mutex> lock(mutex_);  // one stream: capture and launches must not interleave
   device_->make_current();
+  check_submittable(batch);
   auto sub = std::make_unique<CudaSubmission>(shared_from_this());
   const std::size_t count = batch.size();
   if (count == 0) return sub;
+  sub->code = batch.code();
+  for (const detail::Wait& w : batch.waits()) sub->waits_for.push_back(w.completion);
 
   if (o.signal) {
     sub->pooled = signals_.acquire(std::chrono::duration_cast<std::chrono::milliseconds>(deadline - detail::Clock::now()));
@@ -230,18 +457,58 @@ std::unique_ptr<detail::SubmissionImpl> CudaQueue::submit(const Batch& batch, co
   } else {
     sub->signal = create_signal();
   }
+  auto wait_for = [&](std::size_t index) {
+    static_cast<const CudaCompletion&>(*batch.waits()[index].completion).wait_on(stream_);
+    counters_.device_waits.fetch_add(1, std::memory_order_relaxed);
+  };
 
   if (o.replay) {
-    const CUgraphExec exec = graph_for(batch, o, deadline);
-    check(d_.cuGraphLaunch(exec, stream_), "cuGraphLaunch");
-    counters_.packets.fetch_add(count, std::memory_order_relaxed);
+    const Graph& g = graph_for(batch, o);
+    std::size_t command = 0, event = 0;
+    for (const Segment& s : g.segments) {
+      if (s.exec) {
+        check(d_.cuGraphLaunch(s.exec, stream_), "cuGraphLaunch");
+        // Count what the graph holds, command by command, as the stream path counts it.
+        for (; command < count; ++command) {
+          const detail::Command& c = batch.commands()[command];
+          if (c.kind == detail::CommandKind::wait || (c.kind == detail::CommandKind::copy && !graphable(batch.copies()[c.index]))) break;
+          if (o.profile) {
+            sub->timed.push_back({std::uint32_t(command), c.kind == detail::CommandKind::exec
+                                      ? batch.dispatches()[c.index].kernel.name() : copy_name(batch.copies()[c.index].kind),
+                                  g.events[event], g.events[event + 1], false});
+            event += 2;
+          }
+          if (c.kind == detail::CommandKind::exec) {
+            counters_.packets.fetch_add(1, std::memory_order_relaxed);
+          } else {
+            const detail::Copy& cp = batch.copies()[c.index];
+            counters_.copies.fetch_add(1, std::memory_order_relaxed);
+            counters_.bytes_copied.fetch_add(cp.bytes, std::memory_order_relaxed);
+          }
+        }
+        continue;
+      }
+      const detail::Command& c = batch.commands()[command++];
+      if (s.wait != SIZE_MAX) {
+        wait_for(s.wait);
+      } else {
+        CUevent start = nullptr, end = nullptr;
+        if (o.profile) start = timing_event(), check(d_.cuEventRecord(start, stream_), "cuEventRecord");
+        copy(batch.copies()[c.index]);
+        if (o.profile) {
+          end = timing_event();
+          check(d_.cuEventRecord(end, stream_), "cuEventRecord");
+          sub->timed.push_back({std::uint32_t(command - 1), copy_name(batch.copies()[c.index].kind), start, end, true});
+        }
+      }
+    }
     record(sub->signal);
     sub->set_pending();
     return sub;
   }
 
   std::size_t own_stride = 0;
-  if (!o.kernarg) {
+  if (!o.kernarg && !batch.dispatches().empty()) {
     std::size_t bytes = 0;
     for (auto& d : batch.dispatches()) {
       const std::size_t b = round_up64(d.kernel.info().kernarg_segment_size);
@@ -250,32 +517,65 @@ std::unique_ptr<detail::SubmissionImpl> CudaQueue::submit(const Batch& batch, co
     sub->own_kernarg = std::aligned_alloc(64, std::max<std::size_t>(bytes, 64));
     counters_.kernarg_allocations.fetch_add(1, std::memory_order_relaxed);
   }
+  if (o.profile) sub->timed.reserve(count);
+  bool previous_was_launch = false;
   for (std::size_t i = 0; i < count; ++i) {
-    const detail::Dispatch& d = batch.dispatches()[i];
-    const std::size_t kbytes = d.kernel.info().kernarg_segment_size;
-    void* args;
-    std::optional<KernargPool::Block> block;
-    if (o.kernarg) {
-      while (!(block = kernarg_pool_.try_acquire(kbytes))) std::this_thread::yield();
-      args = block->ptr;
-    } else {
-      args = static_cast<unsigned char*>(sub->own_kernarg) + own_stride;
-      if (o.nosync) own_stride += round_up64(kbytes);
+    const detail::Command& c = batch.commands()[i];
+    CUevent start = nullptr;
+    if (o.profile && c.kind != detail::CommandKind::wait) {
+      start = timing_event();
+      check(d_.cuEventRecord(start, stream_), "cuEventRecord");
     }
-    if (kbytes) std::memcpy(args, batch.kernarg_image(i), kbytes);
-    // With nosync the host no longer separates the kernels: the barrier bit becomes an
-    // in-kernel wait, so the next launch can overlap the end of the one before.
-    launch(d, args, kbytes, o.nosync && early_launch_ && i > 0);
-    // cuLaunchKernel has copied the argument buffer: the block is free again at once.
-    if (block) kernarg_pool_.release(block->ticket);
+    switch (c.kind) {
+      case detail::CommandKind::exec: {
+        const detail::Dispatch& d = batch.dispatches()[c.index];
+        const std::size_t kbytes = d.kernel.info().kernarg_segment_size;
+        void* args;
+        std::optional<KernargPool::Block> block;
+        if (o.kernarg) {
+          while (!(block = kernarg_pool_.try_acquire(kbytes))) std::this_thread::yield();
+          args = block->ptr;
+        } else {
+          args = static_cast<unsigned char*>(sub->own_kernarg) + own_stride;
+          if (o.nosync) own_stride += round_up64(kbytes);
+        }
+        if (kbytes) std::memcpy(args, batch.kernarg_image(c.index), kbytes);
+        // With nosync the host no longer separates the kernels: the barrier bit becomes an
+        // in-kernel wait, so the next launch can overlap the end of the one before. Only for a
+        // kernel that waits for it (the library's own: HSAD_BARRIER_WAIT), right after a launch.
+        const bool early = o.nosync && early_launch_ && previous_was_launch && !o.profile &&
+                           d.kernel.impl().early_launch_ok;
+        launch(d, args, kbytes, early);
+        // cuLaunchKernel has copied the argument buffer: the block is free again at once.
+        if (block) kernarg_pool_.release(block->ticket);
+        previous_was_launch = true;
+        if (o.profile) sub->timed.push_back({std::uint32_t(i), d.kernel.name(), start, nullptr, true});
+        break;
+      }
+      case detail::CommandKind::copy:
+        copy(batch.copies()[c.index]);
+        previous_was_launch = false;
+        if (o.profile) sub->timed.push_back({std::uint32_t(i), copy_name(batch.copies()[c.index].kind), start, nullptr, true});
+        break;
+      case detail::CommandKind::wait:
+        wait_for(c.index);
+        previous_was_launch = false;
+        break;
+    }
+    if (start) {
+      sub->timed.back().end = timing_event();
+      check(d_.cuEventRecord(sub->timed.back().end, stream_), "cuEventRecord");
+    }
     if (!o.nosync) {
       record(sub->signal);
-      wait(sub->signal, deadline);
+      wait(sub->signal, deadline, sub.get());
     }
   }
   if (o.nosync) {
     record(sub->signal);
     sub->set_pending();
+  } else {
+    sub->completed_on_the_host();
   }
   return sub;
 }

@@ -1,4 +1,5 @@
-// CudaQueue: a non-blocking stream with its event pool, kernarg pool and graph cache.
+// CudaQueue: a non-blocking stream with its event pool, kernarg pool and graph cache; the
+// commands of a batch become launches, cuMemcpy*Async and stream waits, or CUDA graphs of them.
 #pragma once
 
 #include <map>
@@ -29,6 +30,28 @@ struct CudaSignal {
   std::uint32_t target = 0;
 };
 
+class CudaQueue;
+
+// Another batch's view of a submission: a stream waits for its event (cuStreamWaitEvent) or its
+// memory write (cuStreamWaitValue32). Holds the signal until the last waiter lets go.
+class CudaCompletion : public detail::CompletionImpl {
+ public:
+  CudaCompletion(std::shared_ptr<CudaQueue> queue, CudaSignal signal, SignalPool::Handle pooled, bool pending,
+                 std::string failed);
+  ~CudaCompletion() override;
+
+  // Makes `stream` wait for the submission on the device; nothing once it had completed.
+  void wait_on(CUstream stream) const;
+  std::string failure() const override;
+
+ private:
+  std::shared_ptr<CudaQueue> queue_;
+  CudaSignal signal_;
+  SignalPool::Handle pooled_;
+  bool pending_;
+  std::string failed_;
+};
+
 class CudaQueue : public detail::QueueImpl, public std::enable_shared_from_this<CudaQueue> {
  public:
   explicit CudaQueue(std::shared_ptr<CudaDevice> device);
@@ -38,6 +61,13 @@ class CudaQueue : public detail::QueueImpl, public std::enable_shared_from_this<
                                                  detail::Clock::time_point deadline) override;
   std::uint32_t size() const override { return 0; }  // a stream has no fixed ring
 
+  CudaDevice& device() const { return *device_; }
+  const Driver& driver() const { return d_; }
+  CUstream stream() const { return stream_; }
+  // The stream's sticky error (a kernel fault), or empty.
+  std::string error() const;
+  void give_back(CudaSignal& s, SignalPool::Handle pooled) noexcept;
+
  private:
   friend class CudaSubmission;
 
@@ -45,19 +75,31 @@ class CudaQueue : public detail::QueueImpl, public std::enable_shared_from_this<
   static constexpr std::size_t kEvents = 64;
   static constexpr std::size_t kSlotBytes = 64;
   static constexpr std::size_t kMaxParams = 32;
-  struct Graph {
+  // A replayed batch: graphs of the commands between its waits, the waits themselves as stream
+  // waits between them.
+  struct Segment {
     CUgraph graph = nullptr;
     CUgraphExec exec = nullptr;
+    std::size_t wait = SIZE_MAX;  // a wait command's index in batch.waits(), instead of a graph
+  };
+  struct Graph {
+    std::vector<Segment> segments;
     std::uint64_t version = 0;
+    bool profile = false;
+    std::vector<CUevent> events;  // profile: start and end of each dispatch and copy, captured
   };
 
   // early: let this launch start before the previous kernel ends (it waits in the kernel).
   void launch(const detail::Dispatch& d, void* args, std::size_t bytes, bool early = false);
+  void copy(const detail::Copy& c);
   CudaSignal create_signal();  // the baseline's: made in the timed run
   void destroy_signal(CudaSignal& s) noexcept;
   void record(CudaSignal& s);  // on the stream, after everything launched so far
-  void wait(const CudaSignal& s, detail::Clock::time_point deadline);
-  CUgraphExec graph_for(const Batch& batch, const Options& o, detail::Clock::time_point deadline);
+  void wait(const CudaSignal& s, detail::Clock::time_point deadline, const CudaSubmission* sub);
+  const Graph& graph_for(const Batch& batch, const Options& o);
+  void destroy(Graph& g) noexcept;
+  void check_submittable(const Batch& batch) const;
+  CUevent timing_event();
 
   std::shared_ptr<CudaDevice> device_;
   const Driver& d_;
@@ -75,6 +117,7 @@ class CudaQueue : public detail::QueueImpl, public std::enable_shared_from_this<
   CUstream stream_ = nullptr;
   std::mutex mutex_;
   std::map<std::uint64_t, Graph> graphs_;
+  bool capturing_ = false;  // launches and copies build a graph: counted when it is launched
 };
 
 }  // namespace hsad::cuda

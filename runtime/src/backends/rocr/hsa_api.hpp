@@ -19,7 +19,9 @@ namespace hsad::rocr {
   X(hsa_queue_load_read_index_scacquire) X(hsa_code_object_reader_create_from_memory)                       \
   X(hsa_code_object_reader_destroy) X(hsa_executable_create_alt) X(hsa_executable_load_agent_code_object)  \
   X(hsa_executable_freeze) X(hsa_executable_destroy) X(hsa_executable_get_symbol_by_name)                  \
-  X(hsa_executable_symbol_get_info)
+  X(hsa_executable_symbol_get_info) X(hsa_amd_profiling_set_profiler_enabled) X(hsa_amd_profiling_async_copy_enable) \
+  X(hsa_amd_profiling_get_dispatch_time) X(hsa_amd_profiling_get_async_copy_time) X(hsa_agent_iterate_isas)     \
+  X(hsa_isa_get_info_alt)
 
 struct Api {
 #define HSAD_HSA_MEMBER(name) decltype(&::name) name = nullptr;

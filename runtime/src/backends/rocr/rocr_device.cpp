@@ -149,6 +149,7 @@ std::vector<std::shared_ptr<detail::DeviceImpl>> RocrDevice::open() {
 
 RocrDevice::RocrDevice(const Api& api, hsa_agent_t agent, const Pools& pools) : api_(api), agent_(agent), pools_(pools) {
   info_.backend = "rocr";
+  hardware_id_ = agent.handle;
   info_.isa = agent_string(api_, agent_, HSA_AGENT_INFO_NAME, "hsa_agent_get_info(NAME)");
   info_.name = agent_string(api_, agent_, HSA_AMD_AGENT_INFO_PRODUCT_NAME, "hsa_agent_get_info(PRODUCT_NAME)");
   if (info_.name.empty()) info_.name = "AMD " + info_.isa;
@@ -303,7 +304,50 @@ void RocrDevice::destroy_signal(hsa_signal_t signal) noexcept { api_.hsa_signal_
 
 void RocrDevice::store_signal(hsa_signal_t signal, std::int64_t value) { api_.hsa_signal_store_relaxed(signal, value); }
 
-bool RocrDevice::wait_signal_zero(hsa_signal_t signal, detail::Clock::time_point deadline, const detail::AqlRing& ring) {
+std::int64_t RocrDevice::load_signal(hsa_signal_t signal) { return api_.hsa_signal_load_scacquire(signal); }
+
+void RocrDevice::async_copy(const detail::Copy& c, const hsa_signal_t* deps, std::uint32_t dep_count, hsa_signal_t done,
+                            std::vector<void*>& locked) {
+  // Each side's agent: the GPU that owns the buffer, or the host (CPU) agent for host memory.
+  auto side = [this](detail::DeviceImpl* d) { return d ? static_cast<RocrDevice*>(d)->agent_ : pools_.host_agent; };
+  void* dst = c.dst;
+  const void* src = c.src;
+  if (!c.host_pinned) {
+    // Pageable memory: the copy engine reaches it only while it is locked, until the submission
+    // has completed (the submission unlocks it then).
+    void* host = c.kind == detail::CopyKind::to_device ? const_cast<void*>(c.src) : c.dst;
+    void* reachable = nullptr;
+    check(api_.hsa_amd_memory_lock(host, c.bytes, &agent_, 1, &reachable), "hsa_amd_memory_lock");
+    locked.push_back(host);
+    if (c.kind == detail::CopyKind::to_device) src = reachable;
+    else dst = reachable;
+  }
+  check(api_.hsa_amd_memory_async_copy(dst, side(c.dst_device), src, side(c.src_device), c.bytes, dep_count,
+                                       dep_count ? deps : nullptr, done),
+        "hsa_amd_memory_async_copy");
+}
+
+void RocrDevice::unlock_host(void* ptr) noexcept { api_.hsa_amd_memory_unlock(ptr); }
+
+void RocrDevice::command_times(hsa_signal_t signal, bool async_copy, std::uint64_t* start_ns, std::uint64_t* end_ns) {
+  std::uint64_t start = 0, end = 0;
+  if (async_copy) {
+    hsa_amd_profiling_async_copy_time_t t{};
+    check(api_.hsa_amd_profiling_get_async_copy_time(signal, &t), "hsa_amd_profiling_get_async_copy_time");
+    start = t.start, end = t.end;
+  } else {
+    hsa_amd_profiling_dispatch_time_t t{};
+    check(api_.hsa_amd_profiling_get_dispatch_time(agent_, signal, &t), "hsa_amd_profiling_get_dispatch_time");
+    start = t.start, end = t.end;
+  }
+  // Ticks of the system timestamp domain (HSA_SYSTEM_INFO_TIMESTAMP_FREQUENCY) to ns.
+  const double ns_per_tick = 1e9 / double(api_.timestamp_hz);
+  *start_ns = std::uint64_t(double(start) * ns_per_tick);
+  *end_ns = std::uint64_t(double(end) * ns_per_tick);
+}
+
+bool RocrDevice::wait_signal_zero(hsa_signal_t signal, detail::Clock::time_point deadline,
+                                  const std::function<void()>& check_abort) {
   // Spin briefly (a short batch finishes within it), then block; between hints, look for a
   // queue error so a faulting kernel reaches the waiter instead of hanging it.
   bool first = true;
@@ -312,7 +356,7 @@ bool RocrDevice::wait_signal_zero(hsa_signal_t signal, detail::Clock::time_point
     const hsa_signal_value_t v = api_.hsa_signal_wait_scacquire(signal, HSA_SIGNAL_CONDITION_EQ, 0, hint,
                                                                 first ? HSA_WAIT_STATE_ACTIVE : HSA_WAIT_STATE_BLOCKED);
     if (v == 0) return true;
-    ring.throw_if_failed();
+    if (check_abort) check_abort();
     if (detail::Clock::now() >= deadline) return false;
     first = false;
   }

@@ -30,6 +30,16 @@ void RocrRing::ring_doorbell(std::uint64_t index) {
   api_.hsa_signal_store_screlease(queue_->doorbell_signal, hsa_signal_value_t(index));
 }
 
+std::string RocrRing::error() const {
+  const hsa_status_t s = status_.load(std::memory_order_acquire);
+  return s == HSA_STATUS_SUCCESS ? std::string() : "the queue stopped: " + status_text(s);
+}
+
+void RocrRing::enable_profiling() {
+  check(api_.hsa_amd_profiling_set_profiler_enabled(queue_, 1), "hsa_amd_profiling_set_profiler_enabled");
+  check(api_.hsa_amd_profiling_async_copy_enable(true), "hsa_amd_profiling_async_copy_enable");
+}
+
 void RocrRing::throw_if_failed() const {
   const hsa_status_t s = status_.load(std::memory_order_acquire);
   if (s == HSA_STATUS_SUCCESS) return;

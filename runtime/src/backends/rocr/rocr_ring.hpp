@@ -23,6 +23,9 @@ class RocrRing : public detail::AqlRing {
   void ring_doorbell(std::uint64_t index) override;
   void throw_if_failed() const override;
   bool failed() const override { return status_.load(std::memory_order_acquire) != HSA_STATUS_SUCCESS; }
+  std::string error() const override;
+  // The packet processor then writes each completion signal's start and end; async copies too.
+  void enable_profiling() override;
 
   hsa_queue_t* queue() const { return queue_; }
 

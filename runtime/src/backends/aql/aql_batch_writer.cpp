@@ -1,0 +1,241 @@
+// Lowering a batch onto an AQL ring. One pass over the commands, no allocation per dispatch:
+// the state carried between commands is what the next packet must wait for (async copies, other
+// submissions), whether it must acquire at system scope, and which signal the last packet holds.
+#include "backends/aql/aql_batch_writer.hpp"
+
+#include <cstring>
+
+#include "aql/fence_policy.hpp"
+#include "hsad/error.hpp"
+
+namespace hsad::detail {
+
+namespace {
+std::size_t round_up64(std::size_t n) { return (n + 63) & ~std::size_t(63); }
+
+const char* copy_name(CopyKind k) {
+  switch (k) {
+    case CopyKind::to_device: return "copy_to_device";
+    case CopyKind::to_host: return "copy_to_host";
+    default: return "copy";
+  }
+}
+}  // namespace
+
+AqlBatchWriter::AqlBatchWriter(AqlQueue& queue, const Batch& batch, const Options& options, Clock::time_point deadline,
+                               AqlSubmission& sub)
+    : q_(queue), agent_(queue.agent()), ring_(queue.ring()), counters_(queue.counters()), batch_(batch), o_(options),
+      deadline_(deadline), sub_(sub), copies_in_ring_(queue.agent().copies_in_ring()) {}
+
+std::size_t AqlBatchWriter::signals_needed() const {
+  if (o_.profile) return batch_.size() + batch_.size() / kMaxDeps + 2;
+  if (!o_.nosync || copies_in_ring_) return 0;
+  return 2 * batch_.copies().size() + 1;
+}
+
+hsa_signal_t AqlBatchWriter::signal_for(bool last, bool edge) {
+  // Profiling reads each step's times after the wait, so each step needs a signal of its own.
+  const bool own = o_.profile || (o_.nosync && edge && !last);
+  if (own) {
+    const HeldSignal h = q_.take_signal(o_.signal, false, deadline_);
+    sub_.extra.push_back(h);
+    return h.signal;
+  }
+  if (!o_.nosync || last) return sub_.step.signal;
+  return {0};
+}
+
+void AqlBatchWriter::publish(void* slot, const aql::Header& header, std::uint16_t setup, hsa_signal_t signal) {
+  aql::publish(slot, aql::encode(header), setup);
+  counters_.packets.fetch_add(1, std::memory_order_relaxed);
+  counters_.system_fences.fetch_add((header.acquire == aql::Scope::system) + (header.release == aql::Scope::system),
+                                    std::memory_order_relaxed);
+  sub_.has_published = true;
+  sub_.doorbell_pending = true;
+  system_acquire_next_ = false;
+  ring_since_copy_ = true;
+  tail_unsignalled_ = signal.handle == 0;
+}
+
+void AqlBatchWriter::after_step(hsa_signal_t signal, const char* what) {
+  if (signal.handle) last_signal_ = signal;
+  if (o_.nosync) return;
+  // The baseline: ring, and wait on the host before the next command.
+  if (sub_.doorbell_pending) {
+    q_.ring_doorbell(sub_.last_published);
+    sub_.doorbell_pending = false;
+  }
+  q_.wait_zero(signal, deadline_, what, &sub_);
+  sub_.release_tickets();
+}
+
+void AqlBatchWriter::record_time(std::uint32_t command, const std::string& what, hsa_signal_t signal, bool async_copy) {
+  if (o_.profile) sub_.timed.push_back({command, what, signal, async_copy});
+}
+
+void AqlBatchWriter::count_copy(const Copy& c) {
+  counters_.copies.fetch_add(1, std::memory_order_relaxed);
+  counters_.bytes_copied.fetch_add(c.bytes, std::memory_order_relaxed);
+  if (!c.host_pinned) counters_.bytes_staged.fetch_add(c.bytes, std::memory_order_relaxed);
+}
+
+void AqlBatchWriter::flush_deps(hsa_signal_t completion, bool system_after) {
+  if (dep_count_ == 0 && completion.handle == 0) return;
+  const std::uint64_t mask = ring_.size() - 1;
+  int done = 0;
+  do {
+    const int take = std::min(kMaxDeps, dep_count_ - done);
+    const bool final_packet = done + take >= dep_count_;
+    const hsa_signal_t signal = final_packet ? completion : hsa_signal_t{0};
+    const aql::Fences f = aql::fences_between(system_acquire_next_ || deps_need_system_, final_packet && system_after, o_.fence);
+    if (signal.handle) agent_.store_signal(signal, 1);
+    const std::uint64_t index = q_.reserve_slot(deadline_, sub_);
+    auto* slot = static_cast<hsa_barrier_and_packet_t*>(ring_.base()) + (index & mask);
+    aql::write_barrier_body(slot, deps_ + done, take, signal);
+    sub_.last_published = index;
+    publish(slot, {HSA_PACKET_TYPE_BARRIER_AND, true, f.acquire, f.release}, 0, signal);
+    done += take;
+  } while (done < dep_count_);
+  dep_count_ = 0;
+  deps_need_system_ = false;
+}
+
+void AqlBatchWriter::write_dispatch(std::uint32_t command, std::uint32_t index, bool last, bool before_copy) {
+  flush_deps();
+  const Dispatch& d = batch_.dispatches()[index];
+  const KernelImpl& k = d.kernel.impl();
+  const std::size_t kbytes = k.info.kernarg_segment_size;
+  void* kernarg;
+  if (o_.kernarg) {
+    const KernargPool::Block block = q_.acquire_block(kbytes, deadline_, sub_);
+    sub_.tickets.push_back(block.ticket);
+    kernarg = block.ptr;
+  } else {
+    kernarg = static_cast<unsigned char*>(sub_.own_kernarg) + own_stride_;
+    if (o_.nosync) own_stride_ += round_up64(kbytes);
+  }
+  if (kbytes != 0) std::memcpy(kernarg, batch_.kernarg_image(index), kbytes);  // no-argument kernels have no image
+  if (!k.hidden_args.empty()) aql::fill_hidden_args(k.hidden_args, kernarg, d.grid, d.group);
+
+  // An async copy after this dispatch waits for its signal.
+  const bool edge = before_copy && !copies_in_ring_;
+  const hsa_signal_t signal = signal_for(last, edge);
+  if (signal.handle) agent_.store_signal(signal, 1);
+  const aql::Fences f = aql::fences_between(system_acquire_next_, last || before_copy, o_.fence);
+  const std::uint64_t slot_index = q_.reserve_slot(deadline_, sub_);
+  auto* slot = static_cast<hsa_kernel_dispatch_packet_t*>(ring_.base()) + (slot_index & (ring_.size() - 1));
+  aql::write_dispatch_body(slot, {d.grid, d.group, k.info.private_segment_size, k.info.group_segment_size,
+                                  k.kernel_object, kernarg, signal});
+  sub_.last_published = slot_index;
+  publish(slot, {HSA_PACKET_TYPE_KERNEL_DISPATCH, true, f.acquire, f.release}, aql::dispatch_setup(d.grid, d.group),
+          signal);
+  last_ring_signal_ = edge ? signal : hsa_signal_t{0};
+  record_time(command, k.info.name, signal, false);
+  after_step(signal, "dispatch completion");
+}
+
+void AqlBatchWriter::write_ring_copy(std::uint32_t command, const Copy& c, bool last) {
+  flush_deps();
+  const hsa_signal_t signal = signal_for(last, false);
+  if (signal.handle) agent_.store_signal(signal, 1);
+  count_copy(c);
+  const std::uint64_t index = q_.reserve_slot(deadline_, sub_);
+  auto* slot = static_cast<hsa_agent_dispatch_packet_t*>(ring_.base()) + (index & (ring_.size() - 1));
+  aql::write_copy_body(slot, c.dst, c.src, c.bytes, c.host_pinned ? 0 : aql::kCopyStaged, signal);
+  sub_.last_published = index;
+  // The host's memory is on one side of it: system scope both ways, whatever the fence flag.
+  publish(slot, {HSA_PACKET_TYPE_AGENT_DISPATCH, true, aql::Scope::system, aql::Scope::system}, aql::kAgentCopy, signal);
+  system_acquire_next_ = true;
+  record_time(command, copy_name(c.kind), signal, false);
+  after_step(signal, "copy completion");
+}
+
+void AqlBatchWriter::write_async_copy(std::uint32_t command, const Copy& c, bool last) {
+  hsa_signal_t deps[kMaxDeps + 1];
+  std::uint32_t count = 0;
+  if (o_.nosync) {
+    // The copy must start after every earlier packet: the last one's signal says so. Where the
+    // last packet carries none, a barrier-AND after it (which also takes pending waits) does.
+    if (ring_since_copy_ && last_ring_signal_.handle == 0) {
+      const hsa_signal_t edge = signal_for(false, true);
+      flush_deps(edge, true);
+      last_ring_signal_ = edge;
+    }
+    for (int i = 0; i < dep_count_; ++i) deps[count++] = deps_[i];
+    if (ring_since_copy_) deps[count++] = last_ring_signal_;
+  }
+  dep_count_ = 0;
+  deps_need_system_ = false;
+  const hsa_signal_t done = signal_for(last, true);
+  agent_.store_signal(done, 1);
+  count_copy(c);
+  sub_.has_published = true;
+  agent_.async_copy(c, deps, count, done, sub_.locked);
+  if (o_.nosync) {
+    deps_[0] = done;  // the next packet waits for the copy
+    dep_count_ = 1;
+    deps_need_system_ = true;
+  }
+  ring_since_copy_ = false;
+  last_ring_signal_ = {0};
+  system_acquire_next_ = true;
+  tail_unsignalled_ = false;
+  record_time(command, copy_name(c.kind), done, true);
+  after_step(done, "copy completion");
+}
+
+void AqlBatchWriter::add_wait(const Wait& w) {
+  // Backends were matched before writing: an AQL queue waits only for AQL submissions.
+  const auto& other = static_cast<const AqlCompletion&>(*w.completion);
+  const hsa_signal_t s = other.signal();
+  if (s.handle == 0) return;  // it had completed before this batch was recorded or submitted
+  counters_.device_waits.fetch_add(1, std::memory_order_relaxed);
+  if (dep_count_ == kMaxDeps) flush_deps();
+  deps_[dep_count_++] = s;
+  if (!q_.device().same_device(&other.device())) deps_need_system_ = true;
+  if (!o_.nosync) {
+    const hsa_signal_t signal = signal_for(false, false);
+    flush_deps(signal, false);
+    after_step(signal, "a submission this batch waits for");
+  }
+}
+
+void AqlBatchWriter::write() {
+  const auto& commands = batch_.commands();
+  const std::size_t n = commands.size();
+  if (o_.kernarg) sub_.tickets.reserve(batch_.dispatches().size());  // no allocation per dispatch
+  if (o_.profile) sub_.timed.reserve(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    const Command& c = commands[i];
+    const bool last = i + 1 == n;
+    const bool before_copy = !last && commands[i + 1].kind == CommandKind::copy;
+    const auto command = static_cast<std::uint32_t>(i);
+    switch (c.kind) {
+      case CommandKind::exec:
+        write_dispatch(command, c.index, last, before_copy);
+        break;
+      case CommandKind::copy:
+        if (copies_in_ring_) write_ring_copy(command, batch_.copies()[c.index], last);
+        else write_async_copy(command, batch_.copies()[c.index], last);
+        break;
+      case CommandKind::wait:
+        add_wait(batch_.waits()[c.index]);
+        break;
+    }
+  }
+  if (!o_.nosync) return;  // every command was waited for on the host
+  // The submission completes with the last signal, unless packets or dependencies come after it.
+  hsa_signal_t final = last_signal_;
+  const bool only_the_last_copy = dep_count_ == 1 && deps_[0].handle == last_signal_.handle;
+  if (tail_unsignalled_ || (dep_count_ > 0 && !only_the_last_copy)) {
+    final = signal_for(true, false);
+    flush_deps(final, true);
+  }
+  if (sub_.doorbell_pending) {
+    q_.ring_doorbell(sub_.last_published);
+    sub_.doorbell_pending = false;
+  }
+  sub_.final_signal = final;
+}
+
+}  // namespace hsad::detail

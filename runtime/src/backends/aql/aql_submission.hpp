@@ -1,0 +1,87 @@
+// What one submission on an AQL queue holds until it has completed (signals, kernarg blocks,
+// locked host ranges, the code it runs, the submissions it waits for), and how a batch on
+// another queue waits for it (AqlCompletion: the signal its last packet or copy decrements).
+#pragma once
+
+#include <hsa/hsa.h>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "backends/backend.hpp"
+
+namespace hsad::detail {
+
+class AqlQueue;
+
+// A completion signal taken for one submission: from the queue's pool, or created for it (the
+// baseline's, and any beyond the pool's size); given back the same way.
+struct HeldSignal {
+  hsa_signal_t signal{0};
+  bool pooled = false;
+};
+
+class AqlCompletion : public CompletionImpl {
+ public:
+  // `signal` 0: nothing left to wait for. `failed`: the submission's own wait already failed.
+  AqlCompletion(std::shared_ptr<AqlQueue> queue, HeldSignal signal, std::string failed);
+  ~AqlCompletion() override;  // gives the signal back
+
+  hsa_signal_t signal() const { return signal_.signal; }
+  std::string failure() const override;
+
+ private:
+  std::shared_ptr<AqlQueue> queue_;
+  HeldSignal signal_;
+  std::string failed_;
+};
+
+class AqlSubmission : public SubmissionImpl {
+ public:
+  AqlSubmission(std::shared_ptr<AqlQueue> queue, const Options& options);
+  ~AqlSubmission() override;
+
+  void wait(Clock::time_point deadline) override;
+  std::shared_ptr<CompletionImpl> completion() override;
+  std::vector<CommandTime> timestamps() const override;
+
+  // Throws hsad::Error when a submission this one waits for failed (then this one never runs,
+  // and its queue is blocked behind it).
+  void check_waits_for() const;
+  void release_tickets();
+
+  // Filled while the batch is written (AqlBatchWriter).
+  HeldSignal step;                // the baseline waits on it after each command; a nosync batch's completion
+  std::vector<HeldSignal> extra;  // edge, profiling and final signals beyond `step`
+  hsa_signal_t final_signal{0};   // what wait() waits for; 0 when nothing is in flight
+  void* own_kernarg = nullptr;    // the baseline's kernarg allocation
+  std::vector<std::uint64_t> tickets;              // kernarg pool blocks still in flight
+  std::vector<void*> locked;                       // pageable host ranges locked for async copies
+  std::vector<std::shared_ptr<CompletionImpl>> waits_for;  // kept until this submission completed
+  std::shared_ptr<const void> code;                // the batch's code objects, same lifetime
+  struct Timed {
+    std::uint32_t command;
+    std::string what;
+    hsa_signal_t signal;
+    bool async_copy;
+  };
+  std::vector<Timed> timed;  // Options::profile: the signal each dispatch and copy decremented
+  std::uint64_t last_published = 0;
+  bool has_published = false;     // something reached the device: on a write error it may still run
+  bool doorbell_pending = false;
+  bool abandon_in_flight = false;  // an error left work running: never free what it reads
+
+ private:
+  void release_all() noexcept;
+  void read_times();
+
+  std::shared_ptr<AqlQueue> queue_;
+  Options options_;
+  std::shared_ptr<AqlCompletion> shared_;  // once another batch waits for this one
+  std::vector<CommandTime> times_;
+  std::string failed_;  // why wait() failed, for a batch that waits for this one later
+  bool waited_ = false;
+};
+
+}  // namespace hsad::detail
