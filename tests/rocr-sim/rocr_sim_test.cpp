@@ -14,6 +14,7 @@
 #include <sstream>
 
 #include "aql/fence_policy.hpp"
+#include "backends/backend.hpp"
 #include "bitonic_workload.hpp"
 #include "hsad/hsad.hpp"
 #include "laplacian_workload.hpp"
@@ -430,4 +431,105 @@ TEST(RocrSimTimestamps, ROCrsProfilingTimesEveryDispatchAndCopy) {
   }
   std::sort(keys.begin(), keys.end());
   EXPECT_TRUE(w.output_matches(keys));
+}
+
+namespace {
+std::string module_path(const char* name) { return std::string(HSAD_MODULES_DIR) + "/" + name; }
+
+std::string error_of(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "no error";
+}
+
+// The library's 120-dispatch sort of 2^15 keys with `step`, copies in the batch.
+Batch sort_batch(const Kernel& step, const Buffer& keys, void* host, std::uint32_t n) {
+  Batch b;
+  b.copy_to_device(keys, host, n * 4);
+  std::uint32_t stages = 0;
+  while ((1u << stages) < n) ++stages;
+  for (std::uint32_t stage = 0; stage < stages; ++stage) {
+    for (std::uint32_t pass = 0; pass <= stage; ++pass) b.exec(step, Dim3{n / 2}, Dim3{256}, {keys, stage, pass, 1u});
+  }
+  b.copy_to_host(host, keys, n * 4);
+  return b;
+}
+}  // namespace
+
+TEST(RocrSimModule, ABundlesEntryForTheAgentIsLoadedWithItsKernels) {
+  const Module m = rocr_device().load_module(module_path("bundle.hsaco"));
+  EXPECT_EQ(TargetId::parse(m.target()).processor, rocr_device().info().isa);
+  EXPECT_EQ(m.origin(), module_path("bundle.hsaco"));
+  EXPECT_EQ(m.kernel_names(), (std::vector<std::string>{"module_add_one", "module_scale"}));
+  const Kernel k = m.kernel("module_scale");
+  EXPECT_EQ(k.info().explicit_arg_count(), 3u);
+  EXPECT_EQ(k.info().kernarg_segment_size, 16u);
+  EXPECT_EQ(k.info().wavefront_size, rocr_device().info().wavefront_size);
+}
+
+TEST(RocrSimModule, AnotherTargetsCodeObjectIsRefusedNamingWhatItHas) {
+  const bool is_908 = rocr_device().info().isa == "gfx908";
+  const std::string path = module_path(is_908 ? "xnack.hsaco" : "gfx908.hsaco");
+  const std::string m = error_of([&] { rocr_device().load_module(path); });
+  EXPECT_NE(m.find("has no code object for " + rocr_device().info().isa), std::string::npos) << m;
+  EXPECT_NE(m.find(is_908 ? "(it has: gfx90a:xnack+, gfx90a:xnack-)" : "(it has: gfx908)"), std::string::npos) << m;
+}
+
+TEST(RocrSimModule, AKernelTheModuleLacksIsRefusedListingItsKernels) {
+  const Module m = rocr_device().load_module(module_path("bundle.hsaco"));
+  const std::string e = error_of([&] { m.kernel("module_missing"); });
+  EXPECT_NE(e.find("no kernel named 'module_missing' in module '" + module_path("bundle.hsaco") +
+                   "' (it has: module_add_one, module_scale)"),
+            std::string::npos)
+      << e;
+}
+
+TEST(RocrSimModule, TruncatedAndForeignCodeIsRefused) {
+  std::ifstream in(module_path("gfx908.hsaco"), std::ios::binary);
+  const std::string elf((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const std::string half = elf.substr(0, elf.size() / 2);
+  const std::string m = error_of([&] { rocr_device().load_module(half.data(), half.size()); });
+  EXPECT_NE(m.find("'<memory>': malformed code object"), std::string::npos) << m;
+  const std::string ptx = "//\n.version 8.0\n.target sm_80\n.address_size 64\n";
+  EXPECT_NE(error_of([&] { rocr_device().load_module(ptx.data(), ptx.size()); }).find("is PTX: NVIDIA code cannot run on"),
+            std::string::npos);
+}
+
+// The library's own bundle loaded again as an application's module: its kernels run beside the
+// library's kernels of the same names (two executables, one name).
+TEST(RocrSimModule, ModulesCoexistWithTheLibrarysKernels) {
+  const Module m = rocr_device().load_module(HSAD_AMD_BUNDLE);
+  const std::uint32_t n = 1u << 12;
+  for (const Kernel& step : {m.kernel("bitonic_step"), rocr_device().kernel("bitonic_step")}) {
+    auto keys = random_keys(n);
+    Buffer buf = rocr_device().alloc(n * 4);
+    rocr_device().create_queue().run(sort_batch(step, buf, keys.data(), n), Options::all());
+    EXPECT_TRUE(std::is_sorted(keys.begin(), keys.end()));
+  }
+  EXPECT_NE(m.kernel("bitonic_step").impl().kernel_object, rocr_device().kernel("bitonic_step").impl().kernel_object);
+}
+
+// Module, kernel and batch released while a submission that dispatches the module's kernel is
+// still queued behind other work: the code stays loaded until that submission completed. (The
+// simulated GPU finds a kernel by the code object ROCr's loader placed: freed code would make
+// the dispatch fail.)
+TEST(RocrSimModule, CodeOutlivesItsModuleWhileASubmissionRunsIt) {
+  const std::uint32_t n = 1u << 15;
+  auto keys = random_keys(n);
+  auto first = random_keys(1u << 16);
+  Buffer buf = rocr_device().alloc(n * 4), busy = rocr_device().alloc(first.size() * 4);
+  Queue q = rocr_device().create_queue();
+  Submission ahead = q.submit(sort_batch(rocr_device().kernel("bitonic_step"), busy, first.data(), 1u << 16), Options::all());
+  Submission s;
+  {
+    const Module m = rocr_device().load_module(HSAD_AMD_BUNDLE);
+    const Batch b = sort_batch(m.kernel("bitonic_step"), buf, keys.data(), n);
+    s = q.submit(b, Options::all());
+  }  // the module, its kernel and the batch are gone; the submission is queued behind `ahead`
+  s.wait();
+  ahead.wait();
+  EXPECT_TRUE(std::is_sorted(keys.begin(), keys.end()));
 }

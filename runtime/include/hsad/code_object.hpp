@@ -40,8 +40,29 @@ CodeObject read_code_object(std::string_view elf);
 // The device code objects in `bytes`: a bundle's amdgcn entries, or the one ELF it is.
 std::vector<CodeObject> read_code_objects(std::string_view bytes);
 
-// The code object entry of a bundle (or the ELF itself) for an agent's processor ("gfx90a");
-// an empty view when there is none.
-std::string_view select_code_object(std::string_view bytes, std::string_view processor);
+// An AMD target ID as ROCr matches it: the processor and the two target features (sramecc,
+// xnack), each on ("+"), off ("-") or unspecified (any). Parsed from a full ISA or target name
+// ("amdgcn-amd-amdhsa--gfx90a:sramecc+:xnack-", a bundle entry "hipv4-amdgcn-amd-amdhsa--gfx90a:xnack-")
+// or a short one ("gfx90a:xnack-", "gfx90a").
+struct TargetId {
+  enum class Feature : std::uint8_t { any, on, off };
+  std::string processor;
+  Feature sramecc = Feature::any;
+  Feature xnack = Feature::any;
+
+  static TargetId parse(std::string_view text);
+  std::string to_string() const;  // "gfx90a:sramecc+:xnack-", features only where set
+};
+
+// Code built for `code` runs on an agent of ISA `agent`: the processors are equal, and each
+// feature the code fixes is the agent's setting (an agent's unspecified feature accepts either).
+bool target_compatible(const TargetId& code, const TargetId& agent);
+
+// The code object entry of a bundle (or the ELF itself) that runs on an agent's ISA ("gfx90a",
+// or with features, "amdgcn-amd-amdhsa--gfx90a:sramecc+:xnack-"): of the compatible ones, the
+// one that fixes the most features, as ROCr prefers. An empty view when none is compatible.
+std::string_view select_code_object(std::string_view bytes, std::string_view agent_isa);
+// The targets a bundle (or ELF) holds, for messages: "gfx1030, gfx908, gfx90a:xnack-".
+std::string code_object_targets(std::string_view bytes);
 
 }  // namespace hsad

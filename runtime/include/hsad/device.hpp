@@ -9,6 +9,7 @@
 
 #include "hsad/buffer.hpp"
 #include "hsad/kernel.hpp"
+#include "hsad/module.hpp"
 #include "hsad/queue.hpp"
 #include "hsad/stats.hpp"
 
@@ -35,8 +36,15 @@ class Device {
   explicit Device(std::shared_ptr<detail::DeviceImpl> impl) : impl_(std::move(impl)) {}
 
   const DeviceInfo& info() const;
-  // Loads (once) and returns a kernel by name; throws hsad::Error if the device has none such.
+  // Loads (once) and returns one of the library's own kernels by name (on the cpu agent, also a
+  // registered host kernel); throws hsad::Error if the device has none such.
   Kernel kernel(std::string_view name) const;
+  // An application's own code, from a file or from memory: an AMD code object or clang offload
+  // bundle (rocr; the entry for the agent's ISA is picked), a cubin, fatbin or PTX (cuda). Throws
+  // hsad::Error for a missing, empty or truncated file, bytes that are no code object, code for
+  // another target (naming the targets it has), and on the cpu agent, which runs host kernels.
+  Module load_module(const std::string& path) const;
+  Module load_module(const void* bytes, std::size_t size) const;
   // packets = 0: the backend's default ring size.
   Queue create_queue(std::uint32_t packets = 0) const;
   Buffer alloc(std::size_t bytes, Memory kind = Memory::device) const;

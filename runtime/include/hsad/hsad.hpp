@@ -8,6 +8,7 @@
 #include "hsad/error.hpp"
 #include "hsad/host_kernel.hpp"
 #include "hsad/kernel.hpp"
+#include "hsad/module.hpp"
 #include "hsad/options.hpp"
 #include "hsad/queue.hpp"
 #include "hsad/runtime.hpp"

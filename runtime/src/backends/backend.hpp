@@ -59,6 +59,29 @@ class CompletionImpl {
   std::shared_ptr<DeviceImpl> device_;
 };
 
+// A module as loaded on one device: the names of its kernels and how to load one. The code
+// itself is held by `code`, which every kernel loaded from it (and so every batch and in-flight
+// submission that dispatches one) shares.
+class ModuleImpl {
+ public:
+  virtual ~ModuleImpl() = default;
+  // Loads (once) and caches a kernel of the module; the name is one of `names`.
+  std::shared_ptr<const KernelImpl> kernel(std::string_view name);
+
+  DeviceImpl* device = nullptr;
+  std::string origin;               // the file, or "<memory>"
+  std::string target;               // what was picked from the image: "gfx90a:xnack-", "sm_90"
+  std::vector<std::string> names;   // sorted
+  std::shared_ptr<const void> code; // the executable or CUmodule
+
+ protected:
+  virtual std::shared_ptr<KernelImpl> load_kernel(const std::string& name) = 0;
+
+ private:
+  std::mutex mutex_;
+  std::map<std::string, std::shared_ptr<const KernelImpl>, std::less<>> kernels_;
+};
+
 class SubmissionImpl {
  public:
   virtual ~SubmissionImpl() = default;
@@ -89,6 +112,9 @@ class DeviceImpl : public std::enable_shared_from_this<DeviceImpl> {
 
   // Loads a kernel once and caches it by name.
   std::shared_ptr<const KernelImpl> kernel(std::string_view name);
+  // An application's own code: an AMD code object or bundle (rocr), a cubin, fatbin or PTX
+  // (cuda). Throws hsad::Error saying why the bytes cannot run here.
+  virtual std::shared_ptr<ModuleImpl> load_module(std::string_view bytes, const std::string& origin) = 0;
   virtual std::shared_ptr<QueueImpl> create_queue(std::uint32_t packets) = 0;
 
   void* allocate(std::size_t bytes, Memory kind);

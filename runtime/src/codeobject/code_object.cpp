@@ -154,14 +154,41 @@ std::vector<CodeObject> read_code_objects(std::string_view bytes) {
   return out;
 }
 
-std::string_view select_code_object(std::string_view bytes, std::string_view processor) {
+namespace {
+// A bundle's device entries (or the one ELF), each with the target ID it was built for.
+std::vector<std::pair<TargetId, std::string_view>> device_entries(std::string_view bytes) {
+  std::vector<std::pair<TargetId, std::string_view>> out;
   if (!is_offload_bundle(bytes)) {
-    return read_code_object(bytes).processor == processor ? bytes : std::string_view();
+    out.emplace_back(TargetId::parse(read_code_object(bytes).target), bytes);
+    return out;
   }
   for (const BundleEntry& e : unbundle(bytes)) {
-    if (e.id.find("amdgcn-") != std::string::npos && processor_of(e.id) == processor) return e.bytes;
+    if (e.id.find("amdgcn-") != std::string::npos) out.emplace_back(TargetId::parse(e.id), e.bytes);
   }
-  return {};
+  return out;
+}
+
+int fixed_features(const TargetId& t) {
+  return (t.sramecc != TargetId::Feature::any) + (t.xnack != TargetId::Feature::any);
+}
+}  // namespace
+
+std::string_view select_code_object(std::string_view bytes, std::string_view agent_isa) {
+  const TargetId agent = TargetId::parse(agent_isa);
+  std::string_view best;
+  int best_fixed = -1;
+  for (const auto& [target, entry] : device_entries(bytes)) {
+    if (!target_compatible(target, agent) || fixed_features(target) <= best_fixed) continue;
+    best = entry;
+    best_fixed = fixed_features(target);
+  }
+  return best;
+}
+
+std::string code_object_targets(std::string_view bytes) {
+  std::string out;
+  for (const auto& entry : device_entries(bytes)) out += (out.empty() ? "" : ", ") + entry.first.to_string();
+  return out;
 }
 
 }  // namespace hsad

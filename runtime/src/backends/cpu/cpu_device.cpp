@@ -17,6 +17,7 @@
 #include "backends/cpu/signal_ops.hpp"
 #include "hsad/error.hpp"
 #include "hsad/host_kernel.hpp"
+#include "module/module_format.hpp"
 
 namespace hsad::cpu {
 namespace {
@@ -66,6 +67,17 @@ std::shared_ptr<detail::QueueImpl> CpuDevice::create_queue(std::uint32_t packets
   }
   auto ring = std::make_unique<CpuRing>(packets, pool_, next_queue_id_++);
   return std::make_shared<detail::AqlQueue>(shared_from_this(), *this, std::move(ring), detail::AqlQueue::Config{});
+}
+
+std::shared_ptr<detail::ModuleImpl> CpuDevice::load_module(std::string_view bytes, const std::string& origin) {
+  const detail::ModuleFormat f = detail::detect_module_format(bytes);
+  const std::string hint = "the cpu agent runs host kernels: register them with hsad::register_host_kernel and get "
+                           "them with Device::kernel(name)";
+  if (detail::is_amd(f) || detail::is_cuda(f)) {
+    throw Error("cpu", "load_module", "'" + origin + "' is " + detail::describe(f) + ": GPU code cannot run on the cpu agent",
+                hint);
+  }
+  throw Error("cpu", "load_module", "'" + origin + "' is " + detail::describe(f), hint);
 }
 
 std::shared_ptr<const detail::KernelImpl> CpuDevice::load_kernel(std::string_view name) {

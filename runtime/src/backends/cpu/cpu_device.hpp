@@ -16,6 +16,8 @@ class CpuDevice : public detail::DeviceImpl, public detail::AqlAgent {
   ~CpuDevice() override;
 
   std::shared_ptr<detail::QueueImpl> create_queue(std::uint32_t packets) override;
+  // Refused, saying why: the cpu agent runs host kernels registered by name, not GPU code.
+  std::shared_ptr<detail::ModuleImpl> load_module(std::string_view bytes, const std::string& origin) override;
   bool host_can_read(Memory) const override { return true; }
 
   hsa_signal_t create_signal(std::int64_t initial) override;

@@ -2,9 +2,12 @@
 // layouts from cuFuncGetParamInfo.
 #include "backends/cuda/cuda_device.hpp"
 
+#include <algorithm>
+
 #include "backends/cuda/cuda_backend.hpp"
 #include "backends/cuda/cuda_queue.hpp"
 #include "hsad/error.hpp"
+#include "module/module_format.hpp"
 
 extern "C" const unsigned char hsad_cuda_fatbin[];
 extern "C" const unsigned long long hsad_cuda_fatbin_size;
@@ -73,15 +76,15 @@ std::shared_ptr<detail::QueueImpl> CudaDevice::create_queue(std::uint32_t) {
   return std::make_shared<CudaQueue>(std::static_pointer_cast<CudaDevice>(shared_from_this()));
 }
 
-std::shared_ptr<const detail::KernelImpl> CudaDevice::load_kernel(std::string_view name) {
+std::shared_ptr<detail::KernelImpl> CudaDevice::make_kernel(CUmodule module, const std::string& name,
+                                                            const std::string& where) {
   make_current();
   CUfunction f = nullptr;
-  const std::string n(name);
-  if (d_.cuModuleGetFunction(&f, module_.get(), n.c_str()) != CUDA_SUCCESS) {
-    throw Error("cuda", "kernel", "no kernel named '" + n + "' in the embedded fatbin");
+  if (d_.cuModuleGetFunction(&f, module, name.c_str()) != CUDA_SUCCESS) {
+    throw Error("cuda", "kernel", "no kernel named '" + name + "' in " + where);
   }
   auto k = std::make_shared<detail::KernelImpl>();
-  k->info.name = n;
+  k->info.name = name;
   k->info.wavefront_size = info_.wavefront_size;
   for (std::size_t i = 0;; ++i) {
     std::size_t offset = 0, size = 0;
@@ -94,9 +97,79 @@ std::shared_ptr<const detail::KernelImpl> CudaDevice::load_kernel(std::string_vi
   k->info.max_workgroup_size = std::uint32_t(max_threads);
   k->info.group_segment_size = 0;  // static shared memory is the kernel's own; dynamic is none
   k->native = f;
+  return k;
+}
+
+std::shared_ptr<const detail::KernelImpl> CudaDevice::load_kernel(std::string_view name) {
+  auto k = make_kernel(module_.get(), std::string(name), "the embedded fatbin");
   k->early_launch_ok = true;  // every kernel of the embedded fatbin starts with HSAD_BARRIER_WAIT()
   k->keep_alive = module_;
   return k;
+}
+
+namespace {
+class CudaModule : public detail::ModuleImpl {
+ public:
+  CudaModule(CudaDevice& device, std::shared_ptr<CUmod_st> module) : device_(device), module_(std::move(module)) {}
+
+ protected:
+  std::shared_ptr<detail::KernelImpl> load_kernel(const std::string& name) override {
+    // An application's kernel may not wait for its predecessor itself: no early launch.
+    return device_.make_kernel(module_.get(), name, "module '" + origin + "'");
+  }
+
+ private:
+  CudaDevice& device_;
+  std::shared_ptr<CUmod_st> module_;
+};
+}  // namespace
+
+std::shared_ptr<detail::ModuleImpl> CudaDevice::load_module(std::string_view bytes, const std::string& origin) {
+  const detail::ModuleFormat f = detail::detect_module_format(bytes);
+  if (detail::is_amd(f)) {
+    throw Error("cuda", "load_module", "'" + origin + "' is " + detail::describe(f) + ": AMD code cannot run on " +
+                                           info_.isa, "load the cubin, fatbin or PTX nvcc built for it");
+  }
+  if (!detail::is_cuda(f)) throw Error("cuda", "load_module", "'" + origin + "' is " + detail::describe(f));
+  const std::string targets = detail::cuda_image_targets(bytes);
+  make_current();
+  // PTX must end in a NUL; the driver's JIT log says what is wrong with bad PTX.
+  const std::string image(bytes);
+  char log[4096] = {};
+  CUjit_option options[] = {CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES};
+  void* values[] = {log, reinterpret_cast<void*>(std::uintptr_t(sizeof log))};
+  CUmodule module = nullptr;
+  const CUresult r = d_.cuModuleLoadDataEx(&module, image.c_str(), 2, options, values);
+  if (r == CUDA_ERROR_NO_BINARY_FOR_GPU) {
+    throw Error("cuda", "load_module", "'" + origin + "' has no code for " + info_.isa + " (it has: " + targets + ")",
+                "build it for " + info_.isa + " or include PTX");
+  }
+  if (r == CUDA_ERROR_INVALID_IMAGE || r == CUDA_ERROR_INVALID_PTX || r == CUDA_ERROR_UNSUPPORTED_PTX_VERSION) {
+    const char* name = "?";
+    d_.cuGetErrorName(r, &name);
+    throw Error("cuda", "load_module", "'" + origin + "' (" + detail::describe(f) + ") was refused: " + name +
+                                           (log[0] ? std::string(": ") + log : std::string(" (malformed or truncated)")));
+  }
+  check(r, "cuModuleLoadDataEx");
+  const Driver* drv = &d_;
+  std::shared_ptr<CUmod_st> owned(module, [drv](CUmodule m) { drv->cuModuleUnload(m); });
+
+  auto m = std::make_shared<CudaModule>(*this, owned);
+  m->device = this;
+  m->origin = origin;
+  m->target = f == detail::ModuleFormat::cuda_fatbin ? targets + " (loaded for " + info_.isa + ")" : targets;
+  unsigned count = 0;
+  check(d_.cuModuleGetFunctionCount(&count, module), "cuModuleGetFunctionCount");
+  std::vector<CUfunction> functions(count);
+  if (count) check(d_.cuModuleEnumerateFunctions(functions.data(), count, module), "cuModuleEnumerateFunctions");
+  for (CUfunction fn : functions) {
+    const char* name = nullptr;
+    check(d_.cuFuncGetName(&name, fn), "cuFuncGetName");
+    m->names.push_back(name);
+  }
+  std::sort(m->names.begin(), m->names.end());
+  m->code = owned;
+  return m;
 }
 
 void* CudaDevice::raw_allocate(std::size_t bytes, Memory kind) {

@@ -24,6 +24,11 @@ class CudaDevice : public detail::DeviceImpl {
   static BackendStatus probe();
   static std::vector<std::shared_ptr<detail::DeviceImpl>> open();
 
+  // A cubin, fatbin or PTX (JIT-compiled by the driver) through cuModuleLoadDataEx.
+  std::shared_ptr<detail::ModuleImpl> load_module(std::string_view bytes, const std::string& origin) override;
+  // A kernel of `module`, its argument layout from cuFuncGetParamInfo.
+  std::shared_ptr<detail::KernelImpl> make_kernel(CUmodule module, const std::string& name, const std::string& where);
+
  protected:
   std::shared_ptr<const detail::KernelImpl> load_kernel(std::string_view name) override;
   void* raw_allocate(std::size_t bytes, Memory kind) override;

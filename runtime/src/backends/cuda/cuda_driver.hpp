@@ -20,15 +20,12 @@ namespace hsad::cuda {
   X(cuStreamEndCapture) X(cuGraphInstantiateWithFlags) X(cuGraphLaunch) X(cuGraphExecDestroy)     \
   X(cuGraphDestroy) X(cuStreamWriteValue32) X(cuStreamQuery) X(cuMemHostGetDevicePointer) X(cuLaunchKernelEx) \
   X(cuMemcpyHtoDAsync) X(cuMemcpyDtoHAsync) X(cuMemcpyDtoDAsync) X(cuMemcpyPeerAsync) X(cuStreamWaitEvent)      \
-  X(cuStreamWaitValue32) X(cuEventElapsedTime) X(cuModuleLoadDataEx) X(cuCtxGetCurrent)
-
-// Entry points newer drivers have (CUDA 12.4): without them a module's kernels are not listed.
-#define HSAD_CUDA_OPTIONAL_CALLS(X) X(cuModuleGetFunctionCount) X(cuModuleEnumerateFunctions) X(cuFuncGetName)
+  X(cuStreamWaitValue32) X(cuEventElapsedTime) X(cuModuleLoadDataEx) X(cuModuleGetFunctionCount)                   \
+  X(cuModuleEnumerateFunctions) X(cuFuncGetName)
 
 struct Driver {
 #define HSAD_CUDA_MEMBER(name) decltype(&::name) name = nullptr;
   HSAD_CUDA_CALLS(HSAD_CUDA_MEMBER)
-  HSAD_CUDA_OPTIONAL_CALLS(HSAD_CUDA_MEMBER)
 #undef HSAD_CUDA_MEMBER
   void* handle = nullptr;
 };

@@ -12,6 +12,7 @@
 #include "backends/rocr/rocr_ring.hpp"
 #include "hsad/error.hpp"
 #include "hsad/queue.hpp"
+#include "module/module_format.hpp"
 
 extern "C" const unsigned char hsad_amd_code_objects[];
 extern "C" const unsigned long long hsad_amd_code_objects_size;
@@ -49,6 +50,25 @@ std::string agent_string(const Api& api, hsa_agent_t agent, int attribute, const
   char text[64] = {};
   check(api.hsa_agent_get_info(agent, hsa_agent_info_t(attribute), text), what);
   return std::string(text, strnlen(text, sizeof text));
+}
+
+// The agent's first ISA with its target features ("amdgcn-amd-amdhsa--gfx90a:sramecc+:xnack-"),
+// what code objects are matched against; the bare name where ROCr lists none.
+hsa_status_t first_isa(hsa_isa_t isa, void* data) {
+  *static_cast<hsa_isa_t*>(data) = isa;
+  return HSA_STATUS_INFO_BREAK;
+}
+
+std::string full_isa_name(const Api& api, hsa_agent_t agent, const std::string& fallback) {
+  hsa_isa_t isa{0};
+  api.hsa_agent_iterate_isas(agent, &first_isa, &isa);
+  if (isa.handle == 0) return fallback;
+  std::uint32_t length = 0;
+  if (api.hsa_isa_get_info_alt(isa, HSA_ISA_INFO_NAME_LENGTH, &length) != HSA_STATUS_SUCCESS || length == 0) return fallback;
+  std::string name(length, '\0');
+  if (api.hsa_isa_get_info_alt(isa, HSA_ISA_INFO_NAME, name.data()) != HSA_STATUS_SUCCESS) return fallback;
+  name.resize(strnlen(name.c_str(), name.size()));
+  return name;
 }
 
 struct Discovery {
@@ -151,6 +171,7 @@ RocrDevice::RocrDevice(const Api& api, hsa_agent_t agent, const Pools& pools) : 
   info_.backend = "rocr";
   hardware_id_ = agent.handle;
   info_.isa = agent_string(api_, agent_, HSA_AGENT_INFO_NAME, "hsa_agent_get_info(NAME)");
+  isa_name_ = full_isa_name(api_, agent_, info_.isa);
   info_.name = agent_string(api_, agent_, HSA_AMD_AGENT_INFO_PRODUCT_NAME, "hsa_agent_get_info(PRODUCT_NAME)");
   if (info_.name.empty()) info_.name = "AMD " + info_.isa;
   info_.wavefront_size = agent_info<std::uint32_t>(api_, agent_, HSA_AGENT_INFO_WAVEFRONT_SIZE, "hsa_agent_get_info(WAVEFRONT_SIZE)");
@@ -183,18 +204,7 @@ std::shared_ptr<detail::QueueImpl> RocrDevice::create_queue(std::uint32_t packet
   return std::make_shared<detail::AqlQueue>(shared_from_this(), *this, std::move(ring), detail::AqlQueue::Config{});
 }
 
-const RocrDevice::Executable& RocrDevice::executable() {
-  std::lock_guard<std::mutex> lock(exe_mutex_);
-  if (exe_) return *exe_;
-  const std::string_view all = code_objects();
-  if (all.empty()) throw Error("rocr", "kernel", "built without hipcc: no AMD code objects embedded");
-  const std::string_view bytes = select_code_object(all, info_.isa);
-  if (bytes.empty()) {
-    std::string have;
-    for (const CodeObject& co : read_code_objects(all)) have += (have.empty() ? "" : ", ") + co.processor;
-    throw Error("rocr", "kernel", "no code object for " + info_.isa + " (have: " + have + ")",
-                "rebuild with HSAD_AMDGPU_TARGETS including " + info_.isa + ", or point HSAD_AMD_CODE_OBJECTS at a code object for it");
-  }
+std::shared_ptr<const RocrDevice::Executable> RocrDevice::load_executable(std::string_view bytes) {
   auto exe = std::make_shared<Executable>(api_);
   exe->code_object = read_code_object(bytes);
   check(api_.hsa_code_object_reader_create_from_memory(bytes.data(), bytes.size(), &exe->reader),
@@ -204,19 +214,32 @@ const RocrDevice::Executable& RocrDevice::executable() {
   check(api_.hsa_executable_load_agent_code_object(exe->exe, agent_, exe->reader, nullptr, nullptr),
         "hsa_executable_load_agent_code_object");
   check(api_.hsa_executable_freeze(exe->exe, nullptr), "hsa_executable_freeze");
-  exe_ = std::move(exe);
-  return *exe_;
+  return exe;
 }
 
-std::shared_ptr<const detail::KernelImpl> RocrDevice::load_kernel(std::string_view name) {
-  const Executable& exe = executable();
-  const auto& kernels = exe.code_object.kernels;
+std::shared_ptr<const RocrDevice::Executable> RocrDevice::executable() {
+  std::lock_guard<std::mutex> lock(exe_mutex_);
+  if (exe_) return exe_;
+  const std::string_view all = code_objects();
+  if (all.empty()) throw Error("rocr", "kernel", "built without hipcc: no AMD code objects embedded");
+  const std::string_view bytes = select_code_object(all, isa_name_);
+  if (bytes.empty()) {
+    throw Error("rocr", "kernel", "no code object for " + info_.isa + " (have: " + code_object_targets(all) + ")",
+                "rebuild with HSAD_AMDGPU_TARGETS including " + info_.isa + ", or point HSAD_AMD_CODE_OBJECTS at a code object for it");
+  }
+  exe_ = load_executable(bytes);
+  return exe_;
+}
+
+std::shared_ptr<detail::KernelImpl> RocrDevice::make_kernel(const std::shared_ptr<const Executable>& exe,
+                                                            std::string_view name, const std::string& where) {
+  const auto& kernels = exe->code_object.kernels;
   const auto it = std::find_if(kernels.begin(), kernels.end(), [&](const CodeObjectKernel& k) { return k.info.name == name; });
   if (it == kernels.end()) {
-    throw Error("rocr", "kernel", "no kernel named '" + std::string(name) + "' in the code object for " + info_.isa);
+    throw Error("rocr", "kernel", "no kernel named '" + std::string(name) + "' in " + where);
   }
   hsa_executable_symbol_t symbol{};
-  check(api_.hsa_executable_get_symbol_by_name(exe.exe, it->symbol.c_str(), &agent_, &symbol),
+  check(api_.hsa_executable_get_symbol_by_name(exe->exe, it->symbol.c_str(), &agent_, &symbol),
         "hsa_executable_get_symbol_by_name");
   auto k = std::make_shared<detail::KernelImpl>();
   k->info = it->info;
@@ -233,8 +256,58 @@ std::shared_ptr<const detail::KernelImpl> RocrDevice::load_kernel(std::string_vi
   k->info.group_segment_size = symbol_u32(HSA_EXECUTABLE_SYMBOL_INFO_KERNEL_GROUP_SEGMENT_SIZE);
   k->info.private_segment_size = symbol_u32(HSA_EXECUTABLE_SYMBOL_INFO_KERNEL_PRIVATE_SEGMENT_SIZE);
   k->hidden_args = aql::plan_hidden_args(k->info);
-  k->keep_alive = exe_;
+  k->keep_alive = exe;
   return k;
+}
+
+std::shared_ptr<const detail::KernelImpl> RocrDevice::load_kernel(std::string_view name) {
+  return make_kernel(executable(), name, "the library's code object for " + info_.isa);
+}
+
+// An application's module: its own executable, loaded through ROCr's loader like the library's.
+class RocrDevice::Module : public detail::ModuleImpl {
+ public:
+  Module(RocrDevice& device, std::shared_ptr<const Executable> exe) : device_(device), exe_(std::move(exe)) {}
+
+ protected:
+  std::shared_ptr<detail::KernelImpl> load_kernel(const std::string& name) override {
+    return device_.make_kernel(exe_, name, "module '" + origin + "'");
+  }
+
+ private:
+  RocrDevice& device_;
+  std::shared_ptr<const Executable> exe_;
+};
+
+std::shared_ptr<detail::ModuleImpl> RocrDevice::load_module(std::string_view bytes, const std::string& origin) {
+  const detail::ModuleFormat f = detail::detect_module_format(bytes);
+  if (detail::is_cuda(f)) {
+    throw Error("rocr", "load_module", "'" + origin + "' is " + detail::describe(f) + ": NVIDIA code cannot run on " +
+                                           info_.isa, "load the AMD code object (hipcc --genco) on an AMD GPU");
+  }
+  if (!detail::is_amd(f)) throw Error("rocr", "load_module", "'" + origin + "' is " + detail::describe(f));
+  std::shared_ptr<const Executable> exe;
+  try {
+    const std::string_view entry = select_code_object(bytes, isa_name_);
+    if (entry.empty()) {
+      throw Error("rocr", "load_module",
+                  "'" + origin + "' has no code object for " + TargetId::parse(isa_name_).to_string() + " (it has: " +
+                      code_object_targets(bytes) + ")",
+                  "build it with --offload-arch=" + info_.isa);
+    }
+    exe = load_executable(entry);
+  } catch (const Error& e) {
+    if (e.backend() != "code-object") throw;
+    throw Error("rocr", "load_module", "'" + origin + "': " + e.status());  // malformed or truncated
+  }
+  auto m = std::make_shared<Module>(*this, exe);
+  m->device = this;
+  m->origin = origin;
+  m->target = TargetId::parse(exe->code_object.target).to_string();
+  for (const CodeObjectKernel& k : exe->code_object.kernels) m->names.push_back(k.info.name);
+  std::sort(m->names.begin(), m->names.end());
+  m->code = exe;
+  return m;
 }
 
 void* RocrDevice::raw_allocate(std::size_t bytes, Memory kind) {

@@ -48,6 +48,9 @@ class RocrDevice : public detail::DeviceImpl, public detail::AqlAgent {
   static BackendStatus probe();
   static std::vector<std::shared_ptr<detail::DeviceImpl>> open();
 
+  std::shared_ptr<detail::ModuleImpl> load_module(std::string_view bytes, const std::string& origin) override;
+  const std::string& isa_name() const { return isa_name_; }
+
  protected:
   std::shared_ptr<const detail::KernelImpl> load_kernel(std::string_view name) override;
   void* raw_allocate(std::size_t bytes, Memory kind) override;
@@ -57,12 +60,17 @@ class RocrDevice : public detail::DeviceImpl, public detail::AqlAgent {
 
  private:
   struct Executable;  // the code object reader and executable, destroyed together
-  const Executable& executable();
+  class Module;       // an application's code object, its own executable
+  std::shared_ptr<const Executable> load_executable(std::string_view code_object);
+  std::shared_ptr<const Executable> executable();  // the library's own, loaded on first use
+  std::shared_ptr<detail::KernelImpl> make_kernel(const std::shared_ptr<const Executable>& exe, std::string_view name,
+                                                  const std::string& where);
   // One hsa_amd_memory_async_copy, waited on; pageable host ranges are locked for the copy.
   std::size_t copy(void* dst, const void* src, std::size_t bytes, bool host_is_src, bool host_pinned);
 
   const Api& api_;
   hsa_agent_t agent_;
+  std::string isa_name_;  // with target features: what code objects are matched against
   Pools pools_;
   std::mutex exe_mutex_;
   std::shared_ptr<const Executable> exe_;

@@ -1,0 +1,70 @@
+// Module and Device::load_module: reading the file, and the per-module kernel cache. What the
+// bytes are and whether they can run is each backend's (DeviceImpl::load_module).
+#include "hsad/module.hpp"
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <iterator>
+
+#include "backends/backend.hpp"
+#include "hsad/device.hpp"
+#include "hsad/error.hpp"
+
+namespace hsad {
+namespace detail {
+
+std::shared_ptr<const KernelImpl> ModuleImpl::kernel(std::string_view name) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (auto it = kernels_.find(name); it != kernels_.end()) return it->second;
+  std::shared_ptr<KernelImpl> k = load_kernel(std::string(name));
+  k->device = device;
+  k->keep_alive = code;  // batches and in-flight submissions hold the code, not the Module handle
+  kernels_.emplace(std::string(name), k);
+  return k;
+}
+
+}  // namespace detail
+
+namespace {
+const detail::ModuleImpl& checked(const std::shared_ptr<detail::ModuleImpl>& impl) {
+  if (!impl) throw Error("module", "Module", "the Module is empty", "get one from Device::load_module");
+  return *impl;
+}
+}  // namespace
+
+Kernel Module::kernel(std::string_view name) const {
+  const detail::ModuleImpl& m = checked(impl_);
+  if (!std::binary_search(m.names.begin(), m.names.end(), name)) {
+    std::string have;
+    for (const std::string& n : m.names) have += (have.empty() ? "" : ", ") + n;
+    throw Error(m.device->info().backend, "kernel",
+                "no kernel named '" + std::string(name) + "' in module '" + m.origin + "' (it has: " +
+                    (have.empty() ? "none" : have) + ")");
+  }
+  return Kernel(impl_->kernel(name));
+}
+
+const std::vector<std::string>& Module::kernel_names() const { return checked(impl_).names; }
+const std::string& Module::target() const { return checked(impl_).target; }
+const std::string& Module::origin() const { return checked(impl_).origin; }
+
+Module Device::load_module(const std::string& path) const {
+  const std::string& backend = info().backend;
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    throw Error(backend, "load_module", "cannot open '" + path + "': " + std::strerror(errno));
+  }
+  const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  if (in.bad()) throw Error(backend, "load_module", "cannot read '" + path + "'");
+  if (bytes.empty()) throw Error(backend, "load_module", "'" + path + "' is empty");
+  return Module(impl().load_module(bytes, path));
+}
+
+Module Device::load_module(const void* bytes, std::size_t size) const {
+  if (!bytes || size == 0) throw Error(info().backend, "load_module", "no bytes given (an empty module)");
+  return Module(impl().load_module(std::string_view(static_cast<const char*>(bytes), size), "<memory>"));
+}
+
+}  // namespace hsad
