@@ -7,6 +7,7 @@
 #include <chrono>
 #include <iostream>
 #include <memory>
+#include <optional>
 #include <random>
 
 #include "bitonic.hpp"
@@ -22,24 +23,67 @@ using namespace hsad;
 
 namespace {
 
+using Copies = bench::BitonicWorkload::Copies;
+
+// A row of the ladder: the library's flags, and whether the iteration's copies are commands of
+// the batch (one submission, one host wait) or blocking calls around it.
+struct BenchRow {
+  std::string config;
+  Options options;
+  Copies copies = Copies::blocking;
+};
+
+// The library's ladder, with the seed's whole iteration as one submission right after +pinned
+// ("+copies"); +replay then replays that whole iteration.
+std::vector<BenchRow> bench_rows(const Options& wanted) {
+  std::vector<BenchRow> rows;
+  bool whole = false;
+  for (const LadderRow& r : ladder(wanted)) {
+    rows.push_back({r.config, r.options, r.config == "+replay" && whole ? Copies::in_batch : Copies::blocking});
+    if (r.config == "+pinned") {
+      rows.push_back({"+copies", r.options, Copies::in_batch});
+      whole = true;
+    }
+  }
+  return rows;
+}
+
 struct RowResult {
-  LadderRow row;
+  BenchRow row;
   bench::Summary us;
   bool sorted = false;
   Stats per_iteration;
+  // --profile: the device's own times, medians over the profiled iterations.
+  std::optional<double> device_us;  // first command's start to last command's end
+  std::optional<double> kernel_us;  // one bitonic_step dispatch
 };
+
+// The device times of one profiled iteration: its span, and the mean dispatch.
+std::pair<double, double> device_times(const std::vector<CommandTime>& t) {
+  if (t.empty()) return {0, 0};
+  double kernels = 0;
+  std::size_t count = 0;
+  for (const CommandTime& c : t) {
+    if (c.what != "bitonic_step") continue;
+    kernels += double(c.end_ns - c.start_ns);
+    ++count;
+  }
+  return {double(t.back().end_ns - t.front().start_ns) / 1e3, count ? kernels / double(count) / 1e3 : 0};
+}
 
 // Every row is set up first; then each round times one iteration of every row in turn, so
 // drift and noise on the machine fall on all rows alike and the deltas compare like with like.
-std::vector<RowResult> measure_ladder(const Device& device, const std::vector<LadderRow>& ladder_rows, std::uint32_t n,
-                                      int iters, int warmup, const std::vector<std::uint32_t>& keys,
+// Profiling (which gives every dispatch a signal or an event pair of its own) comes after, in
+// iterations of its own, so it never weighs on the host-measured times.
+std::vector<RowResult> measure_ladder(const Device& device, const std::vector<BenchRow>& rows, std::uint32_t n,
+                                      int iters, int warmup, bool profile, const std::vector<std::uint32_t>& keys,
                                       const std::vector<std::uint32_t>& expected) {
   std::vector<std::unique_ptr<bench::BitonicWorkload>> work;
-  std::vector<std::vector<double>> samples(ladder_rows.size());
-  std::vector<Stats> counted(ladder_rows.size());
+  std::vector<std::vector<double>> samples(rows.size());
+  std::vector<Stats> counted(rows.size());
   const Queue queue = device.create_queue();  // one queue for all rows: one packet processor
-  for (const LadderRow& row : ladder_rows) {
-    work.push_back(std::make_unique<bench::BitonicWorkload>(device, queue, n, row.options));
+  for (const BenchRow& row : rows) {
+    work.push_back(std::make_unique<bench::BitonicWorkload>(device, queue, n, row.options, row.copies));
     std::copy(keys.begin(), keys.end(), work.back()->input());
     for (int i = 0; i < warmup; ++i) work.back()->run();
   }
@@ -58,7 +102,22 @@ std::vector<RowResult> measure_ladder(const Device& device, const std::vector<La
     const Stats d = Stats::combine(counted[r], counted[r], [iters](std::uint64_t v, std::uint64_t) {
       return v / std::uint64_t(iters);
     });
-    results.push_back({ladder_rows[r], bench::summarize(samples[r]), work[r]->output_matches(expected), d});
+    results.push_back({rows[r], bench::summarize(samples[r]), work[r]->output_matches(expected), d, {}, {}});
+  }
+  if (profile) {
+    std::vector<std::vector<double>> span(rows.size()), kernel(rows.size());
+    for (int i = 0; i < iters; ++i) {
+      for (std::size_t r = 0; r < work.size(); ++r) {
+        const auto [s, k] = device_times(work[r]->run_profiled());
+        span[r].push_back(s);
+        kernel[r].push_back(k);
+      }
+    }
+    for (std::size_t r = 0; r < work.size(); ++r) {
+      results[r].device_us = bench::summarize(span[r]).median;
+      results[r].kernel_us = bench::summarize(kernel[r]).median;
+      results[r].sorted = results[r].sorted && work[r]->output_matches(expected);
+    }
   }
   return results;
 }
@@ -68,7 +127,7 @@ std::vector<RowResult> measure_ladder(const Device& device, const std::vector<La
 int main(int argc, char** argv) {
   std::string opt_text, n_text, backend, format;
   int iters = 0, warmup = 0;
-  bool peers = false;
+  bool peers = false, profile = false;
   po::options_description desc(
       "bitonic-bench: latency per iteration of a bitonic sort, baseline then one dispatch optimization per row");
   desc.add_options()("help,h", "this text")
@@ -78,7 +137,9 @@ int main(int argc, char** argv) {
       ("warmup", po::value(&warmup)->default_value(5), "untimed iterations per row first")
       ("backend", po::value(&backend)->default_value("auto"), "auto | cpu | rocr | cuda")
       ("format", po::value(&format)->default_value("table"), "table | csv | json")
-      ("peers", po::bool_switch(&peers), "also run the CUDA peers on the same GPU: CUDA runtime, a hand-written graph, CUB");
+      ("peers", po::bool_switch(&peers), "also run the CUDA peers on the same GPU: CUDA runtime, a hand-written graph, CUB")
+      ("profile", po::bool_switch(&profile),
+       "then time each row on the device too (Options::profile): its span and one dispatch, beside the host time");
   if (auto status = bench::parse_cli(argc, argv, desc, "bitonic-bench")) return *status;
 
   try {
@@ -98,7 +159,8 @@ int main(int argc, char** argv) {
     std::vector<std::uint32_t> expected = keys;
     std::sort(expected.begin(), expected.end());
 
-    const std::vector<RowResult> results = measure_ladder(device, ladder(wanted), n, iters, warmup, keys, expected);
+    const std::vector<RowResult> results =
+        measure_ladder(device, bench_rows(wanted), n, iters, warmup, profile, keys, expected);
 
     const std::size_t dispatches = kernels::bitonic_dispatches(n);
     std::vector<bench::Row> rows;
@@ -114,11 +176,16 @@ int main(int argc, char** argv) {
                         {"p90_us", bench::fixed(r.us.p90), true},
                         {"delta_us", i == 0 ? std::string("null") : bench::fixed(delta), true},
                         {"sorted", r.sorted ? "true" : "false", true}};
+      if (profile) {
+        row.push_back({"device_us", bench::fixed(*r.device_us), true});
+        row.push_back({"kernel_us", bench::fixed(*r.kernel_us, 2), true});
+      }
       // CUDA has no per-launch fence control: the row runs, and says so rather than invent a gain.
       if (rt.backend() == "cuda" && r.row.config == "+fence") row.push_back({"note", "fence: n/a on cuda"});
+      else if (r.row.copies == Copies::in_batch) row.push_back({"note", "copies in the batch: one submission"});
       else if (format != "json") row.push_back({"note", ""});
       if (format != "json") {
-        if (i == 0) row[5].value = "";
+        if (i == 0) row[5].value = "";  // delta_us
         const Stats& s = r.per_iteration;
         row.insert(row.end(), {{"packets", std::to_string(s.packets)},
                                {"doorbells", std::to_string(s.doorbells)},
@@ -126,7 +193,8 @@ int main(int argc, char** argv) {
                                {"signals_new", std::to_string(s.signals_created)},
                                {"kernarg_allocs", std::to_string(s.kernarg_allocations)},
                                {"sys_fences", std::to_string(s.system_fences)},
-                               {"bytes_staged", std::to_string(s.bytes_staged)}});
+                               {"bytes_staged", std::to_string(s.bytes_staged)},
+                               {"copies", std::to_string(s.copies)}});
       }
       rows.push_back(std::move(row));
     }

@@ -42,6 +42,17 @@ void BitonicWorkload::run() {
   device_.copy_to_host(const_cast<std::uint32_t*>(output()), keys_, bytes);
 }
 
+std::vector<CommandTime> BitonicWorkload::run_profiled() {
+  Options o = options_;
+  o.profile = true;
+  const std::size_t bytes = std::size_t(n_) * sizeof(std::uint32_t);
+  if (copies_ == Copies::blocking) device_.copy_to_device(keys_, input(), bytes);
+  Submission s = queue_.submit(batch_, o);
+  s.wait();
+  if (copies_ == Copies::blocking) device_.copy_to_host(const_cast<std::uint32_t*>(output()), keys_, bytes);
+  return s.timestamps();
+}
+
 Submission BitonicWorkload::submit() {
   if (copies_ != Copies::in_batch) throw Error("bitonic", "submit", "only the one-submission iteration is submitted whole");
   return queue_.submit(batch_, options_);

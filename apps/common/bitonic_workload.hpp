@@ -31,6 +31,9 @@ class BitonicWorkload {
   void run();  // one timed iteration
   // The same iteration, submitted; the caller waits (for device timestamps, or other queues).
   Submission submit();
+  // One iteration with Options::profile: when each dispatch (and, with the copies in the batch,
+  // each copy) ran on the device.
+  std::vector<CommandTime> run_profiled();
   bool output_matches(const std::vector<std::uint32_t>& expected) const;
 
  private:

@@ -78,10 +78,13 @@ LaplacianWorkload::LaplacianWorkload(const Device& device, const LaplacianConfig
   scratch_ = device.alloc(points_ * sizeof(double));
   host_u_.resize(points_);
   for (std::size_t i = 0; i < points_; ++i) host_u_[i] = initial_u(i);
-  device.copy_to_device(u_, host_u_.data(), points_ * sizeof(double));
   {
+    // Both arrays in one submission: copies are commands of a batch like the dispatches.
     const std::vector<double> sentinel(points_, kSentinel);
-    device.copy_to_device(f_, sentinel.data(), points_ * sizeof(double));
+    Batch setup;
+    setup.copy_to_device(u_, host_u_.data(), points_ * sizeof(double))
+        .copy_to_device(f_, sentinel.data(), points_ * sizeof(double));
+    queue_.run(setup, options_, std::chrono::minutes(10));
   }
   const double hx = 1.0 / (c_.nx - 1), hy = 1.0 / (c_.ny - 1), hz = 1.0 / (c_.nz - 1);
   invhx2_ = 1.0 / (hx * hx);
@@ -119,6 +122,14 @@ LaplacianWorkload::LaplacianWorkload(const Device& device, const LaplacianConfig
 
 void LaplacianWorkload::run() { queue_.run(batch_, options_, std::chrono::minutes(10)); }
 
+std::vector<CommandTime> LaplacianWorkload::run_profiled() {
+  Options o = options_;
+  o.profile = true;
+  Submission s = queue_.submit(batch_, o, std::chrono::minutes(10));
+  s.wait(std::chrono::minutes(10));
+  return s.timestamps();
+}
+
 double LaplacianWorkload::copy_run() {
   queue_.run(copies_, options_, std::chrono::minutes(10));
   return 2.0 * double(points_) * sizeof(double);
@@ -126,7 +137,7 @@ double LaplacianWorkload::copy_run() {
 
 LaplacianWorkload::Check LaplacianWorkload::verify() {
   std::vector<double> f(points_);
-  device_.copy_to_host(f.data(), f_, points_ * sizeof(double));
+  queue_.run(Batch{}.copy_to_host(f.data(), f_, points_ * sizeof(double)), options_, std::chrono::minutes(10));
   Check c;
   const std::size_t nx = c_.nx, ny = c_.ny, slice = nx * ny;
   const std::vector<double>& u = host_u_;

@@ -39,6 +39,8 @@ class LaplacianWorkload {
   LaplacianWorkload(const Device& device, const LaplacianConfig& config, const Options& options);
 
   void run();            // one batch: config.iters applications, one wait
+  // The same batch with Options::profile: when each dispatch ran on the device.
+  std::vector<CommandTime> run_profiled();
   double copy_run();     // one batch of config.iters device copies of the same grid; returns bytes per copy
   // Copies f back and compares it with the CPU reference: the largest absolute error on the
   // interior, and whether every boundary point still holds its sentinel.

@@ -55,7 +55,7 @@ int main(int argc, char** argv) {
   bench::LaplacianConfig c;
   std::string kernel_text, split_text, block_text, m_text, backend, format, opt_text;
   int reps = 0;
-  bool verify = false;
+  bool verify = false, profile = false;
   po::options_description desc("laplacian-bench: figure of merit of the Laplacian kernel sequences");
   desc.add_options()("help,h", "this text")
       ("nx", po::value(&c.nx)->default_value(512), "grid points in x (at least 3)")
@@ -69,6 +69,8 @@ int main(int argc, char** argv) {
       ("reps", po::value(&reps)->default_value(5), "timed batches; the median is reported")
       ("opt", po::value(&opt_text)->default_value("all"), "dispatch optimizations, as for bitonic-bench")
       ("verify", po::bool_switch(&verify), "compare with a CPU reference and report the largest absolute error")
+      ("profile", po::bool_switch(&profile),
+       "then time the batches on the device too (Options::profile): device ms per application beside the host's")
       ("backend", po::value(&backend)->default_value("auto"), "auto | cpu | rocr | cuda")
       ("format", po::value(&format)->default_value("table"), "table | csv | json");
   if (auto status = bench::parse_cli(argc, argv, desc, "laplacian-bench")) return *status;
@@ -107,6 +109,16 @@ int main(int argc, char** argv) {
     const double t_copy = median_seconds(reps, [&] { copy_bytes = w.copy_run(); }) / c.iters;
     const double fom = kernels::laplacian_bytes(c.nx, c.ny, c.nz) / t_app / 1e9;
     const double copy_gbs = copy_bytes / t_copy / 1e9;
+    // The device's own time per application: the span of a profiled batch, over --iters.
+    double device_ms = 0;
+    if (profile) {
+      std::vector<double> spans;
+      for (int r = 0; r < reps; ++r) {
+        const std::vector<CommandTime> t = w.run_profiled();
+        spans.push_back(t.empty() ? 0.0 : double(t.back().end_ns - t.front().start_ns) / 1e6);
+      }
+      device_ms = bench::summarize(spans).median / c.iters;
+    }
     bench::LaplacianWorkload::Check check;
     if (verify) check = w.verify();
     const bool verified = verify && check.boundary_untouched && check.max_abs_error < 1e-6;
@@ -121,6 +133,7 @@ int main(int argc, char** argv) {
                       {"m", std::to_string(c.m), true},
                       {"dispatches_per_batch", std::to_string(w.dispatches_per_application() * c.iters), true},
                       {"ms_per_application", bench::fixed(t_app * 1e3, 4), true},
+                      {"device_ms_per_application", profile ? bench::fixed(device_ms, 4) : "null", true},
                       {"fom_gbs", bench::fixed(fom, 1), true},
                       {"copy_gbs", bench::fixed(copy_gbs, 1), true},
                       {"ratio", bench::fixed(fom / copy_gbs, 3), true},
