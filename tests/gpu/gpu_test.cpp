@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <random>
 
 #include "bitonic_workload.hpp"
@@ -151,4 +152,142 @@ TEST(Gpu, EmptyKernelBatchOfTenThousand) {
   const Kernel e = device.kernel("hsad_empty");
   for (int i = 0; i < 10000; ++i) b.exec(e, Dim3{1}, Dim3{1}, {});
   EXPECT_NO_THROW(q.run(b, Options::all()));
+}
+
+// The seed's whole iteration as one submission, under every ladder row (and replay on CUDA:
+// one graph with the copies as memcpy nodes, or graphs around the pageable ones).
+TEST(GpuBatch, CopyInSortCopyOutIsOneSubmission) {
+  REQUIRE_GPU();
+  Options wanted = Options::all();
+  wanted.replay = device.info().backend == "cuda";
+  for (const LadderRow& row : ladder(wanted)) {
+    SCOPED_TRACE(row.config);
+    auto keys = random_keys(32768);
+    bench::BitonicWorkload w(device, 32768, row.options, bench::BitonicWorkload::Copies::in_batch);
+    std::copy(keys.begin(), keys.end(), w.input());
+    const Stats s = counted(device, w);
+    w.run();  // twice: a replayed graph's copies move fresh input too
+    std::sort(keys.begin(), keys.end());
+    EXPECT_TRUE(w.output_matches(keys));
+    EXPECT_EQ(s.copies, 2u);
+    EXPECT_EQ(s.bytes_staged, row.options.pinned ? 0u : 2u * 32768 * 4);
+    if (row.options.nosync) EXPECT_EQ(s.host_waits, 1u);
+  }
+}
+
+TEST(GpuBatch, DeviceToDeviceCopyWithOffsets) {
+  REQUIRE_GPU();
+  const std::size_t bytes = 1000003;
+  std::vector<unsigned char> src(bytes), back(bytes);
+  for (std::size_t i = 0; i < bytes; ++i) src[i] = static_cast<unsigned char>(i * 7 + 1);
+  Buffer a = device.alloc(bytes), b = device.alloc(bytes + 100);
+  Batch batch;
+  batch.copy_to_device(a, src.data(), bytes).copy(b, a, bytes, 17).copy_to_host(back.data(), b, bytes, 17);
+  device.create_queue().run(batch, Options::all());
+  EXPECT_EQ(back, src);
+}
+
+// Two queues: the consumer copies the producer's keys after a device-side wait; it sees them
+// sorted, and the host waited for neither in between.
+TEST(GpuWaits, TheConsumerSeesTheProducersResult) {
+  REQUIRE_GPU();
+  const std::uint32_t n = 1u << 20;
+  auto keys = random_keys(n);
+  Buffer buf = device.alloc(n * 4), copy = device.alloc(n * 4);
+  std::vector<std::uint32_t> out(n);
+  Batch producer;
+  producer.copy_to_device(buf, keys.data(), n * 4);
+  const Kernel step = device.kernel("bitonic_step");
+  for (std::uint32_t stage = 0; stage < 20; ++stage)
+    for (std::uint32_t pass = 0; pass <= stage; ++pass) producer.exec(step, Dim3{n / 2}, Dim3{256}, {buf, stage, pass, 1u});
+  Queue a = device.create_queue(), b = device.create_queue();
+  const Stats before = device.stats();
+  Submission p = a.submit(producer, Options::all());
+  Batch consumer;
+  consumer.wait(p).copy(copy, buf, n * 4).copy_to_host(out.data(), copy, n * 4);
+  Submission c = b.submit(consumer, Options::all());
+  const Stats d = device.stats() - before;
+  EXPECT_EQ(d.host_waits, 0u);
+  EXPECT_EQ(d.device_waits, 1u);
+  c.wait();
+  p.wait();
+  std::sort(keys.begin(), keys.end());
+  EXPECT_EQ(out, keys);
+}
+
+TEST(GpuTimestamps, EveryDispatchAndCopyOnTheDevicesClock) {
+  REQUIRE_GPU();
+  Options o = Options::all();
+  o.profile = true;
+  for (bool replay : {false, device.info().backend == "cuda"}) {
+    o.replay = replay;
+    SCOPED_TRACE(replay ? "replay" : "stream");
+    bench::BitonicWorkload w(device, 4096, o, bench::BitonicWorkload::Copies::in_batch);
+    auto keys = random_keys(4096);
+    std::copy(keys.begin(), keys.end(), w.input());
+    const std::vector<CommandTime> t = w.run_profiled();
+    ASSERT_EQ(t.size(), 78u + 2u);
+    EXPECT_EQ(t.front().what, "copy_to_device");
+    EXPECT_EQ(t.back().what, "copy_to_host");
+    for (std::size_t i = 0; i < t.size(); ++i) {
+      EXPECT_LE(t[i].start_ns, t[i].end_ns) << i;
+      if (i) EXPECT_GE(t[i].start_ns + 1000, t[i - 1].end_ns) << "command " << i;  // 1 us: the event clock's grain
+    }
+    std::sort(keys.begin(), keys.end());
+    EXPECT_TRUE(w.output_matches(keys));
+  }
+}
+
+namespace {
+// The tests' own module for this device: the hipcc bundle on AMD, the nvcc fatbin, cubin or PTX.
+std::vector<std::string> module_files(const Device& d) {
+  const std::string dir = HSAD_MODULES_DIR;
+  if (d.info().backend == "rocr") return {dir + "/bundle.hsaco"};
+  std::vector<std::string> files = {dir + "/module.fatbin", dir + "/module.ptx"};
+  if (d.info().isa == "sm_90") files.push_back(dir + "/module.cubin");
+  return files;
+}
+}  // namespace
+
+TEST(GpuModule, AnApplicationsKernelsRunFromEveryKindOfImage) {
+  REQUIRE_GPU();
+  // The simulated GPU runs an application's kernels only by executing their machine code.
+  const char* exec = std::getenv("HSAD_SIM_EXEC");
+  if (device.info().name.find("simulated") != std::string::npos && (!exec || std::string(exec) != "isa")) {
+    GTEST_SKIP() << "the simulated GPU runs host builds only here (hsad-sim --exec host)";
+  }
+  for (const std::string& path : module_files(device)) {
+    SCOPED_TRACE(path);
+    const Module m = device.load_module(path);
+    EXPECT_EQ(m.kernel_names(), (std::vector<std::string>{"module_add_one", "module_scale"}));
+    const unsigned n = 1000;
+    std::vector<float> x(n), back(n);
+    for (unsigned i = 0; i < n; ++i) x[i] = float(i);
+    Buffer buf = device.alloc(n * 4);
+    Batch b;
+    b.copy_to_device(buf, x.data(), n * 4).exec(m.kernel("module_scale"), Dim3{n}, Dim3{256}, {buf, 0.5f, n});
+    b.copy_to_host(back.data(), buf, n * 4);
+    device.create_queue().run(b, Options::all());
+    for (unsigned i = 0; i < n; ++i) ASSERT_EQ(back[i], float(i) * 0.5f) << i;
+  }
+}
+
+TEST(GpuModule, ForeignAndMissingCodeIsRefused) {
+  REQUIRE_GPU();
+  const std::string foreign = device.info().backend == "rocr" ? std::string(HSAD_MODULES_DIR) + "/module.ptx"
+                                                              : std::string(HSAD_MODULES_DIR) + "/bundle.hsaco";
+  try {
+    device.load_module(foreign);
+    FAIL() << "loaded " << foreign;
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("cannot run on " + device.info().isa), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(device.load_module("/nonexistent.bin"), Error);
+  const Module m = device.load_module(module_files(device).front());
+  try {
+    m.kernel("nope");
+    FAIL() << "no error";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("(it has: module_add_one, module_scale)"), std::string::npos) << e.what();
+  }
 }

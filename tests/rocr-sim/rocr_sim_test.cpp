@@ -533,3 +533,22 @@ TEST(RocrSimModule, CodeOutlivesItsModuleWhileASubmissionRunsIt) {
   ahead.wait();
   EXPECT_TRUE(std::is_sorted(keys.begin(), keys.end()));
 }
+
+// Run with hsad-sim --fault N: an async copy that waits for a dispatch of a queue that faults
+// would block ROCr's copy engine (which every queue shares) for good; the failed submission
+// releases it, so later copies, and the loader's (a module), still work.
+TEST(RocrSimFaultCopies, ACopyBehindAFaultDoesNotBlockLaterCopies) {
+  if (env("HSAD_SIM_FAULT").empty()) GTEST_SKIP() << "run under hsad-sim --fault N";
+  const Device& d = rocr_device();
+  const std::uint32_t n = 1024;
+  auto keys = random_keys(n);
+  Buffer buf = d.alloc(n * 4);
+  Batch b = sort_batch(d.kernel("bitonic_step"), buf, keys.data(), n);
+  EXPECT_THROW(d.create_queue().run(b, Options::all(), std::chrono::seconds(20)), Error);
+  std::vector<std::uint32_t> back(n);
+  d.copy_to_device(buf, keys.data(), n * 4);
+  d.copy_to_host(back.data(), buf, n * 4);
+  EXPECT_EQ(back, keys);
+  EXPECT_NO_THROW(d.load_module(module_path("bundle.hsaco")));
+  EXPECT_TRUE(sorts(d, 1024, Options::all()));
+}

@@ -98,6 +98,7 @@ void AqlBatchWriter::flush_deps(hsa_signal_t completion, bool system_after) {
   } while (done < dep_count_);
   dep_count_ = 0;
   deps_need_system_ = false;
+  foreign_deps_ = false;
 }
 
 void AqlBatchWriter::write_dispatch(std::uint32_t command, std::uint32_t index, bool last, bool before_copy) {
@@ -155,14 +156,19 @@ void AqlBatchWriter::write_async_copy(std::uint32_t command, const Copy& c, bool
   std::uint32_t count = 0;
   if (o_.nosync) {
     // The copy must start after every earlier packet: the last one's signal says so. Where the
-    // last packet carries none, a barrier-AND after it (which also takes pending waits) does.
-    if (ring_since_copy_ && last_ring_signal_.handle == 0) {
+    // last packet carries none, or other submissions are waited for, a barrier-AND in this ring
+    // gives one: the driver's copy engine, which every queue shares, then waits only for
+    // signals of this submission, which it can release if the queue fails.
+    if ((ring_since_copy_ && last_ring_signal_.handle == 0) || foreign_deps_) {
       const hsa_signal_t edge = signal_for(false, true);
       flush_deps(edge, true);
       last_ring_signal_ = edge;
     }
     for (int i = 0; i < dep_count_; ++i) deps[count++] = deps_[i];
-    if (ring_since_copy_) deps[count++] = last_ring_signal_;
+    if (ring_since_copy_) {
+      deps[count++] = last_ring_signal_;
+      sub_.copy_edges.push_back(last_ring_signal_);
+    }
   }
   dep_count_ = 0;
   deps_need_system_ = false;
@@ -171,6 +177,7 @@ void AqlBatchWriter::write_async_copy(std::uint32_t command, const Copy& c, bool
   count_copy(c);
   sub_.has_published = true;
   agent_.async_copy(c, deps, count, done, sub_.locked);
+  sub_.copy_done.push_back(done);
   if (o_.nosync) {
     deps_[0] = done;  // the next packet waits for the copy
     dep_count_ = 1;
@@ -193,6 +200,7 @@ void AqlBatchWriter::add_wait(const Wait& w) {
   if (dep_count_ == kMaxDeps) flush_deps();
   deps_[dep_count_++] = s;
   if (!q_.device().same_device(&other.device())) deps_need_system_ = true;
+  foreign_deps_ = true;
   if (!o_.nosync) {
     const hsa_signal_t signal = signal_for(false, false);
     flush_deps(signal, false);

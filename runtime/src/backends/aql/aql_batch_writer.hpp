@@ -52,6 +52,7 @@ class AqlBatchWriter {
   hsa_signal_t deps_[kMaxDeps] = {};  // what the next packet (or async copy) must wait for
   int dep_count_ = 0;
   bool deps_need_system_ = false;     // one of them is a copy, or another device's submission
+  bool foreign_deps_ = false;         // one of them is another submission's
   bool system_acquire_next_ = true;   // the next packet follows the host, a copy, or another device
   hsa_signal_t last_ring_signal_{0};  // the signal of the last packet, when an async copy follows it
   bool ring_since_copy_ = false;      // a packet was written since the last async copy

@@ -56,6 +56,7 @@ class AqlQueue : public QueueImpl, public std::enable_shared_from_this<AqlQueue>
   // A submission this queue waits for failed: the ring is stuck behind a barrier that never
   // opens, so the queue refuses further work, saying why.
   void block(const std::string& why);
+  bool blocked() const { return is_blocked_.load(std::memory_order_acquire); }
 
  private:
   // A barrier-AND packet with a completion signal, waited on: every earlier packet of the

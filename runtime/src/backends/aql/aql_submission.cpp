@@ -42,17 +42,39 @@ void AqlSubmission::check_waits_for() const {
   }
 }
 
+bool AqlSubmission::unblock_copies(Clock::time_point deadline) noexcept {
+  for (hsa_signal_t s : copy_edges) queue_->agent().store_signal(s, 0);
+  copy_edges.clear();
+  try {
+    for (hsa_signal_t s : copy_done) {
+      if (!queue_->agent().wait_signal_zero(s, deadline, {})) return false;
+    }
+  } catch (...) {
+    return false;
+  }
+  copy_done.clear();
+  for (void* p : locked) queue_->agent().unlock_host(p);
+  locked.clear();
+  return true;
+}
+
 void AqlSubmission::wait(Clock::time_point deadline) {
   if (final_signal.handle != 0) {
     try {
       queue_->wait_zero(final_signal, deadline, "batch completion", this);
     } catch (const Error& e) {
-      // A failed queue runs nothing more: its blocks and signals are safe to reuse. After a
-      // timeout, or behind a failed dependency, the packets may still read them: they stay held.
-      if (queue_->ring().failed()) {
-        abandon_in_flight = false;
+      failed_ = e.what();
+      const bool failed_queue = queue_->ring().failed();
+      const bool failed_dependency = !failed_queue && queue_->blocked();
+      // A failed queue runs nothing more: once its async copies have ended, its blocks and
+      // signals are safe to reuse. After a timeout, or behind a failed dependency, packets may
+      // still read them: they stay held.
+      if ((failed_queue || failed_dependency) && !copy_done.empty()) {
+        const bool copies_ended = unblock_copies(Clock::now() + std::chrono::seconds(5));
+        if (!copies_ended) abandon_in_flight = true;
+      }
+      if (failed_queue && !abandon_in_flight) {
         final_signal = {0};
-        failed_ = e.what();
         release_all();
       }
       throw;

@@ -58,6 +58,8 @@ class AqlSubmission : public SubmissionImpl {
   void* own_kernarg = nullptr;    // the baseline's kernarg allocation
   std::vector<std::uint64_t> tickets;              // kernarg pool blocks still in flight
   std::vector<void*> locked;                       // pageable host ranges locked for async copies
+  std::vector<hsa_signal_t> copy_edges;            // this ring's signals the async copies wait for
+  std::vector<hsa_signal_t> copy_done;             // the async copies' own signals
   std::vector<std::shared_ptr<CompletionImpl>> waits_for;  // kept until this submission completed
   std::shared_ptr<const void> code;                // the batch's code objects, same lifetime
   struct Timed {
@@ -75,6 +77,11 @@ class AqlSubmission : public SubmissionImpl {
  private:
   void release_all() noexcept;
   void read_times();
+  // After this queue failed (or stuck behind a failed dependency), its packets never decrement
+  // the signals the driver's copy engine waits for: release those, so the engine (which every
+  // queue of the process shares) is not blocked for good, and wait for the copies to end.
+  // True when every copy has ended: what they read and write may then be given back.
+  bool unblock_copies(Clock::time_point deadline) noexcept;
 
   std::shared_ptr<AqlQueue> queue_;
   Options options_;
