@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <iostream>
 #include <memory>
 #include <optional>
@@ -68,7 +69,8 @@ std::pair<double, double> device_times(const std::vector<CommandTime>& t) {
     kernels += double(c.end_ns - c.start_ns);
     ++count;
   }
-  return {double(t.back().end_ns - t.front().start_ns) / 1e3, count ? kernels / double(count) / 1e3 : 0};
+  // A replayed graph is timed as a whole: no single dispatch's time (NaN, printed as null).
+  return {double(t.back().end_ns - t.front().start_ns) / 1e3, count ? kernels / double(count) / 1e3 : std::nan("")};
 }
 
 // Every row is set up first; then each round times one iteration of every row in turn, so
@@ -178,7 +180,7 @@ int main(int argc, char** argv) {
                         {"sorted", r.sorted ? "true" : "false", true}};
       if (profile) {
         row.push_back({"device_us", bench::fixed(*r.device_us), true});
-        row.push_back({"kernel_us", bench::fixed(*r.kernel_us, 2), true});
+        row.push_back({"kernel_us", std::isnan(*r.kernel_us) ? "null" : bench::fixed(*r.kernel_us, 2), true});
       }
       // CUDA has no per-launch fence control: the row runs, and says so rather than invent a gain.
       if (rt.backend() == "cuda" && r.row.config == "+fence") row.push_back({"note", "fence: n/a on cuda"});

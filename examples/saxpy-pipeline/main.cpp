@@ -7,6 +7,8 @@
 //   saxpy-pipeline [auto|rocr|cuda|cpu]
 #include <hsad/hsad.hpp>
 
+#include <unistd.h>
+
 #include <cmath>
 #include <cstdio>
 #include <string>
@@ -39,6 +41,13 @@ void square_host(const hsad::WorkGroup& wg) {
   for (unsigned i = wg.first_x(); i < wg.end_x() && i < a.n; ++i) a.y[i] = a.y[i] * a.y[i];
 }
 
+std::string program_dir() {
+  char buf[4096];
+  const ssize_t n = readlink("/proc/self/exe", buf, sizeof buf - 1);
+  std::string path = n > 0 ? std::string(buf, std::size_t(n)) : std::string(".");
+  return path.substr(0, path.find_last_of('/'));
+}
+
 // The kernels for this device: loaded from the code this project built, or the host builds.
 struct Kernels {
   hsad::Module module;  // empty on the cpu agent
@@ -56,8 +65,8 @@ Kernels kernels_for(const hsad::Device& device) {
         "square", &square_host, {hsad::host_arg("y", &SquareArgs::y), hsad::host_arg("n", &SquareArgs::n)}));
     return {{}, device.kernel("saxpy"), device.kernel("square")};
   }
-  const std::string path = backend == "rocr" ? SAXPY_AMD_CODE_OBJECT : SAXPY_CUDA_FATBIN;
-  if (path.empty()) throw hsad::Error("example", "load_module", "this example was built without kernels for " + backend);
+  // The build puts the code objects next to the program.
+  const std::string path = program_dir() + (backend == "rocr" ? "/saxpy.hsaco" : "/saxpy.fatbin");
   hsad::Module m = device.load_module(path);
   std::printf("module %s: %s\n", path.c_str(), m.target().c_str());
   return {m, m.kernel("saxpy"), m.kernel("square")};

@@ -2,21 +2,19 @@
 # and builds the example's own CMake project against it, then runs the program (through
 # LAUNCHER, e.g. hsad-sim, when given) with ARGS.
 # Usage: cmake -DBUILD=dir -DEXAMPLE=src -DWORK=dir [-DLAUNCHER="a;b"] [-DARGS=...] [-DPROGRAM=name] -P run.cmake
-if(NOT EXISTS ${WORK}/build/${PROGRAM})
-  file(REMOVE_RECURSE ${WORK})
-  execute_process(COMMAND ${CMAKE_COMMAND} --install ${BUILD} --prefix ${WORK}/prefix RESULT_VARIABLE rc OUTPUT_QUIET)
-  if(rc)
-    message(FATAL_ERROR "install failed")
-  endif()
-  execute_process(COMMAND ${CMAKE_COMMAND} -S ${EXAMPLE} -B ${WORK}/build -G Ninja -DCMAKE_PREFIX_PATH=${WORK}/prefix
+# Install and build every time (both incremental): the example follows the library's changes.
+execute_process(COMMAND ${CMAKE_COMMAND} --install ${BUILD} --prefix ${WORK}/prefix RESULT_VARIABLE rc OUTPUT_QUIET)
+if(rc)
+  message(FATAL_ERROR "install failed")
+endif()
+execute_process(COMMAND ${CMAKE_COMMAND} -S ${EXAMPLE} -B ${WORK}/build -G Ninja -DCMAKE_PREFIX_PATH=${WORK}/prefix
                   RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE out)
-  if(rc)
-    message(FATAL_ERROR "configure failed: ${out}")
-  endif()
-  execute_process(COMMAND ${CMAKE_COMMAND} --build ${WORK}/build RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE out)
-  if(rc)
-    message(FATAL_ERROR "build failed: ${out}")
-  endif()
+if(rc)
+  message(FATAL_ERROR "configure failed: ${out}")
+endif()
+execute_process(COMMAND ${CMAKE_COMMAND} --build ${WORK}/build RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE out)
+if(rc)
+  message(FATAL_ERROR "build failed: ${out}")
 endif()
 execute_process(COMMAND ${LAUNCHER} ${WORK}/build/${PROGRAM} ${ARGS} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
 message(STATUS "${out}${err}")

@@ -40,7 +40,8 @@ class Submission {
   void wait(std::chrono::milliseconds timeout = kDefaultTimeout);
 
   // After wait(), for a batch submitted with Options::profile: one entry per dispatch and copy,
-  // in batch order. Empty without profile. Throws hsad::Error before wait().
+  // in batch order (on CUDA under replay, one per graph: "graph of N commands", since events time
+  // what a stream runs, not a graph's nodes). Empty without profile. Throws before wait().
   std::vector<CommandTime> timestamps() const;
 
   // What another batch waits for (Batch::wait); shared, so it outlives this handle as needed.

@@ -82,7 +82,7 @@ class CudaSubmission : public detail::SubmissionImpl {
     std::uint32_t command;
     std::string what;
     CUevent start, end;
-    bool owned;  // made for this submission (not a replayed graph's)
+    bool owned;  // made for this submission
   };
   std::vector<Timed> timed;
   void set_pending() { pending_ = true; }
@@ -338,13 +338,12 @@ void CudaQueue::destroy(Graph& g) noexcept {
     if (s.exec) d_.cuGraphExecDestroy(s.exec);
     if (s.graph) d_.cuGraphDestroy(s.graph);
   }
-  for (CUevent e : g.events) d_.cuEventDestroy(e);
   g = {};
 }
 
 const CudaQueue::Graph& CudaQueue::graph_for(const Batch& batch, const Options& o) {
   auto it = graphs_.find(batch.id());
-  if (it != graphs_.end() && it->second.version == batch.version() && it->second.profile == o.profile) return it->second;
+  if (it != graphs_.end() && it->second.version == batch.version()) return it->second;
   if (it != graphs_.end()) {
     destroy(it->second);
     graphs_.erase(it);
@@ -353,7 +352,6 @@ const CudaQueue::Graph& CudaQueue::graph_for(const Batch& batch, const Options& 
   // graph. A wait, or a pageable copy, ends one graph; the next command starts another.
   Graph g;
   g.version = batch.version();
-  g.profile = o.profile;
   bool capturing = false;
   auto end_capture = [&] {
     if (!capturing) return;
@@ -378,14 +376,12 @@ const CudaQueue::Graph& CudaQueue::graph_for(const Batch& batch, const Options& 
         check(d_.cuStreamBeginCapture(stream_, CU_STREAM_CAPTURE_MODE_THREAD_LOCAL), "cuStreamBeginCapture");
         capturing = capturing_ = true;
       }
-      if (o.profile) g.events.push_back(timing_event()), check(d_.cuEventRecord(g.events.back(), stream_), "cuEventRecord");
       if (c.kind == detail::CommandKind::exec) {
         const auto& disp = batch.dispatches()[c.index];
         launch(disp, const_cast<unsigned char*>(batch.kernarg_image(c.index)), disp.kernel.info().kernarg_segment_size);
       } else {
         copy(batch.copies()[c.index]);
       }
-      if (o.profile) g.events.push_back(timing_event()), check(d_.cuEventRecord(g.events.back(), stream_), "cuEventRecord");
     }
     end_capture();
   } catch (...) {
@@ -463,21 +459,20 @@ std::unique_ptr<detail::SubmissionImpl> CudaQueue::submit(const Batch& batch, co
   };
 
   if (o.replay) {
+    // Profiling a replayed batch times each graph as one command: the driver's events time
+    // what a stream runs, not the nodes inside a graph.
     const Graph& g = graph_for(batch, o);
-    std::size_t command = 0, event = 0;
+    std::size_t command = 0;
     for (const Segment& s : g.segments) {
+      CUevent start = nullptr;
+      if (o.profile && s.wait == SIZE_MAX) start = timing_event(), check(d_.cuEventRecord(start, stream_), "cuEventRecord");
+      const std::size_t first = command;
       if (s.exec) {
         check(d_.cuGraphLaunch(s.exec, stream_), "cuGraphLaunch");
         // Count what the graph holds, command by command, as the stream path counts it.
         for (; command < count; ++command) {
           const detail::Command& c = batch.commands()[command];
           if (c.kind == detail::CommandKind::wait || (c.kind == detail::CommandKind::copy && !graphable(batch.copies()[c.index]))) break;
-          if (o.profile) {
-            sub->timed.push_back({std::uint32_t(command), c.kind == detail::CommandKind::exec
-                                      ? batch.dispatches()[c.index].kernel.name() : copy_name(batch.copies()[c.index].kind),
-                                  g.events[event], g.events[event + 1], false});
-            event += 2;
-          }
           if (c.kind == detail::CommandKind::exec) {
             counters_.packets.fetch_add(1, std::memory_order_relaxed);
           } else {
@@ -486,20 +481,18 @@ std::unique_ptr<detail::SubmissionImpl> CudaQueue::submit(const Batch& batch, co
             counters_.bytes_copied.fetch_add(cp.bytes, std::memory_order_relaxed);
           }
         }
-        continue;
-      }
-      const detail::Command& c = batch.commands()[command++];
-      if (s.wait != SIZE_MAX) {
-        wait_for(s.wait);
       } else {
-        CUevent start = nullptr, end = nullptr;
-        if (o.profile) start = timing_event(), check(d_.cuEventRecord(start, stream_), "cuEventRecord");
-        copy(batch.copies()[c.index]);
-        if (o.profile) {
-          end = timing_event();
-          check(d_.cuEventRecord(end, stream_), "cuEventRecord");
-          sub->timed.push_back({std::uint32_t(command - 1), copy_name(batch.copies()[c.index].kind), start, end, true});
-        }
+        const detail::Command& c = batch.commands()[command++];
+        if (s.wait != SIZE_MAX) wait_for(s.wait);
+        else copy(batch.copies()[c.index]);
+      }
+      if (start) {
+        const CUevent end = timing_event();
+        check(d_.cuEventRecord(end, stream_), "cuEventRecord");
+        const detail::Command& c = batch.commands()[first];
+        const std::string what = s.exec ? "graph of " + std::to_string(command - first) + " commands"
+                                        : copy_name(batch.copies()[c.index].kind);
+        sub->timed.push_back({std::uint32_t(first), what, start, end, true});
       }
     }
     record(sub->signal);

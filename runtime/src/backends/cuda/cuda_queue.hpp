@@ -85,8 +85,6 @@ class CudaQueue : public detail::QueueImpl, public std::enable_shared_from_this<
   struct Graph {
     std::vector<Segment> segments;
     std::uint64_t version = 0;
-    bool profile = false;
-    std::vector<CUevent> events;  // profile: start and end of each dispatch and copy, captured
   };
 
   // early: let this launch start before the previous kernel ends (it waits in the kernel).

@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# Gathers what a run on the device tool's GPU machine needs into .dev/ (ignored by git, carried
+# with `carry: [".dev"]`): the apps, the GPU tests and their module files, the example, stripped
+# to fit the tool's 64 MiB. Run after building build/default. On the device machine:
+#   cd .dev && export LD_LIBRARY_PATH=$PWD/lib HSAD_TEST_MODULES_DIR=$PWD/modules && ./gpu_tests
+set -euo pipefail
+cd "$(dirname "$0")/.."
+b=build/default
+rm -rf .dev && mkdir -p .dev/modules .dev/example .dev/lib
+for f in $b/apps/bitonic-bench/bitonic-bench $b/apps/laplacian-bench/laplacian-bench $b/apps/dispatch-bench/dispatch-bench \
+         $b/apps/hsad-info/hsad-info $b/tests/gpu_tests; do
+  [ -f "$f" ] && cp "$f" .dev/
+done
+for f in $b/apps/memory-bench/memory-bench; do [ -f "$f" ] && cp "$f" .dev/; done
+cp $b/tests/modules/* .dev/modules/
+if [ -d $b/tests/example-cpu/build ]; then
+  cp $b/tests/example-cpu/build/saxpy-pipeline $b/tests/example-cpu/build/saxpy.fatbin .dev/example/
+fi
+# The device machine has no Boost: the apps' one shared library travels (LD_LIBRARY_PATH=lib).
+cp -L /usr/lib/x86_64-linux-gnu/libboost_program_options.so.1.74.0 .dev/lib/
+strip --strip-debug .dev/* .dev/example/saxpy-pipeline 2>/dev/null || true
+grep -qx '/.dev/' .git/info/exclude 2>/dev/null || echo '/.dev/' >> .git/info/exclude
+du -sh .dev
