@@ -11,6 +11,7 @@ packages=(
   libhsa-runtime-dev             # ROCr: headers for the AQL types, and the runtime the rocr backend dlopens
   hipcc rocm-device-libs         # the AMD code objects (gfx90a, gfx908, gfx940, gfx1030)
   llvm-15 lld-15                 # llvm-readelf (independent check of the reader), the v5 test code object
+  llvm-15-dev                    # the AMDGPU disassembler the simulated GPU's ISA interpreter decodes with (tests)
   libhsakmt-dev                  # the KFD thunk's types, for the simulated GPU's stand-in libhsakmt (tests)
 )
 

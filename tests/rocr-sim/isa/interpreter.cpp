@@ -1,0 +1,294 @@
+// Running a work-group: its waves set up as the AMDHSA ABI and the kernel descriptor say, then
+// executed in turn, each until it ends or reaches s_barrier, until every wave has ended.
+#include "interpreter.hpp"
+
+#include <llvm/Support/AMDHSAKernelDescriptor.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cstdio>
+#include <cstdlib>
+#include <mutex>
+
+#include "semantics.hpp"
+
+namespace hsad::isa {
+
+namespace kd = llvm::amdhsa;
+
+namespace {
+std::atomic<std::uint64_t> executed{0};
+// A wave that runs this many instructions is stopped: a kernel that never ends must not keep
+// the simulated GPU's thread forever.
+constexpr std::uint64_t kInstructionBudget = 1ull << 34;
+
+std::string hex(std::uint64_t v) {
+  char b[32];
+  std::snprintf(b, sizeof b, "0x%llx", static_cast<unsigned long long>(v));
+  return b;
+}
+
+void trace_instruction(const Wave& w, const Inst& in) {
+  const std::uint64_t e = w.exec();
+  const std::uint32_t lane = e ? std::uint32_t(__builtin_ctzll(e)) : 0;
+  std::string value;
+  const Operand& d = in.dst[0];
+  char b[64];
+  if (d.kind == Operand::vgpr) std::snprintf(b, sizeof b, "v%u[%u]=0x%x", d.reg, lane, w.v[d.reg * w.lanes + lane]);
+  else if (d.kind == Operand::sgpr) std::snprintf(b, sizeof b, "s%u=0x%x", d.reg, w.s[d.reg & 127]);
+  else b[0] = 0;
+  std::fprintf(stderr, "[isa] %-60s exec=%016llx scc=%d vcc=%016llx %s\n", in.text.c_str(),
+               static_cast<unsigned long long>(e), w.scc ? 1 : 0, static_cast<unsigned long long>(w.vcc()), b);
+}
+
+std::uint32_t field(std::uint32_t word, std::uint32_t mask, std::uint32_t shift) { return (word & mask) >> shift; }
+}  // namespace
+
+void register_all_ops() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    register_scalar_ops();
+    register_vector_ops();
+    register_memory_ops();
+    register_lane_ops();
+  });
+}
+
+std::uint64_t instructions_executed() { return executed.load(std::memory_order_relaxed); }
+
+KernelDescriptor read_kernel_descriptor(const void* bytes, const Target& target) {
+  kd::kernel_descriptor_t raw;
+  std::memcpy(&raw, bytes, sizeof raw);
+  KernelDescriptor d;
+  d.group_segment_fixed_size = raw.group_segment_fixed_size;
+  d.private_segment_fixed_size = raw.private_segment_fixed_size;
+  d.entry_offset = raw.kernel_code_entry_byte_offset;
+  d.rsrc1 = raw.compute_pgm_rsrc1;
+  d.rsrc2 = raw.compute_pgm_rsrc2;
+  d.rsrc3 = raw.compute_pgm_rsrc3;
+  d.properties = raw.kernel_code_properties;
+  d.wave32 = target.gfx10 && (d.properties & kd::KERNEL_CODE_PROPERTY_ENABLE_WAVEFRONT_SIZE32);
+  d.user_sgprs = field(d.rsrc2, kd::COMPUTE_PGM_RSRC2_USER_SGPR_COUNT, kd::COMPUTE_PGM_RSRC2_USER_SGPR_COUNT_SHIFT);
+  // VGPR granules: 4 registers (gfx9 and gfx10 wave64), 8 (gfx90a, gfx10 wave32).
+  const std::uint32_t granule = target.packed_workitem_ids || d.wave32 ? 8 : 4;
+  d.vgprs = (field(d.rsrc1, kd::COMPUTE_PGM_RSRC1_GRANULATED_WORKITEM_VGPR_COUNT,
+                   kd::COMPUTE_PGM_RSRC1_GRANULATED_WORKITEM_VGPR_COUNT_SHIFT) + 1) * granule;
+  return d;
+}
+
+void WorkGroup::fault(const Wave& wave, const Inst& inst, const std::string& what) const {
+  throw Fault("kernel '" + dispatch.kernel + "' at pc " + hex(inst.address) + " (wave " + std::to_string(wave.index) +
+              "): '" + inst.text + "': " + what);
+}
+
+std::uint8_t* WorkGroup::global(const Wave& wave, const Inst& inst, std::uint64_t address, std::uint32_t bytes) {
+  const std::uint64_t end = address + bytes;
+  for (const Range& r : cache_) {
+    if (address >= r.lo && end <= r.hi && end >= address) return reinterpret_cast<std::uint8_t*>(address);
+  }
+  auto inside = [&](std::uint64_t lo, std::uint64_t size) { return address >= lo && end <= lo + size && end >= address; };
+  const auto packet = reinterpret_cast<std::uint64_t>(dispatch.packet);
+  const auto scratch_lo = reinterpret_cast<std::uint64_t>(scratch);
+  std::uint64_t base = 0, size = 0;
+  if (inside(packet, sizeof(DispatchPacket))) {
+    base = packet, size = sizeof(DispatchPacket);
+  } else if (scratch && inside(scratch_lo, scratch_bytes)) {
+    base = scratch_lo, size = scratch_bytes;
+  } else if (!memory.allocation(address, &base, &size) || !inside(base, size)) {
+    fault(wave, inst, "an access of " + std::to_string(bytes) + " bytes at " + hex(address) +
+                          " lies outside every allocation");
+  }
+  cache_[next_++ % 8] = {base, base + size};
+  return reinterpret_cast<std::uint8_t*>(address);
+}
+
+std::uint8_t* WorkGroup::shared(const Wave& wave, const Inst& inst, std::uint64_t offset, std::uint32_t bytes) {
+  if (offset + bytes > lds_bytes || offset + bytes < offset) {
+    fault(wave, inst, "an LDS access of " + std::to_string(bytes) + " bytes at " + std::to_string(offset) +
+                          " lies outside the work-group's " + std::to_string(lds_bytes) + " bytes (the hardware drops it)");
+  }
+  return lds + offset;
+}
+
+std::uint8_t* WorkGroup::private_dword(const Wave& wave, const Inst& inst, std::uint64_t wave_base, std::uint64_t offset,
+                                       std::uint32_t lane) {
+  // Private memory is interleaved by dword across the wave's lanes (element size 4, index
+  // stride = the wave's size), as the private segment buffer resource and flat scratch lay it out.
+  if (offset / 4 >= (std::uint64_t(private_bytes) + 3) / 4) {
+    fault(wave, inst, "a private access at offset " + std::to_string(offset) + " lies outside the " +
+                          std::to_string(private_bytes) + "-byte private segment");
+  }
+  const std::uint64_t address = wave_base + (offset / 4) * 4 * wave.lanes + std::uint64_t(lane) * 4 + offset % 4;
+  const auto lo = reinterpret_cast<std::uint64_t>(scratch);
+  if (!scratch || address < lo || address + (4 - offset % 4) > lo + scratch_bytes) {
+    fault(wave, inst, "a private access at " + hex(address) + " lies outside the work-group's scratch");
+  }
+  return reinterpret_cast<std::uint8_t*>(address);
+}
+
+void unknown_instruction(WorkGroup& group, Wave& wave, const Inst& inst) {
+  group.fault(wave, inst, "an instruction the interpreter does not implement");
+}
+
+namespace {
+
+// Per-thread storage for a work-group: registers, LDS, scratch, reused between work-groups.
+struct Storage {
+  std::vector<std::uint32_t> regs;
+  std::vector<std::uint8_t> lds;
+  std::vector<std::uint8_t> scratch;
+  std::vector<Wave> waves;
+};
+
+void init_wave(Wave& w, WorkGroup& g, const Target& target, const KernelDescriptor& d, const Dispatch& dispatch,
+               const std::uint32_t group[3], const std::uint32_t size[3], std::uint32_t first_item, std::uint32_t items) {
+  std::memset(w.s, 0, sizeof w.s);
+  w.scc = false;
+  w.state = Wave::State::running;
+  w.mode = 0;
+  w.gpr_idx_on = false;
+  w.preserve_hi16 = target.gfx10;
+  w.scratch_base = reinterpret_cast<std::uint64_t>(g.scratch) + w.index * g.wave_scratch_bytes;
+  w.flat_scratch = target.architected_flat_scratch ? w.scratch_base : 0;
+  std::uint32_t s = 0;
+  auto put64 = [&](std::uint64_t v) {
+    w.s[s++] = std::uint32_t(v);
+    w.s[s++] = std::uint32_t(v >> 32);
+  };
+  const std::uint16_t p = d.properties;
+  if (p & kd::KERNEL_CODE_PROPERTY_ENABLE_SGPR_PRIVATE_SEGMENT_BUFFER) {
+    // A buffer resource over the work-group's scratch: swizzled, element size 4, index stride =
+    // the wave size, the lane added to the index.
+    const auto base = reinterpret_cast<std::uint64_t>(g.scratch);
+    const std::uint32_t index_stride = w.lanes == 64 ? 3 : 2;
+    w.s[s++] = std::uint32_t(base);
+    w.s[s++] = std::uint32_t((base >> 32) & 0xffff) | (1u << 31);  // swizzle enable
+    w.s[s++] = std::uint32_t(g.scratch_bytes);
+    w.s[s++] = (1u << 19) | (index_stride << 21) | (1u << 23);    // element size 4, index stride, add tid
+  }
+  if (p & kd::KERNEL_CODE_PROPERTY_ENABLE_SGPR_DISPATCH_PTR) put64(reinterpret_cast<std::uint64_t>(dispatch.packet));
+  if (p & kd::KERNEL_CODE_PROPERTY_ENABLE_SGPR_QUEUE_PTR) put64(dispatch.queue);
+  if (p & kd::KERNEL_CODE_PROPERTY_ENABLE_SGPR_KERNARG_SEGMENT_PTR) put64(dispatch.packet->kernarg_address);
+  if (p & kd::KERNEL_CODE_PROPERTY_ENABLE_SGPR_DISPATCH_ID) put64(dispatch.dispatch_id);
+  if (p & kd::KERNEL_CODE_PROPERTY_ENABLE_SGPR_FLAT_SCRATCH_INIT) put64(reinterpret_cast<std::uint64_t>(g.scratch));
+  if (p & kd::KERNEL_CODE_PROPERTY_ENABLE_SGPR_PRIVATE_SEGMENT_SIZE) w.s[s++] = g.private_bytes;
+  s = d.user_sgprs;  // system SGPRs follow the user SGPRs the descriptor counts
+  if (d.rsrc2 & kd::COMPUTE_PGM_RSRC2_ENABLE_SGPR_WORKGROUP_ID_X) w.s[s++] = group[0];
+  if (d.rsrc2 & kd::COMPUTE_PGM_RSRC2_ENABLE_SGPR_WORKGROUP_ID_Y) w.s[s++] = group[1];
+  if (d.rsrc2 & kd::COMPUTE_PGM_RSRC2_ENABLE_SGPR_WORKGROUP_ID_Z) w.s[s++] = group[2];
+  if (d.rsrc2 & kd::COMPUTE_PGM_RSRC2_ENABLE_SGPR_WORKGROUP_INFO) w.s[s++] = 0;
+  if (d.rsrc2 & kd::COMPUTE_PGM_RSRC2_ENABLE_PRIVATE_SEGMENT) w.s[s++] = std::uint32_t(w.index * g.wave_scratch_bytes);
+
+  const std::uint32_t ids = field(d.rsrc2, kd::COMPUTE_PGM_RSRC2_ENABLE_VGPR_WORKITEM_ID,
+                                  kd::COMPUTE_PGM_RSRC2_ENABLE_VGPR_WORKITEM_ID_SHIFT);
+  std::uint64_t exec = 0;
+  for (std::uint32_t lane = 0; lane < w.lanes; ++lane) {
+    const std::uint32_t flat = first_item + lane;
+    if (flat >= items) {
+      w.vreg(0, lane) = 0;
+      continue;
+    }
+    exec |= 1ull << lane;
+    const std::uint32_t x = flat % size[0], y = (flat / size[0]) % size[1], z = flat / (size[0] * size[1]);
+    if (target.packed_workitem_ids) {
+      w.vreg(0, lane) = x | (y << 10) | (z << 20);
+    } else {
+      w.vreg(0, lane) = x;
+      if (ids >= 1 && w.num_v > 1) w.vreg(1, lane) = y;
+      if (ids >= 2 && w.num_v > 2) w.vreg(2, lane) = z;
+    }
+  }
+  w.set_exec(exec);
+}
+
+}  // namespace
+
+void run_work_group(const Program& program, const KernelDescriptor& d, std::uint64_t descriptor_address,
+                    const Dispatch& dispatch, const std::uint32_t group[3], Memory& memory) {
+  register_all_ops();
+  thread_local Storage st;
+  const Target& target = program.target();
+  const DispatchPacket& packet = *dispatch.packet;
+  const std::uint32_t full[3] = {packet.workgroup_size_x, packet.workgroup_size_y, packet.workgroup_size_z};
+  const std::uint32_t grid[3] = {packet.grid_size_x, packet.grid_size_y, packet.grid_size_z};
+  // The last work-group of a dimension is partial: its work-items are laid out with its own size.
+  std::uint32_t size[3];
+  for (int i = 0; i < 3; ++i) {
+    const std::uint64_t start = std::uint64_t(group[i]) * full[i];
+    size[i] = std::uint32_t(std::min<std::uint64_t>(full[i], grid[i] - start));
+  }
+  const std::uint32_t items = size[0] * size[1] * size[2];
+  const std::uint32_t lanes = target.gfx10 && d.wave32 ? 32 : 64;
+  if ((lanes == 64) != target.wave64) {
+    throw Fault("kernel '" + dispatch.kernel + "' runs in wave" + std::to_string(lanes) + " but its code was decoded for wave" +
+                (target.wave64 ? "64" : "32"));
+  }
+  const std::uint32_t waves = (items + lanes - 1) / lanes;
+
+  const std::uint32_t lds_bytes = std::max(packet.group_segment_size, d.group_segment_fixed_size);
+  if (st.lds.size() < lds_bytes) st.lds.resize(lds_bytes);
+  const std::uint32_t private_bytes = std::max(packet.private_segment_size, d.private_segment_fixed_size);
+  const std::uint64_t wave_scratch = (std::uint64_t(private_bytes + 3) / 4) * 4 * lanes;
+  const std::uint64_t scratch_bytes = wave_scratch * waves;
+  if (st.scratch.size() < scratch_bytes) st.scratch.resize(scratch_bytes);
+
+  WorkGroup g(program, d, dispatch, memory, st.lds.data(), lds_bytes, scratch_bytes ? st.scratch.data() : nullptr,
+              scratch_bytes);
+  g.wave_scratch_bytes = wave_scratch;
+  g.private_bytes = private_bytes;
+
+  const std::uint32_t num_v = std::max<std::uint32_t>({d.vgprs, program.max_vgpr(), 3});
+  const std::uint32_t num_a = program.max_agpr();
+  const std::size_t per_wave = std::size_t(num_v + num_a) * lanes;
+  if (st.regs.size() < per_wave * waves) st.regs.resize(per_wave * waves);
+  if (st.waves.size() < waves) st.waves.resize(waves);
+  std::uint32_t entry = 0;
+  try {
+    entry = program.index_of(descriptor_address + std::uint64_t(d.entry_offset));
+  } catch (const std::out_of_range& e) {
+    throw Fault("kernel '" + dispatch.kernel + "': its entry point is not an instruction of the code (" + e.what() + ")");
+  }
+  for (std::uint32_t i = 0; i < waves; ++i) {
+    Wave& w = st.waves[i];
+    w.lanes = lanes;
+    w.index = i;
+    w.num_v = num_v;
+    w.num_a = num_a;
+    w.v = st.regs.data() + per_wave * i;
+    w.a = w.v + std::size_t(num_v) * lanes;
+    w.pc = entry;
+    init_wave(w, g, target, d, dispatch, group, size, i * lanes, items);
+  }
+
+  // HSAD_ISA_TRACE=1: every instruction wave 0 of work-group (0, 0, 0) executes, with its
+  // destination's value in the first active lane, to stderr (for debugging the interpreter).
+  static const bool trace_on = std::getenv("HSAD_ISA_TRACE") != nullptr;
+  const bool trace = trace_on && group[0] == 0 && group[1] == 0 && group[2] == 0;
+  std::uint64_t count = 0;
+  for (;;) {
+    std::uint32_t done = 0, at_barrier = 0;
+    for (std::uint32_t i = 0; i < waves; ++i) {
+      Wave& w = st.waves[i];
+      std::uint64_t budget = kInstructionBudget;
+      while (w.state == Wave::State::running) {
+        const Inst& in = program[w.pc];
+        w.pc = in.next;
+        in.fn(g, w, in);
+        if (trace && i == 0) trace_instruction(w, in);
+        if (--budget == 0) g.fault(w, in, "the wave ran " + std::to_string(kInstructionBudget) + " instructions: a kernel that never ends");
+      }
+      count += kInstructionBudget - budget;
+      done += w.state == Wave::State::done;
+      at_barrier += w.state == Wave::State::barrier;
+    }
+    if (done == waves) break;
+    // Every wave still alive waits at the barrier: release them together.
+    for (std::uint32_t i = 0; i < waves; ++i) {
+      if (st.waves[i].state == Wave::State::barrier) st.waves[i].state = Wave::State::running;
+    }
+    (void)at_barrier;
+  }
+  executed.fetch_add(count, std::memory_order_relaxed);
+}
+
+}  // namespace hsad::isa

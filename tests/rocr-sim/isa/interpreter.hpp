@@ -1,0 +1,75 @@
+// The interpreter's interface: run the waves of one work-group of a dispatch, on memory the
+// caller describes. Pure: the AQL packet layout is the HSA specification's, written out here;
+// nothing of ROCr is included.
+#pragma once
+
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+
+#include "program.hpp"
+
+namespace hsad::isa {
+
+// An AQL kernel dispatch packet (HSA 1.2, 64 bytes): what the dispatch pointer points to.
+struct DispatchPacket {
+  std::uint16_t header, setup;
+  std::uint16_t workgroup_size_x, workgroup_size_y, workgroup_size_z;
+  std::uint16_t reserved0;
+  std::uint32_t grid_size_x, grid_size_y, grid_size_z;
+  std::uint32_t private_segment_size, group_segment_size;
+  std::uint64_t kernel_object;
+  std::uint64_t kernarg_address;
+  std::uint64_t reserved2;
+  std::uint64_t completion_signal;
+};
+static_assert(sizeof(DispatchPacket) == 64);
+
+// Where the kernel may read and write: the allocations its runtime made.
+class Memory {
+ public:
+  virtual ~Memory() = default;
+  // The allocation holding `address`: its base and size, or false where none does.
+  virtual bool allocation(std::uint64_t address, std::uint64_t* base, std::uint64_t* size) = 0;
+};
+
+// The kernel did something a GPU would stop it for, or the interpreter cannot do: the message
+// names the kernel, the program counter, the instruction and what went wrong.
+struct Fault : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+// The apertures flat addresses reach LDS and private memory through (the simulated GPU's).
+inline constexpr std::uint64_t kSharedAperture = 0x1000000000000ull;
+inline constexpr std::uint64_t kPrivateAperture = 0x2000000000000ull;
+inline constexpr std::uint64_t kApertureBytes = 1ull << 32;
+
+struct Dispatch {
+  std::string kernel;             // its name, for messages
+  const DispatchPacket* packet;   // a copy that outlives the dispatch: the dispatch pointer
+  std::uint64_t queue = 0;        // the queue pointer (amd_queue_t)
+  std::uint64_t dispatch_id = 0;
+};
+
+// The kernel descriptor (.kd, 64 bytes) fields the interpreter sets a wave up from.
+struct KernelDescriptor {
+  std::uint32_t group_segment_fixed_size = 0;
+  std::uint32_t private_segment_fixed_size = 0;
+  std::int64_t entry_offset = 0;  // from the descriptor to the first instruction
+  std::uint32_t rsrc1 = 0, rsrc2 = 0, rsrc3 = 0;
+  std::uint16_t properties = 0;
+  bool wave32 = false;
+  std::uint32_t user_sgprs = 0;
+  std::uint32_t vgprs = 0;  // from the granulated count
+};
+KernelDescriptor read_kernel_descriptor(const void* bytes, const Target& target);
+
+// Runs work-group `group` (x, y, z) of the dispatch to its end. Throws Fault.
+// `program` holds the code segment with the descriptor's entry point.
+void run_work_group(const Program& program, const KernelDescriptor& kd, std::uint64_t descriptor_address,
+                    const Dispatch& dispatch, const std::uint32_t group[3], Memory& memory);
+
+// Instructions executed by this thread so far (for the speed report).
+std::uint64_t instructions_executed();
+
+}  // namespace hsad::isa

@@ -1,0 +1,140 @@
+// Kernels written for the interpreter's tests: each exercises what the project's own kernels do
+// not (LDS with barriers, atomics, cross-lane operations, divergence, 2-D and 3-D grids, the
+// dispatch's dimensions, spills to scratch, division), and three make it fail on purpose (an
+// instruction it does not know, a trap, a store outside every allocation).
+#include <hip/hip_runtime.h>
+
+// A work-group sums its 256 values in LDS, halving the active items between barriers.
+extern "C" __global__ void __launch_bounds__(256) isa_reduce(const unsigned* in, unsigned* sums, unsigned n) {
+  __shared__ unsigned s[256];
+  const unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
+  s[threadIdx.x] = i < n ? in[i] : 0;
+  __syncthreads();
+  for (unsigned stride = blockDim.x / 2; stride > 0; stride /= 2) {
+    if (threadIdx.x < stride) s[threadIdx.x] += s[threadIdx.x + stride];
+    __syncthreads();
+  }
+  if (threadIdx.x == 0) sums[blockIdx.x] = s[0];
+}
+
+// 64 bins: LDS atomics within a work-group, then one global atomic per bin and group; the grid
+// strides over the input.
+extern "C" __global__ void __launch_bounds__(256) isa_histogram(const unsigned* in, unsigned* bins, unsigned n) {
+  __shared__ unsigned local[64];
+  if (threadIdx.x < 64) local[threadIdx.x] = 0;
+  __syncthreads();
+  for (unsigned i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) atomicAdd(&local[in[i] % 64], 1u);
+  __syncthreads();
+  if (threadIdx.x < 64) atomicAdd(&bins[threadIdx.x], local[threadIdx.x]);
+}
+
+// Cross-lane: a butterfly sum over the wavefront (__shfl_xor), a lane read from a computed lane
+// (__shfl), and a ballot of odd inputs; what each depends on the wavefront's size.
+extern "C" __global__ void __launch_bounds__(256) isa_wave_ops(const int* in, int* sums, int* rotated,
+                                                                unsigned long long* ballots, unsigned n) {
+  const unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
+  const int x = i < n ? in[i] : 0;
+  int v = x;
+  for (int offset = warpSize / 2; offset > 0; offset /= 2) v += __shfl_xor(v, offset);
+  const int lane = threadIdx.x % warpSize;
+  const int r = __shfl(x, (lane + 3) % warpSize);
+  const unsigned long long b = __ballot(x & 1);
+  if (i < n) {
+    sums[i] = v;
+    rotated[i] = r;
+    ballots[i] = b;
+  }
+}
+
+// Divergent loops: each item counts its own Collatz steps (capped), so lanes leave at different
+// iterations.
+extern "C" __global__ void __launch_bounds__(256) isa_collatz(const unsigned* start, unsigned* steps, unsigned n) {
+  const unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  unsigned long long x = start[i];
+  unsigned s = 0;
+  while (x != 1 && s < 1000) {
+    x = (x & 1) ? 3 * x + 1 : x / 2;
+    ++s;
+  }
+  steps[i] = s;
+}
+
+// A work-item's global id and the grid's size in work-items, as the device libraries compute them
+// (group id times the packet's full group size, plus the local id): right in a partial group too,
+// where blockIdx * blockDim is not, because blockDim there is the partial group's size.
+extern "C" __device__ size_t __ockl_get_global_id(unsigned);
+extern "C" __device__ size_t __ockl_get_global_size(unsigned);
+
+// 2-D and 3-D grids whose sizes are not multiples of the work-group's: each item writes its own
+// coordinates; the partial groups at the edges must write nothing outside.
+extern "C" __global__ void __launch_bounds__(256) isa_grid3d(unsigned* out, unsigned nx, unsigned ny, unsigned nz) {
+  const unsigned x = __ockl_get_global_id(0), y = __ockl_get_global_id(1), z = __ockl_get_global_id(2);
+  if (x < nx && y < ny && z < nz) out[(z * ny + y) * nx + x] = x + 1000u * y + 1000000u * z;
+}
+
+// The dispatch's dimensions as HIP gives them (from the dispatch packet, or in code object v5
+// from the hidden arguments): gridDim counts groups, a partial one included; blockDim is the
+// size of this item's group, partial or not.
+extern "C" __global__ void __launch_bounds__(1024) isa_dims(unsigned* out) {
+  const size_t i = __ockl_get_global_id(0) +
+                   __ockl_get_global_size(0) * (__ockl_get_global_id(1) + __ockl_get_global_size(1) * __ockl_get_global_id(2));
+  out[6 * i + 0] = gridDim.x;
+  out[6 * i + 1] = gridDim.y;
+  out[6 * i + 2] = gridDim.z;
+  out[6 * i + 3] = blockDim.x;
+  out[6 * i + 4] = blockDim.y;
+  out[6 * i + 5] = blockDim.z;
+}
+
+// A small private array indexed at run time lives in registers, read and written through
+// register indexing (s_set_gpr_idx on gfx9, v_movrels/v_movreld on gfx10).
+extern "C" __global__ void __launch_bounds__(256) isa_gpr_index(const unsigned* idx, unsigned* out, unsigned n) {
+  const unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  volatile unsigned a[48];
+  for (unsigned k = 0; k < 48; ++k) a[k] = k * 7u + i;
+  a[idx[i] % 48] += 1000u;
+  out[i] = a[idx[i] % 48] + a[(idx[i] + 5) % 48];
+}
+
+// A private array too large for registers lives in scratch (the private segment).
+extern "C" __global__ void __launch_bounds__(256) isa_scratch(const unsigned* idx, unsigned* out, unsigned n) {
+  const unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  unsigned a[300];
+  for (unsigned k = 0; k < 300; ++k) a[k] = k * 7u + i;
+  const unsigned j = idx[i] % 300;
+  a[j] += 1000u;
+  out[i] = a[j] + a[(j + 5) % 300] + a[(j * 13) % 300];
+}
+
+// fp32 and fp64: division and square root (the compiler's correctly rounded sequences), fma.
+extern "C" __global__ void __launch_bounds__(256) isa_math(const float* a, const float* b, const double* c,
+                                                            const double* d, float* fo, double* dout, unsigned n) {
+  const unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  fo[3 * i + 0] = a[i] / b[i];
+  fo[3 * i + 1] = sqrtf(fabsf(a[i]));
+  fo[3 * i + 2] = fmaf(a[i], b[i], 1.0f);
+  dout[3 * i + 0] = c[i] / d[i];
+  dout[3 * i + 1] = sqrt(fabs(c[i]));
+  dout[3 * i + 2] = fma(c[i], d[i], -1.0);
+}
+
+// Fails on purpose: an instruction the interpreter does not implement.
+extern "C" __global__ void isa_unknown(unsigned* out) {
+  unsigned r;
+  asm volatile("v_mqsad_pk_u16_u8 v[2:3], v[0:1], v4, v[6:7]" ::: "v0", "v1", "v2", "v3", "v4", "v5", "v6", "v7");
+  r = threadIdx.x;
+  out[threadIdx.x] = r;
+}
+
+// Fails on purpose: a trap.
+extern "C" __global__ void isa_trap(unsigned* out) {
+  if (threadIdx.x == 0) __builtin_trap();
+  out[threadIdx.x] = 1;
+}
+
+// Fails on purpose when given an address outside every allocation.
+extern "C" __global__ void isa_store(unsigned* out) { out[threadIdx.x] = threadIdx.x; }

@@ -1,0 +1,601 @@
+// Decoding: LLVM's disassembler prints each instruction as its assembler syntax; the parser here
+// turns that text into operands (register numbers, constant bits in the operand's type) and
+// modifiers once, so execution never looks at text again.
+#include "program.hpp"
+
+#include "semantics.hpp"
+
+#include <llvm-c/Disassembler.h>
+#include <llvm-c/Target.h>
+
+#include <cmath>
+#include <cstring>
+#include <map>
+#include <mutex>
+#include <stdexcept>
+
+namespace hsad::isa {
+
+namespace {
+
+std::map<std::string, OpInfo, std::less<>>& op_table() {
+  static auto* t = new std::map<std::string, OpInfo, std::less<>>();
+  return *t;
+}
+
+std::string_view trim(std::string_view s) {
+  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\n')) s.remove_suffix(1);
+  return s;
+}
+
+bool starts_with(std::string_view s, std::string_view p) { return s.substr(0, p.size()) == p; }
+
+// Splits at `sep` where not inside () or [].
+std::vector<std::string_view> split_top(std::string_view s, char sep) {
+  std::vector<std::string_view> out;
+  int depth = 0;
+  std::size_t start = 0;
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    const char c = s[i];
+    if (c == '(' || c == '[') ++depth;
+    if (c == ')' || c == ']') --depth;
+    if (c == sep && depth == 0) {
+      if (i > start) out.push_back(trim(s.substr(start, i - start)));
+      start = i + 1;
+    }
+  }
+  if (start < s.size() && !trim(s.substr(start)).empty()) out.push_back(trim(s.substr(start)));
+  return out;
+}
+
+bool parse_int(std::string_view s, std::int64_t* out) {
+  if (s.empty()) return false;
+  bool negative = false;
+  if (s.front() == '-') negative = true, s.remove_prefix(1);
+  if (s.empty()) return false;
+  int base = 10;
+  if (starts_with(s, "0x") || starts_with(s, "0X")) base = 16, s.remove_prefix(2);
+  if (s.empty()) return false;
+  std::uint64_t v = 0;
+  for (char c : s) {
+    int d;
+    if (c >= '0' && c <= '9') d = c - '0';
+    else if (base == 16 && c >= 'a' && c <= 'f') d = c - 'a' + 10;
+    else if (base == 16 && c >= 'A' && c <= 'F') d = c - 'A' + 10;
+    else return false;
+    v = v * std::uint64_t(base) + std::uint64_t(d);
+  }
+  *out = negative ? -std::int64_t(v) : std::int64_t(v);
+  return true;
+}
+
+bool looks_float(std::string_view s) { return s.find('.') != std::string_view::npos && s.find("0x") == std::string_view::npos; }
+
+std::uint32_t f32_bits(float f) {
+  std::uint32_t b;
+  std::memcpy(&b, &f, 4);
+  return b;
+}
+std::uint64_t f64_bits(double d) {
+  std::uint64_t b;
+  std::memcpy(&b, &d, 8);
+  return b;
+}
+std::uint16_t f16_bits(double d) {
+  // The inline constants only: 0.5, 1, 2, 4 and negatives, 1/(2 pi).
+  const double a = std::fabs(d);
+  std::uint16_t b = a == 0.5 ? 0x3800 : a == 1.0 ? 0x3c00 : a == 2.0 ? 0x4000 : a == 4.0 ? 0x4400 : 0x3118;
+  return d < 0 ? std::uint16_t(b | 0x8000) : b;
+}
+
+// A constant as a source of type t: an integer inline constant is its sign-extended bits; a
+// float one is that value in t's format; a literal (hex) is 32 bits: the high half of an f64,
+// sign-extended for i64, zero-extended otherwise.
+Operand constant(std::string_view text, Type t) {
+  Operand o;
+  o.kind = Operand::constant;
+  o.width = is_64(t) ? 2 : 1;
+  if (looks_float(text)) {
+    const double d = std::strtod(std::string(text).c_str(), nullptr);
+    if (t == Type::f64) o.bits = f64_bits(d);
+    else if (t == Type::f16 || t == Type::b16) o.bits = f16_bits(d);
+    else o.bits = f32_bits(float(d));
+    return o;
+  }
+  std::int64_t v = 0;
+  if (!parse_int(text, &v)) throw std::runtime_error("cannot read the constant '" + std::string(text) + "'");
+  const bool literal = starts_with(text, "0x") || v < -16 || v > 64;
+  o.is_literal = literal;
+  if (!literal) {
+    o.bits = std::uint64_t(v);  // sign-extended
+    if (!is_64(t)) o.bits &= 0xffffffffu;
+    return o;
+  }
+  const std::uint32_t lit = std::uint32_t(v);
+  if (t == Type::f64) o.bits = std::uint64_t(lit) << 32;
+  else if (t == Type::i64) o.bits = std::uint64_t(std::int64_t(std::int32_t(lit)));
+  else o.bits = lit;
+  return o;
+}
+
+// "v7", "v[2:3]", "s[4:7]", "ttmp[0:1]": kind, first register, width.
+bool register_range(std::string_view s, std::string_view prefix, std::uint16_t base, Operand::Kind kind, Operand* o) {
+  if (!starts_with(s, prefix)) return false;
+  s.remove_prefix(prefix.size());
+  std::int64_t lo = 0, hi = 0;
+  if (!s.empty() && s.front() == '[') {
+    const auto colon = s.find(':');
+    if (colon == std::string_view::npos || s.back() != ']') return false;
+    if (!parse_int(s.substr(1, colon - 1), &lo) || !parse_int(s.substr(colon + 1, s.size() - colon - 2), &hi)) return false;
+  } else {
+    if (!parse_int(s, &lo) || (s.front() < '0' || s.front() > '9')) return false;
+    hi = lo;
+  }
+  o->kind = kind;
+  o->reg = std::uint16_t(base + lo);
+  o->width = std::uint8_t(hi - lo + 1);
+  return true;
+}
+
+// Encoding numbers of the named scalar registers (the same on gfx9 and gfx10).
+constexpr std::uint16_t kFlatScratch = 102, kXnackMask = 104, kVcc = 106, kTtmp = 108, kM0 = 124, kExec = 126;
+
+Operand parse_operand(std::string_view s, Type t) {
+  Operand o;
+  // Modifiers: -x, |x|, -|x|, neg(x), abs(x).
+  if (starts_with(s, "neg(") && s.back() == ')') {
+    o = parse_operand(s.substr(4, s.size() - 5), t);
+    o.neg = !o.neg;
+    return o;
+  }
+  if (starts_with(s, "sext(") && s.back() == ')') {
+    o = parse_operand(s.substr(5, s.size() - 6), t);
+    o.sext = true;
+    return o;
+  }
+  if (starts_with(s, "abs(") && s.back() == ')') {
+    o = parse_operand(s.substr(4, s.size() - 5), t);
+    o.abs = true;
+    return o;
+  }
+  if (s.size() > 1 && s.front() == '-' && !(s[1] >= '0' && s[1] <= '9')) {
+    o = parse_operand(s.substr(1), t);
+    o.neg = !o.neg;
+    return o;
+  }
+  if (s.size() > 2 && s.front() == '|' && s.back() == '|') {
+    o = parse_operand(s.substr(1, s.size() - 2), t);
+    o.abs = true;
+    return o;
+  }
+  if (register_range(s, "v", 0, Operand::vgpr, &o) || register_range(s, "a", 0, Operand::agpr, &o) ||
+      register_range(s, "s", 0, Operand::sgpr, &o) || register_range(s, "ttmp", kTtmp, Operand::sgpr, &o)) {
+    return o;
+  }
+  struct Named {
+    const char* name;
+    std::uint16_t reg;
+    std::uint8_t width;
+  };
+  static const Named named[] = {
+      {"vcc", kVcc, 2},           {"vcc_lo", kVcc, 1},           {"vcc_hi", kVcc + 1, 1},
+      {"exec", kExec, 2},         {"exec_lo", kExec, 1},         {"exec_hi", kExec + 1, 1},
+      {"m0", kM0, 1},             {"flat_scratch", kFlatScratch, 2}, {"flat_scratch_lo", kFlatScratch, 1},
+      {"flat_scratch_hi", kFlatScratch + 1, 1}, {"xnack_mask", kXnackMask, 2},
+      {"xnack_mask_lo", kXnackMask, 1}, {"xnack_mask_hi", kXnackMask + 1, 1},
+  };
+  for (const Named& n : named) {
+    if (s == n.name) {
+      o.kind = Operand::sgpr;
+      o.reg = n.reg;
+      o.width = n.width;
+      return o;
+    }
+  }
+  if (s == "scc" || s == "src_scc") return o.kind = Operand::scc, o;
+  if (s == "off") return o.kind = Operand::off, o;
+  if (s == "null") return o.kind = Operand::null, o.width = is_64(t) ? 2 : 1, o;
+  if (s == "src_shared_base") return o.kind = Operand::shared_base, o.width = 2, o;
+  if (s == "src_shared_limit") return o.kind = Operand::shared_limit, o.width = 2, o;
+  if (s == "src_private_base") return o.kind = Operand::private_base, o.width = 2, o;
+  if (s == "src_private_limit") return o.kind = Operand::private_limit, o.width = 2, o;
+  return constant(s, t);
+}
+
+std::int64_t modifier_value(std::string_view m, std::string_view key) {
+  std::int64_t v = 0;
+  parse_int(m.substr(key.size()), &v);
+  return v;
+}
+
+// "[1,0,3,2]" -> the values.
+std::vector<int> list_of(std::string_view s) {
+  std::vector<int> out;
+  const auto open = s.find('['), close = s.find(']');
+  if (open == std::string_view::npos || close == std::string_view::npos) return out;
+  for (std::string_view part : split_top(s.substr(open + 1, close - open - 1), ',')) {
+    std::int64_t v = 0;
+    parse_int(part, &v);
+    out.push_back(int(v));
+  }
+  return out;
+}
+
+std::uint8_t bits_of(const std::vector<int>& v) {
+  std::uint8_t b = 0;
+  for (std::size_t i = 0; i < v.size() && i < 8; ++i) b |= std::uint8_t((v[i] & 1) << i);
+  return b;
+}
+
+SdwaSel sdwa_sel(std::string_view s) {
+  if (s == "BYTE_0") return SdwaSel::byte0;
+  if (s == "BYTE_1") return SdwaSel::byte1;
+  if (s == "BYTE_2") return SdwaSel::byte2;
+  if (s == "BYTE_3") return SdwaSel::byte3;
+  if (s == "WORD_0") return SdwaSel::word0;
+  if (s == "WORD_1") return SdwaSel::word1;
+  return SdwaSel::dword;
+}
+
+void apply_modifier(Inst& in, std::string_view m) {
+  if (m == "glc") in.flags |= kGlc;
+  else if (m == "slc") in.flags |= kSlc;
+  else if (m == "dlc") in.flags |= kDlc;
+  else if (m == "nt") in.flags |= kNt;
+  else if (m == "sc0") in.flags |= kSc0;
+  else if (m == "sc1") in.flags |= kSc1;
+  else if (m == "offen") in.flags |= kOffen;
+  else if (m == "idxen") in.flags |= kIdxen;
+  else if (m == "addr64") in.flags |= kAddr64;
+  else if (m == "lds") in.flags |= kLds;
+  else if (m == "gds") in.flags |= kGds;
+  else if (m == "clamp") in.flags |= kClamp;
+  else if (m == "mul:2") in.omod = 1;
+  else if (m == "mul:4") in.omod = 2;
+  else if (m == "div:2") in.omod = 3;
+  else if (starts_with(m, "offset:")) in.offset = std::int32_t(modifier_value(m, "offset:"));
+  else if (starts_with(m, "offset0:")) in.offset = std::int32_t(modifier_value(m, "offset0:"));
+  else if (starts_with(m, "offset1:")) in.offset1 = std::int32_t(modifier_value(m, "offset1:"));
+  else if (starts_with(m, "op_sel:")) in.op_sel = bits_of(list_of(m));
+  else if (starts_with(m, "op_sel_hi:")) in.op_sel_hi = bits_of(list_of(m));
+  else if (starts_with(m, "neg_lo:")) in.neg_lo = bits_of(list_of(m));
+  else if (starts_with(m, "neg_hi:")) in.neg_hi = bits_of(list_of(m));
+  else if (starts_with(m, "quad_perm:")) {
+    const auto v = list_of(m);
+    in.dpp = Dpp::quad_perm;
+    in.dpp_ctrl = 0;
+    for (std::size_t i = 0; i < v.size() && i < 4; ++i) in.dpp_ctrl |= std::uint32_t(v[i] & 3) << (2 * i);
+  } else if (starts_with(m, "dpp8:")) {
+    const auto v = list_of(m);
+    in.dpp = Dpp::dpp8;
+    in.dpp_ctrl = 0;
+    for (std::size_t i = 0; i < v.size() && i < 8; ++i) in.dpp_ctrl |= std::uint32_t(v[i] & 7) << (3 * i);
+  } else if (starts_with(m, "row_shl:")) in.dpp = Dpp::row_shl, in.dpp_ctrl = std::uint32_t(modifier_value(m, "row_shl:"));
+  else if (starts_with(m, "row_shr:")) in.dpp = Dpp::row_shr, in.dpp_ctrl = std::uint32_t(modifier_value(m, "row_shr:"));
+  else if (starts_with(m, "row_ror:")) in.dpp = Dpp::row_ror, in.dpp_ctrl = std::uint32_t(modifier_value(m, "row_ror:"));
+  else if (starts_with(m, "row_share:")) in.dpp = Dpp::row_share, in.dpp_ctrl = std::uint32_t(modifier_value(m, "row_share:"));
+  else if (starts_with(m, "row_xmask:")) in.dpp = Dpp::row_xmask, in.dpp_ctrl = std::uint32_t(modifier_value(m, "row_xmask:"));
+  else if (m == "wave_shl:1") in.dpp = Dpp::wave_shl;
+  else if (m == "wave_rol:1") in.dpp = Dpp::wave_rol;
+  else if (m == "wave_shr:1") in.dpp = Dpp::wave_shr;
+  else if (m == "wave_ror:1") in.dpp = Dpp::wave_ror;
+  else if (m == "row_mirror") in.dpp = Dpp::row_mirror;
+  else if (m == "row_half_mirror") in.dpp = Dpp::row_half_mirror;
+  else if (m == "row_bcast:15") in.dpp = Dpp::row_bcast15;
+  else if (m == "row_bcast:31") in.dpp = Dpp::row_bcast31;
+  else if (starts_with(m, "row_mask:")) in.row_mask = std::uint8_t(modifier_value(m, "row_mask:"));
+  else if (starts_with(m, "bank_mask:")) in.bank_mask = std::uint8_t(modifier_value(m, "bank_mask:"));
+  else if (starts_with(m, "bound_ctrl:")) in.flags |= kBoundCtrl;
+  else if (starts_with(m, "fi:")) { if (modifier_value(m, "fi:")) in.flags |= kFetchInactive; }
+  else if (starts_with(m, "dst_sel:")) in.sdwa = true, in.dst_sel = sdwa_sel(m.substr(8));
+  else if (starts_with(m, "src0_sel:")) in.sdwa = true, in.src_sel[0] = sdwa_sel(m.substr(9));
+  else if (starts_with(m, "src1_sel:")) in.sdwa = true, in.src_sel[1] = sdwa_sel(m.substr(9));
+  else if (starts_with(m, "dst_unused:")) {
+    const std::string_view u = m.substr(11);
+    in.dst_unused = u == "UNUSED_SEXT" ? 1 : u == "UNUSED_PRESERVE" ? 2 : 0;
+  } else if (starts_with(m, "gpr_idx(")) {
+    for (std::string_view mode : split_top(m.substr(8, m.size() - 9), ',')) {
+      if (mode == "SRC0") in.gpr_idx_mode |= 1;
+      if (mode == "SRC1") in.gpr_idx_mode |= 2;
+      if (mode == "SRC2") in.gpr_idx_mode |= 4;
+      if (mode == "DST") in.gpr_idx_mode |= 8;
+    }
+  }
+  // Anything else (waitcnt counters, "row_mask" defaults, ...) changes nothing here.
+}
+
+// "hwreg(HW_REG_MODE, 4, 2)" -> register id, offset, size packed as SOPK's simm16 packs them.
+std::int32_t hwreg(std::string_view s) {
+  static const std::map<std::string_view, int> ids = {
+      {"HW_REG_MODE", 1}, {"HW_REG_STATUS", 2}, {"HW_REG_TRAPSTS", 3}, {"HW_REG_HW_ID", 4},
+      {"HW_REG_GPR_ALLOC", 5}, {"HW_REG_LDS_ALLOC", 6}, {"HW_REG_IB_STS", 7}, {"HW_REG_SH_MEM_BASES", 15},
+      {"HW_REG_FLAT_SCR_LO", 20}, {"HW_REG_FLAT_SCR_HI", 21}, {"HW_REG_XNACK_MASK", 22},
+  };
+  const auto open = s.find('('), close = s.rfind(')');
+  const auto parts = split_top(s.substr(open + 1, close - open - 1), ',');
+  std::int64_t id = 0, offset = 0, size = 32;
+  if (!parts.empty()) {
+    if (auto it = ids.find(parts[0]); it != ids.end()) id = it->second;
+    else parse_int(parts[0], &id);
+  }
+  if (parts.size() > 1) parse_int(parts[1], &offset);
+  if (parts.size() > 2) parse_int(parts[2], &size);
+  return std::int32_t(id | (offset << 6) | ((size - 1) << 11));
+}
+
+enum class Format { vector, scalar, smem, sopp, sopk, ds, flat, mubuf, waitcnt };
+
+Format format_of(std::string_view m) {
+  if (starts_with(m, "s_load_") || starts_with(m, "s_buffer_load_") || starts_with(m, "s_store_") ||
+      starts_with(m, "s_buffer_store_") || starts_with(m, "s_scratch_")) {
+    return Format::smem;
+  }
+  if (starts_with(m, "s_waitcnt") || m == "s_clause" || m == "s_inst_prefetch" || m == "s_nop" || m == "s_sleep" ||
+      m == "s_setprio" || m == "s_code_end" || m == "s_endpgm" || m == "s_barrier" || m == "s_dcache_inv" ||
+      m == "s_dcache_wb" || m == "s_icache_inv" || m == "s_ttracedata" || m == "s_set_gpr_idx_off" ||
+      m == "s_round_mode" || m == "s_denorm_mode" || m == "s_sendmsg" || m == "s_trap" ||
+      starts_with(m, "s_cbranch_") || m == "s_branch") {
+    return Format::sopp;
+  }
+  if (starts_with(m, "s_movk_") || starts_with(m, "s_cmovk_") || starts_with(m, "s_addk_") || starts_with(m, "s_mulk_") ||
+      starts_with(m, "s_cmpk_") || m == "s_getreg_b32" || m == "s_setreg_b32" || m == "s_setreg_imm32_b32" ||
+      m == "s_set_gpr_idx_on") {
+    return Format::sopk;
+  }
+  if (starts_with(m, "s_")) return Format::scalar;
+  if (starts_with(m, "ds_")) return Format::ds;
+  if (starts_with(m, "buffer_gl") || starts_with(m, "buffer_wb") || m == "buffer_inv") return Format::sopp;  // cache controls
+  if (starts_with(m, "global_") || starts_with(m, "flat_") || starts_with(m, "scratch_")) return Format::flat;
+  if (starts_with(m, "buffer_")) return Format::mubuf;
+  return Format::vector;
+}
+
+}  // namespace
+
+Target target_for(std::string_view processor, bool wave64) {
+  Target t;
+  t.processor = std::string(processor);
+  t.wave64 = !starts_with(processor, "gfx10") || wave64;
+  if (processor == "gfx908" || processor == "gfx900" || processor == "gfx906") return t;
+  if (processor == "gfx90a") return t.packed_workitem_ids = true, t;
+  if (processor == "gfx940" || processor == "gfx941" || processor == "gfx942") {
+    t.packed_workitem_ids = true;
+    t.architected_flat_scratch = true;
+    return t;
+  }
+  if (starts_with(processor, "gfx10")) return t.gfx10 = true, t;
+  throw std::runtime_error("the ISA interpreter does not know the processor '" + std::string(processor) + "'");
+}
+
+const OpInfo* find_op(std::string_view mnemonic) {
+  const auto& t = op_table();
+  auto it = t.find(mnemonic);
+  return it == t.end() ? nullptr : &it->second;
+}
+
+void register_op(const char* mnemonic, const OpInfo& info) { op_table()[mnemonic] = info; }
+
+std::string_view base_mnemonic(std::string_view m) {
+  for (std::string_view suffix : {"_e32", "_e64", "_sdwa", "_dpp"}) {
+    if (m.size() > suffix.size() && m.substr(m.size() - suffix.size()) == suffix) return m.substr(0, m.size() - suffix.size());
+  }
+  return m;
+}
+
+Inst parse_instruction(const Target& target, std::string_view text, std::uint64_t address, std::uint32_t size) {
+  Inst in;
+  in.address = address;
+  in.size = size;
+  text = trim(text);
+  if (auto comment = text.find("//"); comment != std::string_view::npos) text = trim(text.substr(0, comment));
+  in.text = std::string(text);
+  const auto space = text.find(' ');
+  const std::string_view printed = text.substr(0, space);
+  const std::string_view mnemonic = base_mnemonic(printed);
+  const std::string_view rest = space == std::string_view::npos ? std::string_view() : trim(text.substr(space));
+  const OpInfo* op = find_op(mnemonic);
+  in.fn = op ? op->fn : &unknown_instruction;
+  if (op) std::copy(op->type, op->type + 4, in.type);
+  if (printed.size() > 5 && printed.substr(printed.size() - 5) == "_sdwa") in.sdwa = true;
+
+  // Operands at depth-0 commas; the last one may carry space-separated modifiers.
+  std::vector<std::string_view> ops = split_top(rest, ',');
+  std::vector<std::string_view> mods;
+  if (!ops.empty()) {
+    std::vector<std::string_view> tail = split_top(ops.back(), ' ');
+    ops.back() = tail.empty() ? std::string_view() : tail.front();
+    mods.assign(tail.begin() + (tail.empty() ? 0 : 1), tail.end());
+  }
+  for (std::string_view m : mods) apply_modifier(in, m);
+
+  const Format format = format_of(mnemonic);
+  auto reg = [&](std::string_view s, Type t = Type::b32) { return parse_operand(s, t); };
+  auto imm = [&](std::string_view s) {
+    std::int64_t v = 0;
+    if (!parse_int(s, &v)) {
+      if (starts_with(s, "hwreg(")) return std::int64_t(hwreg(s));
+      return std::int64_t(0);
+    }
+    return v;
+  };
+  switch (format) {
+    case Format::sopp:
+      if (!ops.empty() && (starts_with(mnemonic, "s_cbranch_") || mnemonic == "s_branch")) {
+        const std::int32_t simm16 = std::int16_t(std::uint16_t(imm(ops[0])));
+        in.simm = simm16;
+        in.target = 0;  // resolved by the Program
+      } else if (!ops.empty() && ops[0].find('(') == std::string_view::npos) {
+        in.simm = std::int32_t(imm(ops[0]));
+      }
+      break;
+    case Format::sopk:
+      if (mnemonic == "s_setreg_b32") {
+        in.simm = std::int32_t(imm(ops.at(0)));
+        in.src[0] = reg(ops.at(1));
+        in.nsrc = 1;
+      } else if (mnemonic == "s_setreg_imm32_b32") {
+        in.simm = std::int32_t(imm(ops.at(0)));
+        in.src[0] = constant(ops.at(1), Type::b32);
+        in.nsrc = 1;
+      } else if (mnemonic == "s_set_gpr_idx_on") {
+        in.src[0] = reg(ops.at(0));
+        in.nsrc = 1;
+        if (ops.size() > 1) apply_modifier(in, ops[1]);
+      } else if (starts_with(mnemonic, "s_cmpk_")) {
+        in.src[0] = reg(ops.at(0));
+        in.nsrc = 1;
+        in.simm = std::int32_t(imm(ops.at(1)));
+      } else {  // s_movk, s_addk, s_mulk, s_cmovk, s_getreg: dst, immediate
+        in.dst[0] = reg(ops.at(0));
+        in.ndst = 1;
+        in.simm = std::int32_t(imm(ops.at(1)));
+      }
+      break;
+    case Format::smem: {
+      // s_load_dwordx2 s[0:1], s[4:5], 0x8 | s_buffer_load_dword s0, s[8:11], s4
+      if (!ops.empty()) in.dst[0] = reg(ops[0]), in.ndst = 1;
+      if (ops.size() > 1) in.src[0] = reg(ops[1]), in.nsrc = 1;
+      if (ops.size() > 2) {
+        std::int64_t v = 0;
+        if (parse_int(ops[2], &v)) in.offset = std::int32_t(v);
+        else in.src[1] = reg(ops[2]), in.nsrc = 2;  // an SGPR offset (or null)
+      }
+      break;
+    }
+    case Format::ds: {
+      // ds_read_b32 v0, v1 | ds_write_b32 v1, v2 | ds_add_rtn_u32 v0, v1, v2 | ds_write2_b32 v1, v2, v3
+      // ds_bpermute_b32 v0, v1, v2 | ds_add_u32 v1, v2
+      const bool returns = mnemonic.find("read") != std::string_view::npos ||
+                           mnemonic.find("_rtn") != std::string_view::npos ||
+                           mnemonic.find("permute") != std::string_view::npos ||
+                           mnemonic == "ds_swizzle_b32" || mnemonic.find("_load") != std::string_view::npos;
+      std::size_t i = 0;
+      if (returns && !ops.empty()) in.dst[0] = reg(ops[i++]), in.ndst = 1;
+      if (mnemonic == "ds_swizzle_b32") in.nsrc = 1;  // no address: src[1] is the data, as for the others
+      for (; i < ops.size() && in.nsrc < 4; ++i) in.src[in.nsrc++] = reg(ops[i]);
+      break;
+    }
+    case Format::flat: {
+      // global_load_dword v2, v[0:1], off | global_load_dword v1, v2, s[4:5] offset:16
+      // global_store_dword v[0:1], v2, off | global_atomic_add v0, v[1:2], v3, off glc
+      // scratch_load_dword v1, off, s0 | scratch_store_dword off, v0, s33 | flat_load_dword v0, v[0:1]
+      const bool load = mnemonic.find("_load") != std::string_view::npos;
+      const bool atomic_returns = mnemonic.find("_atomic") != std::string_view::npos && (in.flags & (kGlc | kSc0));
+      std::size_t i = 0;
+      if ((load || atomic_returns) && !ops.empty()) in.dst[0] = reg(ops[i++]), in.ndst = 1;
+      if (i < ops.size()) in.src[0] = reg(ops[i++]);                     // address (or off)
+      if (!load && i < ops.size()) in.src[1] = reg(ops[i++]);            // data (cmpswap: new, then compared)
+      if (i < ops.size()) in.src[2] = reg(ops[i++]);                     // saddr (or off)
+      in.nsrc = 3;
+      break;
+    }
+    case Format::mubuf: {
+      // buffer_store_dword v5, v3, s[0:3], 0 offen offset:4 | buffer_load_dword v1, off, s[0:3], s7
+      const bool load = mnemonic.find("_load") != std::string_view::npos;
+      const bool atomic_returns = mnemonic.find("_atomic") != std::string_view::npos && (in.flags & kGlc);
+      if (load || atomic_returns) in.dst[0] = reg(ops.at(0)), in.ndst = 1;
+      else in.src[1] = reg(ops.at(0));                     // data
+      in.src[0] = reg(ops.at(1));                          // vaddr (or off)
+      in.src[2] = reg(ops.at(2));                          // the resource
+      in.src[3] = reg(ops.size() > 3 ? ops[3] : std::string_view("0"));  // soffset
+      if (atomic_returns) in.src[1] = reg(ops.at(0));
+      in.nsrc = 4;
+      break;
+    }
+    case Format::scalar:
+    case Format::vector: {
+      const std::size_t nsrc = op ? op->nsrc : 0;
+      const std::size_t total = ops.size();
+      const std::size_t ndst = total >= nsrc ? total - nsrc : 0;
+      for (std::size_t d = 0; d < ndst && d < 2; ++d) in.dst[d] = reg(ops[d], d == 0 ? in.type[0] : Type::b64);
+      in.ndst = std::uint8_t(std::min<std::size_t>(ndst, 2));
+      for (std::size_t s = 0; s < nsrc && ndst + s < total; ++s) in.src[s] = reg(ops[ndst + s], in.type[s]);
+      in.nsrc = std::uint8_t(std::min<std::size_t>(nsrc, total - ndst));
+      break;
+    }
+    case Format::waitcnt:
+      break;
+  }
+  (void)target;
+  return in;
+}
+
+namespace {
+void init_llvm() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    LLVMInitializeAMDGPUTargetInfo();
+    LLVMInitializeAMDGPUTargetMC();
+    LLVMInitializeAMDGPUDisassembler();
+  });
+}
+
+void note_registers(const Operand& o, std::uint16_t* max_v, std::uint16_t* max_a) {
+  if (o.kind == Operand::vgpr) *max_v = std::max<std::uint16_t>(*max_v, std::uint16_t(o.reg + o.width));
+  if (o.kind == Operand::agpr) *max_a = std::max<std::uint16_t>(*max_a, std::uint16_t(o.reg + o.width));
+}
+}  // namespace
+
+Program::Program(const Target& target, std::uint64_t address, std::string_view code) : target_(target), address_(address) {
+  init_llvm();
+  register_all_ops();
+  LLVMDisasmContextRef dc = LLVMCreateDisasmCPUFeatures("amdgcn-amd-amdhsa", target.processor.c_str(),
+                                                        target.gfx10 && target.wave64 ? "+wavefrontsize64" : "",
+                                                        nullptr, 0, nullptr, nullptr);
+  if (!dc) throw std::runtime_error("LLVM has no AMDGPU disassembler for " + target.processor);
+  struct Dispose {
+    LLVMDisasmContextRef d;
+    ~Dispose() { LLVMDisasmDispose(d); }
+  } dispose{dc};
+  by_word_.assign(code.size() / 4 + 1, 0);
+  auto* bytes = reinterpret_cast<std::uint8_t*>(const_cast<char*>(code.data()));
+  char text[512];
+  for (std::size_t off = 0; off + 4 <= code.size();) {
+    const std::size_t len = LLVMDisasmInstruction(dc, bytes + off, code.size() - off, address + off, text, sizeof text);
+    if (len == 0) {  // not an instruction (data, or padding): skip a word
+      off += 4;
+      continue;
+    }
+    Inst in = parse_instruction(target_, text, address + off, std::uint32_t(len));
+    by_word_[off / 4] = std::uint32_t(insts_.size() + 1);
+    const std::string base(base_mnemonic(in.text.substr(0, in.text.find(' '))));
+    mnemonics_[base] = in.fn != &unknown_instruction;
+    if (base == "ds_swizzle_b32") {  // the printer spells the pattern as a macro: take the encoded bits
+      std::uint32_t word;
+      std::memcpy(&word, bytes + off, 4);
+      in.offset = std::int32_t(word & 0xffff);
+    }
+    for (const Operand& o : in.dst) note_registers(o, &max_vgpr_, &max_agpr_);
+    for (const Operand& o : in.src) note_registers(o, &max_vgpr_, &max_agpr_);
+    insts_.push_back(std::move(in));
+    off += len;
+  }
+  for (std::uint32_t i = 0; i < insts_.size(); ++i) {
+    Inst& in = insts_[i];
+    in.next = i + 1 < insts_.size() ? i + 1 : i;
+    const std::string_view m = base_mnemonic(std::string_view(in.text).substr(0, in.text.find(' ')));
+    if (starts_with(m, "s_cbranch_") || m == "s_branch") {
+      const std::uint64_t target_address = in.address + 4 + std::int64_t(in.simm) * 4;
+      try {
+        in.target = index_of(target_address);
+      } catch (const std::out_of_range&) {
+        in.target = std::uint32_t(insts_.size());  // outside the code: faults when taken
+      }
+    }
+  }
+}
+
+std::uint32_t Program::index_of(std::uint64_t address) const {
+  if (address < address_ || (address - address_) % 4 != 0 || (address - address_) / 4 >= by_word_.size() ||
+      by_word_[(address - address_) / 4] == 0) {
+    throw std::out_of_range("no instruction starts at 0x" + [address] {
+      char b[32];
+      std::snprintf(b, sizeof b, "%llx", static_cast<unsigned long long>(address));
+      return std::string(b);
+    }());
+  }
+  return by_word_[(address - address_) / 4] - 1;
+}
+
+}  // namespace hsad::isa

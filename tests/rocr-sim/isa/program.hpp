@@ -1,0 +1,73 @@
+// Program: the executable segment of one code object, decoded once into Insts. Decoding is
+// LLVM's AMDGPU disassembler (the LLVM hipcc uses, through its C API); what each instruction
+// means is this interpreter's own (semantics_*.cpp). Pure: no ROCr.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "instruction.hpp"
+
+namespace hsad::isa {
+
+// What the instructions of one processor mean, where the generations differ.
+struct Target {
+  std::string processor;        // "gfx90a"
+  bool gfx10 = false;           // RDNA (gfx10.x): another encoding, wave32 by default, no AGPRs
+  bool packed_workitem_ids = false;  // gfx90a and later CDNA: v0 holds x | y << 10 | z << 20
+  bool architected_flat_scratch = false;  // gfx940
+  // gfx10 code built for wave64 (-mwavefrontsize64): decoded with 64-bit VCC and EXEC operands.
+  // The kernel descriptor says which (KERNEL_CODE_PROPERTY_ENABLE_WAVEFRONT_SIZE32).
+  bool wave64 = true;
+};
+// Throws std::runtime_error for a processor the interpreter does not know. gfx10 targets are
+// wave32 unless `wave64`; gfx9 ones are always wave64.
+Target target_for(std::string_view processor, bool wave64 = false);
+
+// How a mnemonic is executed: its handler, how many of the operands after the destinations are
+// sources, and how each source is read.
+struct OpInfo {
+  Handler fn = nullptr;
+  std::uint8_t nsrc = 0;
+  Type type[4] = {Type::b32, Type::b32, Type::b32, Type::b32};
+};
+// The semantics tables register here (by base mnemonic: "v_add_f32", without _e32 / _e64).
+const OpInfo* find_op(std::string_view mnemonic);
+void register_op(const char* mnemonic, const OpInfo& info);
+
+class Program {
+ public:
+  // Decodes `code`, the bytes of an executable segment that starts at device address `address`.
+  // Instructions the interpreter does not know decode to a handler that faults when reached.
+  Program(const Target& target, std::uint64_t address, std::string_view code);
+
+  const Target& target() const { return target_; }
+  // The instruction that starts at `address`; throws std::out_of_range where none does.
+  std::uint32_t index_of(std::uint64_t address) const;
+  const Inst& operator[](std::uint32_t index) const { return insts_[index]; }
+  std::size_t size() const { return insts_.size(); }
+  std::uint16_t max_vgpr() const { return max_vgpr_; }  // registers referenced, for sizing the file
+  std::uint16_t max_agpr() const { return max_agpr_; }
+  // Mnemonics that occur (base form) and whether each is implemented, for coverage reports.
+  const std::unordered_map<std::string, bool>& mnemonics() const { return mnemonics_; }
+
+ private:
+  Target target_;
+  std::uint64_t address_;
+  std::vector<Inst> insts_;
+  std::vector<std::uint32_t> by_word_;  // (address - start) / 4 -> index + 1; 0: not an instruction start
+  std::uint16_t max_vgpr_ = 0, max_agpr_ = 0;
+  std::unordered_map<std::string, bool> mnemonics_;
+};
+
+// The base mnemonic and encoding of a printed one: "v_add_f32_e32" -> "v_add_f32".
+std::string_view base_mnemonic(std::string_view mnemonic);
+
+// Parses one line of the disassembler's output into an Inst (for tests, and the decoder).
+Inst parse_instruction(const Target& target, std::string_view text, std::uint64_t address, std::uint32_t size);
+
+}  // namespace hsad::isa

@@ -1,0 +1,450 @@
+// Memory: global, flat (which reaches LDS and private memory through their apertures) and
+// scratch loads, stores and atomics; buffer (MUBUF) accesses through a buffer resource, as the
+// private segment buffer is; and LDS (ds_*). Every access is checked: global ones against the
+// allocations the runtime made, LDS ones against the work-group's size, private ones against
+// the private segment.
+#include <atomic>
+#include <map>
+
+#include "valu.hpp"
+
+namespace hsad::isa {
+namespace {
+
+using U = std::uint64_t;
+
+struct Access {
+  std::uint32_t bytes = 4;  // per element: 1, 2, 4 (x2, x3, x4: several elements)
+  std::uint32_t count = 1;  // dwords for dwordxN
+  bool sign = false;        // sbyte, sshort
+  int d16 = 0;              // 1: the low 16 bits of the register, 2: the high 16 bits
+};
+
+Access access_of(std::string_view m) {
+  Access a;
+  auto has = [&](std::string_view s) { return m.find(s) != std::string_view::npos; };
+  if (has("dwordx4") || has("b128")) a.count = 4;
+  else if (has("dwordx3") || has("b96")) a.count = 3;
+  else if (has("dwordx2") || has("b64") || has("_x2")) a.count = 2;
+  if (has("ubyte") || has("sbyte") || has("_byte") || has("_b8") || has("_u8") || has("_i8")) a.bytes = 1;
+  if (has("ushort") || has("sshort") || has("_short") || has("_b16") || has("_u16") || has("_i16")) a.bytes = 2;
+  a.sign = has("sbyte") || has("sshort") || has("_i8") || has("_i16");
+  if (has("d16_hi")) a.d16 = 2;
+  else if (has("d16")) a.d16 = 1;
+  return a;
+}
+
+enum class Space { global, shared, private_ };
+
+struct Where {
+  Space space;
+  std::uint64_t address;  // global: the address; shared: the LDS offset; private: the offset in the segment
+};
+
+// The wave's private segment base for flat and scratch instructions: FLAT_SCRATCH, which the
+// kernel's prologue (gfx9: s[102:103]; gfx10: s_setreg) or the hardware (gfx940) set.
+std::uint64_t flat_scratch_base(const WorkGroup& g, const Wave& w) {
+  const Target& t = g.program.target();
+  if (t.gfx10 || t.architected_flat_scratch) return w.flat_scratch;
+  return w.s[kRegFlatScratch] | (std::uint64_t(w.s[kRegFlatScratch + 1]) << 32);
+}
+
+Where where_of(const Wave& w, const Inst& in, int lane, bool flat, bool scratch) {
+  const Operand& vaddr = in.src[0];
+  const Operand& saddr = in.src[2];
+  if (scratch) {  // 32-bit offsets into the private segment
+    std::uint64_t off = std::uint64_t(std::int64_t(in.offset));
+    if (vaddr.kind == Operand::vgpr) off += w.v[vaddr.reg * w.lanes + lane];
+    if (saddr.kind == Operand::sgpr || saddr.kind == Operand::constant) off += scalar32(w, saddr);
+    return {Space::private_, off & 0xffffffffu};
+  }
+  std::uint64_t address;
+  if (saddr.kind == Operand::sgpr) {  // global with a scalar base: a 32-bit vector offset
+    address = scalar64(w, saddr) + (vaddr.kind == Operand::vgpr ? w.v[vaddr.reg * w.lanes + lane] : 0);
+  } else {
+    address = U(w.v[vaddr.reg * w.lanes + lane]) | (U(w.v[(vaddr.reg + 1) * w.lanes + lane]) << 32);
+  }
+  address += std::int64_t(in.offset);
+  if (flat) {
+    if (address - kSharedAperture < kApertureBytes) return {Space::shared, address - kSharedAperture};
+    if (address - kPrivateAperture < kApertureBytes) return {Space::private_, address - kPrivateAperture};
+  }
+  return {Space::global, address};
+}
+
+// Reads `bytes` (<= 4) at element `k` of the access into a dword.
+std::uint32_t load_element(WorkGroup& g, Wave& w, const Inst& in, const Where& at, std::uint32_t k, std::uint32_t bytes,
+                           int lane) {
+  std::uint32_t v = 0;
+  const std::uint64_t a = at.address + U(k) * 4;
+  switch (at.space) {
+    case Space::global: std::memcpy(&v, g.global(w, in, a, bytes), bytes); break;
+    case Space::shared: std::memcpy(&v, g.shared(w, in, a, bytes), bytes); break;
+    case Space::private_: std::memcpy(&v, g.private_dword(w, in, flat_scratch_base(g, w), a, std::uint32_t(lane)), bytes); break;
+  }
+  return v;
+}
+
+void store_element(WorkGroup& g, Wave& w, const Inst& in, const Where& at, std::uint32_t k, std::uint32_t bytes, int lane,
+                   std::uint32_t v) {
+  const std::uint64_t a = at.address + U(k) * 4;
+  switch (at.space) {
+    case Space::global: std::memcpy(g.global(w, in, a, bytes), &v, bytes); break;
+    case Space::shared: std::memcpy(g.shared(w, in, a, bytes), &v, bytes); break;
+    case Space::private_: std::memcpy(g.private_dword(w, in, flat_scratch_base(g, w), a, std::uint32_t(lane)), &v, bytes); break;
+  }
+}
+
+std::uint32_t extend(std::uint32_t v, const Access& a) {
+  if (a.bytes == 1) return a.sign ? std::uint32_t(std::int32_t(std::int8_t(v))) : v & 0xff;
+  if (a.bytes == 2) return a.sign ? std::uint32_t(std::int32_t(std::int16_t(v))) : v & 0xffff;
+  return v;
+}
+
+void write_loaded(Wave& w, const Operand& dst, int lane, std::uint32_t k, std::uint32_t v, const Access& a) {
+  std::uint32_t& r = dst32(w, dst, k)[lane];
+  if (a.d16 == 1) r = (r & 0xffff0000u) | (v & 0xffff);
+  else if (a.d16 == 2) r = (r & 0xffffu) | (v << 16);
+  else r = v;
+}
+
+template <bool Flat, bool Scratch>
+void load(WorkGroup& g, Wave& w, const Inst& in) {
+  const Access a = access_of(in.text.substr(0, in.text.find(' ')));
+  for_lanes(w, [&](std::uint32_t lane) {
+    const Where at = where_of(w, in, int(lane), Flat, Scratch);
+    for (std::uint32_t k = 0; k < a.count; ++k) {
+      const std::uint32_t v = extend(load_element(g, w, in, at, k, a.bytes, int(lane)), a);
+      write_loaded(w, in.dst[0], int(lane), k, v, a);
+    }
+  });
+}
+
+template <bool Flat, bool Scratch>
+void store(WorkGroup& g, Wave& w, const Inst& in) {
+  const Access a = access_of(in.text.substr(0, in.text.find(' ')));
+  for_lanes(w, [&](std::uint32_t lane) {
+    const Where at = where_of(w, in, int(lane), Flat, Scratch);
+    for (std::uint32_t k = 0; k < a.count; ++k) {
+      std::uint32_t v = src32(w, in.src[1], k, 2)[lane];
+      if (a.d16 == 2) v >>= 16;
+      store_element(g, w, in, at, k, a.bytes, int(lane), v);
+    }
+  });
+}
+
+// ---- atomics
+
+enum class AtomicOp { add, sub, smin, umin, smax, umax, and_, or_, xor_, inc, dec, swap, cmpswap, fadd, fmin, fmax };
+
+AtomicOp atomic_of(std::string_view printed) {
+  std::string m(printed);  // "ds_max_rtn_u32" names the same operation as "ds_max_u32"
+  if (const auto rtn = m.find("_rtn"); rtn != std::string::npos) m.erase(rtn, 4);
+  static const std::pair<const char*, AtomicOp> ops[] = {
+      {"cmpswap", AtomicOp::cmpswap}, {"add_f", AtomicOp::fadd}, {"min_f", AtomicOp::fmin}, {"max_f", AtomicOp::fmax},
+      {"fmin", AtomicOp::fmin},       {"fmax", AtomicOp::fmax},
+      {"smin", AtomicOp::smin},       {"umin", AtomicOp::umin},  {"smax", AtomicOp::smax},  {"umax", AtomicOp::umax},
+      {"min_i", AtomicOp::smin},      {"min_u", AtomicOp::umin}, {"max_i", AtomicOp::smax}, {"max_u", AtomicOp::umax},
+      {"rsub", AtomicOp::sub},        {"sub", AtomicOp::sub},    {"add", AtomicOp::add},    {"and", AtomicOp::and_},
+      {"xor", AtomicOp::xor_},        {"or", AtomicOp::or_},     {"inc", AtomicOp::inc},    {"dec", AtomicOp::dec},
+      {"swap", AtomicOp::swap},       {"wrxchg", AtomicOp::swap}, {"cmpst", AtomicOp::cmpswap},
+  };
+  for (const auto& [name, op] : ops) {
+    if (m.find(name) != std::string::npos) return op;
+  }
+  return AtomicOp::add;
+}
+
+template <class T>
+T apply(AtomicOp op, T old, T v, T cmp) {
+  using S = std::make_signed_t<T>;
+  switch (op) {
+    case AtomicOp::add: return old + v;
+    case AtomicOp::sub: return old - v;
+    case AtomicOp::smin: return T(std::min(S(old), S(v)));
+    case AtomicOp::umin: return std::min(old, v);
+    case AtomicOp::smax: return T(std::max(S(old), S(v)));
+    case AtomicOp::umax: return std::max(old, v);
+    case AtomicOp::and_: return old & v;
+    case AtomicOp::or_: return old | v;
+    case AtomicOp::xor_: return old ^ v;
+    case AtomicOp::inc: return old >= v ? T(0) : old + 1;
+    case AtomicOp::dec: return (old == 0 || old > v) ? v : old - 1;
+    case AtomicOp::swap: return v;
+    case AtomicOp::cmpswap: return old == cmp ? v : old;
+    case AtomicOp::fadd:
+    case AtomicOp::fmin:
+    case AtomicOp::fmax: {
+      if constexpr (sizeof(T) == 4) {
+        const float a = as_f32(old), b = as_f32(v);
+        return bits32(op == AtomicOp::fadd ? a + b : op == AtomicOp::fmin ? std::fmin(a, b) : std::fmax(a, b));
+      } else {
+        const double a = as_f64(old), b = as_f64(v);
+        return bits64(op == AtomicOp::fadd ? a + b : op == AtomicOp::fmin ? std::fmin(a, b) : std::fmax(a, b));
+      }
+    }
+  }
+  return old;
+}
+
+// One lane's atomic on `p` (host memory other threads may touch): a compare-and-swap loop.
+template <class T>
+T atomic_rmw(T* p, AtomicOp op, T v, T cmp) {
+  T old = __atomic_load_n(p, __ATOMIC_RELAXED);
+  for (;;) {
+    const T next = apply(op, old, v, cmp);
+    if (__atomic_compare_exchange_n(p, &old, next, true, __ATOMIC_SEQ_CST, __ATOMIC_RELAXED)) return old;
+  }
+}
+
+template <bool Flat>
+void atomic(WorkGroup& g, Wave& w, const Inst& in) {
+  const std::string_view m(in.text.data(), in.text.find(' '));
+  const AtomicOp op = atomic_of(m);
+  const bool wide = m.find("_x2") != std::string_view::npos || m.find("_f64") != std::string_view::npos;
+  const bool returns = in.ndst > 0;
+  const std::uint32_t size = wide ? 8 : 4;
+  for_lanes(w, [&](std::uint32_t lane) {
+    const Where at = where_of(w, in, int(lane), Flat, false);
+    if (at.address % size != 0) g.fault(w, in, "a misaligned atomic (the hardware refuses it)");
+    const U v = wide ? (U(src32(w, in.src[1], 0, 2)[lane]) | (U(src32(w, in.src[1], 1, 2)[lane]) << 32))
+                     : src32(w, in.src[1], 0, 2)[lane];
+    const U cmp = op != AtomicOp::cmpswap ? 0
+                  : wide ? (U(src32(w, in.src[1], 2, 2)[lane]) | (U(src32(w, in.src[1], 3, 2)[lane]) << 32))
+                         : src32(w, in.src[1], 1, 2)[lane];
+    U old;
+    if (at.space == Space::private_) g.fault(w, in, "an atomic on private memory");
+    std::uint8_t* p = at.space == Space::shared ? g.shared(w, in, at.address, size) : g.global(w, in, at.address, size);
+    if (wide) old = atomic_rmw(reinterpret_cast<U*>(p), op, v, cmp);
+    else old = atomic_rmw(reinterpret_cast<std::uint32_t*>(p), op, std::uint32_t(v), std::uint32_t(cmp));
+    if (returns) {
+      dst32(w, in.dst[0], 0)[lane] = std::uint32_t(old);
+      if (wide) dst32(w, in.dst[0], 1)[lane] = std::uint32_t(old >> 32);
+    }
+  });
+}
+
+// ---- buffer (MUBUF) accesses through a buffer resource (V#)
+
+struct Resource {
+  std::uint64_t base;
+  std::uint32_t stride, records, index_stride, element_size;
+  bool swizzle, add_tid;
+};
+
+Resource resource_of(const WorkGroup& g, const Wave& w, const Operand& r) {
+  const std::uint32_t w0 = scalar32(w, r, 0), w1 = scalar32(w, r, 1), w2 = scalar32(w, r, 2), w3 = scalar32(w, r, 3);
+  Resource res;
+  res.base = w0 | (U(w1 & 0xffff) << 32);
+  res.stride = (w1 >> 16) & 0x3fff;
+  res.swizzle = (w1 >> 31) & 1;
+  res.records = w2;
+  res.index_stride = 8u << ((w3 >> 21) & 3);
+  res.add_tid = (w3 >> 23) & 1;
+  res.element_size = g.program.target().gfx10 ? 4 : 2u << ((w3 >> 19) & 3);
+  return res;
+}
+
+// The address of byte offset `offset` for `lane`, as the ISA reference's buffer addressing
+// computes it (swizzled: interleaved by element across index_stride lanes).
+std::uint64_t buffer_address(const Resource& r, std::uint32_t index, std::uint64_t offset, std::uint32_t soffset) {
+  if (!r.swizzle) return r.base + soffset + U(index) * r.stride + offset;
+  const U index_msb = index / r.index_stride, index_lsb = index % r.index_stride;
+  const U offset_msb = offset / r.element_size, offset_lsb = offset % r.element_size;
+  return r.base + soffset + (index_msb * r.stride + offset_msb * r.element_size) * r.index_stride +
+         index_lsb * r.element_size + offset_lsb;
+}
+
+template <bool Load>
+void buffer(WorkGroup& g, Wave& w, const Inst& in) {
+  const Access a = access_of(in.text.substr(0, in.text.find(' ')));
+  const Resource r = resource_of(g, w, in.src[2]);
+  const std::uint32_t soffset = scalar32(w, in.src[3]);
+  const Operand& vaddr = in.src[0];
+  for_lanes(w, [&](std::uint32_t lane) {
+    std::uint32_t index = 0, voffset = 0;
+    if (vaddr.kind == Operand::vgpr) {
+      const std::uint32_t first = w.v[vaddr.reg * w.lanes + lane];
+      if ((in.flags & kIdxen) && (in.flags & kOffen)) index = first, voffset = w.v[(vaddr.reg + 1) * w.lanes + lane];
+      else if (in.flags & kIdxen) index = first;
+      else if (in.flags & kOffen) voffset = first;
+    }
+    if (r.add_tid) index += lane;
+    for (std::uint32_t k = 0; k < a.count; ++k) {
+      const std::uint64_t offset = U(voffset) + U(std::int64_t(in.offset)) + U(k) * 4;
+      // A raw buffer's range check: loads beyond num_records read 0, stores vanish.
+      const bool in_range = r.swizzle || r.stride != 0 || offset + a.bytes <= r.records;
+      const std::uint64_t address = buffer_address(r, index, offset, soffset);
+      if (Load) {
+        std::uint32_t v = 0;
+        if (in_range) std::memcpy(&v, g.global(w, in, address, a.bytes), a.bytes);
+        write_loaded(w, in.dst[0], int(lane), k, extend(v, a), a);
+      } else if (in_range) {
+        std::uint32_t v = src32(w, in.src[1], k, 2)[lane];
+        if (a.d16 == 2) v >>= 16;
+        std::memcpy(g.global(w, in, address, a.bytes), &v, a.bytes);
+      }
+    }
+  });
+}
+
+// ---- LDS
+
+std::uint32_t lds_address(const Wave& w, const Inst& in, std::uint32_t lane) {
+  return w.v[in.src[0].reg * w.lanes + lane] + std::uint32_t(in.offset);
+}
+
+template <bool Read>
+void ds_plain(WorkGroup& g, Wave& w, const Inst& in) {
+  const Access a = access_of(in.text.substr(0, in.text.find(' ')));
+  for_lanes(w, [&](std::uint32_t lane) {
+    const std::uint32_t address = lds_address(w, in, lane);
+    for (std::uint32_t k = 0; k < a.count; ++k) {
+      std::uint8_t* p = g.shared(w, in, address + 4 * k, a.bytes);
+      if (Read) {
+        std::uint32_t v = 0;
+        std::memcpy(&v, p, a.bytes);
+        write_loaded(w, in.dst[0], int(lane), k, extend(v, a), a);
+      } else {
+        std::uint32_t v = src32(w, in.src[1], k, 2)[lane];
+        if (a.d16 == 2) v >>= 16;
+        std::memcpy(p, &v, a.bytes);
+      }
+    }
+  });
+}
+
+// ds_read2 / ds_write2: two elements at offset0 and offset1 (in elements; st64: in 64 elements).
+template <bool Read>
+void ds_pair(WorkGroup& g, Wave& w, const Inst& in) {
+  const std::string_view m(in.text.data(), in.text.find(' '));
+  const std::uint32_t dwords = m.find("b64") != std::string_view::npos ? 2 : 1;
+  const std::uint32_t scale = 4 * dwords * (m.find("st64") != std::string_view::npos ? 64 : 1);
+  for_lanes(w, [&](std::uint32_t lane) {
+    const std::uint32_t base = w.v[in.src[0].reg * w.lanes + lane];
+    const std::uint32_t at[2] = {base + std::uint32_t(in.offset) * scale, base + std::uint32_t(in.offset1) * scale};
+    for (int e = 0; e < 2; ++e) {
+      std::uint8_t* p = g.shared(w, in, at[e], 4 * dwords);
+      for (std::uint32_t k = 0; k < dwords; ++k) {
+        if (Read) {
+          std::memcpy(&dst32(w, in.dst[0], e * dwords + k)[lane], p + 4 * k, 4);
+        } else {
+          const std::uint32_t v = src32(w, in.src[1 + e], k, 2)[lane];
+          std::memcpy(p + 4 * k, &v, 4);
+        }
+      }
+    }
+  });
+}
+
+void ds_atomic(WorkGroup& g, Wave& w, const Inst& in) {
+  const std::string_view m(in.text.data(), in.text.find(' '));
+  const AtomicOp op = atomic_of(m);
+  const bool wide = m.find("64") != std::string_view::npos;
+  const bool reverse = m.find("rsub") != std::string_view::npos;
+  for_lanes(w, [&](std::uint32_t lane) {
+    const std::uint32_t address = lds_address(w, in, lane);
+    std::uint8_t* p = g.shared(w, in, address, wide ? 8 : 4);
+    if (address % (wide ? 8 : 4)) g.fault(w, in, "a misaligned LDS atomic (the hardware refuses it)");
+    const U v = wide ? (U(src32(w, in.src[1], 0, 2)[lane]) | (U(src32(w, in.src[1], 1, 2)[lane]) << 32))
+                     : src32(w, in.src[1], 0, 2)[lane];
+    // ds_cmpst: the compare value comes first, the new value second.
+    const U second = in.nsrc > 2 ? (wide ? (U(src32(w, in.src[2], 0, 4)[lane]) | (U(src32(w, in.src[2], 1, 4)[lane]) << 32))
+                                         : src32(w, in.src[2], 0, 4)[lane])
+                                 : 0;
+    U old;
+    if (wide) {
+      U cur;
+      std::memcpy(&cur, p, 8);
+      old = cur;
+      const U next = op == AtomicOp::cmpswap ? (cur == v ? second : cur)
+                     : reverse ? second - cur : apply(op, cur, v, U(0));
+      std::memcpy(p, &next, 8);
+    } else {
+      std::uint32_t cur;
+      std::memcpy(&cur, p, 4);
+      old = cur;
+      const std::uint32_t next = op == AtomicOp::cmpswap ? (cur == std::uint32_t(v) ? std::uint32_t(second) : cur)
+                                 : reverse ? std::uint32_t(v) - cur
+                                           : apply(op, cur, std::uint32_t(v), 0u);
+      std::memcpy(p, &next, 4);
+    }
+    if (in.ndst > 0) {
+      dst32(w, in.dst[0], 0)[lane] = std::uint32_t(old);
+      if (wide) dst32(w, in.dst[0], 1)[lane] = std::uint32_t(old >> 32);
+    }
+  });
+}
+
+void reg(const char* name, Handler fn) {
+  OpInfo info;
+  info.fn = fn;
+  register_op(name, info);
+}
+
+}  // namespace
+
+void register_memory_ops() {
+  const char* loads[] = {"load_ubyte", "load_sbyte", "load_ushort", "load_sshort", "load_dword", "load_dwordx2",
+                         "load_dwordx3", "load_dwordx4", "load_ubyte_d16", "load_ubyte_d16_hi", "load_sbyte_d16",
+                         "load_sbyte_d16_hi", "load_short_d16", "load_short_d16_hi"};
+  const char* stores[] = {"store_byte", "store_short", "store_dword", "store_dwordx2", "store_dwordx3", "store_dwordx4",
+                          "store_byte_d16_hi", "store_short_d16_hi"};
+  static std::vector<std::string> names;
+  auto add = [&](std::string name, Handler fn) {
+    names.push_back(std::move(name));
+    reg(names.back().c_str(), fn);
+  };
+  for (const char* l : loads) {
+    add(std::string("global_") + l, &load<false, false>);
+    add(std::string("flat_") + l, &load<true, false>);
+    add(std::string("scratch_") + l, &load<false, true>);
+    add(std::string("buffer_") + l, &buffer<true>);
+  }
+  for (const char* s : stores) {
+    add(std::string("global_") + s, &store<false, false>);
+    add(std::string("flat_") + s, &store<true, false>);
+    add(std::string("scratch_") + s, &store<false, true>);
+    add(std::string("buffer_") + s, &buffer<false>);
+  }
+  const char* atomics[] = {"add", "sub", "smin", "umin", "smax", "umax", "and", "or", "xor", "inc", "dec", "swap", "cmpswap",
+                           "add_f32", "add_f64", "min_f64", "max_f64", "fmin", "fmax", "fmin_x2", "fmax_x2"};
+  for (const char* a : atomics) {
+    add(std::string("global_atomic_") + a, &atomic<false>);
+    add(std::string("flat_atomic_") + a, &atomic<true>);
+    if (std::string(a).find("f64") == std::string::npos && std::string(a).find("f32") == std::string::npos) {
+      add(std::string("global_atomic_") + a + "_x2", &atomic<false>);
+      add(std::string("flat_atomic_") + a + "_x2", &atomic<true>);
+    }
+  }
+  for (const char* r : {"ds_read_b32", "ds_read_b64", "ds_read_b96", "ds_read_b128", "ds_read_u8", "ds_read_i8",
+                        "ds_read_u16", "ds_read_i16", "ds_read_u8_d16", "ds_read_u8_d16_hi", "ds_read_i8_d16",
+                        "ds_read_i8_d16_hi", "ds_read_u16_d16", "ds_read_u16_d16_hi"}) {
+    add(r, &ds_plain<true>);
+  }
+  for (const char* s : {"ds_write_b32", "ds_write_b64", "ds_write_b96", "ds_write_b128", "ds_write_b8", "ds_write_b16",
+                        "ds_write_b8_d16_hi", "ds_write_b16_d16_hi"}) {
+    add(s, &ds_plain<false>);
+  }
+  for (const char* r : {"ds_read2_b32", "ds_read2_b64", "ds_read2st64_b32", "ds_read2st64_b64"}) add(r, &ds_pair<true>);
+  for (const char* s : {"ds_write2_b32", "ds_write2_b64", "ds_write2st64_b32", "ds_write2st64_b64"}) add(s, &ds_pair<false>);
+  for (const char* op : {"add", "sub", "rsub", "inc", "dec", "min_i32", "max_i32", "min_u32", "max_u32", "and", "or", "xor",
+                         "min_i64", "max_i64", "min_u64", "max_u64"}) {
+    std::string base(op);
+    const bool typed = base.find("32") != std::string::npos || base.find("64") != std::string::npos;
+    for (const char* width : {"_u32", "_u64", "_b32", "_b64"}) {
+      if (typed && width != std::string("_u32")) continue;
+      const std::string name = typed ? base : base + width;
+      const std::string stem = "ds_" + name;
+      add(stem, &ds_atomic);
+      const auto us = stem.rfind('_');
+      add(stem.substr(0, us) + "_rtn" + stem.substr(us), &ds_atomic);
+    }
+  }
+  for (const char* s : {"ds_cmpst_b32", "ds_cmpst_rtn_b32", "ds_cmpst_b64", "ds_cmpst_rtn_b64", "ds_wrxchg_rtn_b32",
+                        "ds_wrxchg_rtn_b64", "ds_add_f32", "ds_add_rtn_f32"}) {
+    add(s, &ds_atomic);
+  }
+}
+
+}  // namespace hsad::isa

@@ -1,0 +1,82 @@
+// The interpreter's test harness: a code object loaded into host memory as a loader would place
+// it, host allocations the kernels may touch, and a dispatcher that runs every work-group of a
+// grid with a kernarg block laid out from the code object's metadata. No ROCr.
+#pragma once
+
+#include <cstdint>
+#include <cstring>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "hsad/code_object.hpp"
+#include "interpreter.hpp"
+
+namespace hsad::isa::testing {
+
+std::string read_file(const std::string& path);
+
+// Host memory the kernels may reach: only what was added.
+class HostMemory : public Memory {
+ public:
+  bool allocation(std::uint64_t address, std::uint64_t* base, std::uint64_t* size) override;
+  void add(const void* p, std::size_t bytes);
+  void remove(const void* p);
+  // An allocation owned here, zeroed.
+  template <class T>
+  T* make(std::size_t count) {
+    blocks_.emplace_back(new std::uint8_t[count * sizeof(T) + 64]());
+    T* p = reinterpret_cast<T*>((reinterpret_cast<std::uintptr_t>(blocks_.back().get()) + 63) & ~std::uintptr_t(63));
+    add(p, count * sizeof(T));
+    return p;
+  }
+  template <class T>
+  T* copy_of(const std::vector<T>& v) {
+    T* p = make<T>(v.size());
+    std::memcpy(p, v.data(), v.size() * sizeof(T));
+    return p;
+  }
+
+ private:
+  std::mutex mutex_;
+  std::map<std::uint64_t, std::uint64_t> ranges_;
+  std::vector<std::unique_ptr<std::uint8_t[]>> blocks_;
+};
+
+// One argument's bytes, in order; hidden arguments are filled from the grid.
+struct Arg {
+  std::vector<std::uint8_t> bytes;
+  template <class T>
+  Arg(T v) : bytes(sizeof(T)) {  // NOLINT: implicit, so run(..., {ptr, n}) reads naturally
+    std::memcpy(bytes.data(), &v, sizeof(T));
+  }
+};
+
+class LoadedCode {
+ public:
+  // `elf`: one AMDGPU code object.
+  explicit LoadedCode(const std::string& elf);
+  const Target& target() const { return target_; }
+  const Program& program() const { return *program_; }
+  const CodeObject& code_object() const { return code_object_; }
+  // Runs kernel `name` over `grid` work-items in groups of `group`, every work-group on
+  // `threads` threads. Throws Fault.
+  void run(const std::string& name, Dim3 grid, Dim3 group, const std::vector<Arg>& args, HostMemory& memory,
+           unsigned threads = 2) const;
+  std::uint64_t base() const { return reinterpret_cast<std::uint64_t>(image_); }
+
+ private:
+  Target target_;
+  CodeObject code_object_;
+  std::unique_ptr<std::uint8_t[]> storage_;
+  std::uint8_t* image_ = nullptr;  // the loaded segments, 256-byte aligned as a loader aligns them
+  std::uint64_t image_bytes_ = 0;
+  std::unique_ptr<Program> program_;
+};
+
+// The code object for `processor` in the library's embedded bundle (the project's kernels).
+std::string project_code_object(const std::string& processor);
+
+}  // namespace hsad::isa::testing

@@ -1,0 +1,85 @@
+// What the Laplacian kernels compute, rounded as hipcc 5.2's code for them rounds it (read from
+// its disassembly): HIP contracts `a += b * c` into fused multiply-adds, in the source's order,
+// except where the compiler computes a product once for two uses (then it is rounded on its own
+// and added). The ISA interpreter's results must equal this bit for bit; the cpu agent's host
+// builds, which x86-64 compiles without fma, differ from it in the last bits.
+#pragma once
+
+#include <cmath>
+#include <algorithm>
+#include <cstddef>
+#include <string>
+#include <vector>
+
+namespace hsad::testing {
+
+struct LaplacianGrid {
+  int nx, ny, nz;
+  double invhx2, invhy2, invhz2, invhxyz2;
+};
+
+// Kernels 5, 6 and 7 (laplacian_tile): whatever the tile, a point's terms arrive in the order
+// z-1, y-1, x-1, centre, x+1, y+1, z+1. Each is one fma, except (for m >= 8) a y-neighbour inside
+// the tile whose product with hy the compiler computes once for the rows above and below it:
+// that product is rounded and added unfused (`shared_below`, `shared_above`).
+inline double fused_tile_point(const double* u, std::size_t p, const LaplacianGrid& g, bool shared_below,
+                               bool shared_above) {
+  const std::size_t nx = std::size_t(g.nx), slice = nx * std::size_t(g.ny);
+  double lu = std::fma(u[p - slice], g.invhz2, 0.0);
+  lu = shared_below ? lu + u[p - nx] * g.invhy2 : std::fma(u[p - nx], g.invhy2, lu);
+  lu = std::fma(u[p - 1], g.invhx2, lu);
+  lu = std::fma(u[p], g.invhxyz2, lu);
+  lu = std::fma(u[p + 1], g.invhx2, lu);
+  lu = shared_above ? lu + u[p + nx] * g.invhy2 : std::fma(u[p + nx], g.invhy2, lu);
+  return std::fma(u[p + slice], g.invhz2, lu);
+}
+
+// Kernel 8 (laplacian_zmarch_item): (x pair) * hx + (y pair) * hy + (z pair) * hz + centre * hxyz,
+// where the compiler fuses the x product into the first addition (the y product is rounded), then
+// the z and centre products into the next two.
+inline double fused_zmarch_point(const double* u, std::size_t p, const LaplacianGrid& g) {
+  const std::size_t nx = std::size_t(g.nx), slice = nx * std::size_t(g.ny);
+  double lu = (u[p - nx] + u[p + nx]) * g.invhy2;
+  lu = std::fma(u[p - 1] + u[p + 1], g.invhx2, lu);
+  lu = std::fma(u[p - slice] + u[p + slice], g.invhz2, lu);
+  return std::fma(u[p], g.invhxyz2, lu);
+}
+
+// f over the whole grid after one application of `kernel` (5, 6, 7 or 8) at tile size `m`: the
+// interior points (of rows [sy, ey) for Kernel 7) computed, every other point left at `untouched`.
+// `processor`: the code's target, where hipcc's choices differ (gfx1030's loop over a cut tile).
+inline std::vector<double> fused_laplacian(const std::string& processor, int kernel, int m, const std::vector<double>& u,
+                                           const LaplacianGrid& g, double untouched, int sy = 0, int ey = -1) {
+  if (ey < 0) ey = g.ny;
+  std::vector<double> f(u.size(), untouched);
+  const std::size_t nx = std::size_t(g.nx), slice = nx * std::size_t(g.ny);
+  for (int k = 1; k < g.nz - 1; ++k) {
+    for (int j = 1; j < g.ny - 1; ++j) {
+      if (j < sy || j >= ey) continue;
+      for (int i = 1; i < g.nx - 1; ++i) {
+        const std::size_t p = std::size_t(i) + nx * std::size_t(j) + slice * std::size_t(k);
+        if (kernel == 8) {
+          f[p] = fused_zmarch_point(u.data(), p, g);
+          continue;
+        }
+        // The tile holding row j: tiles of m rows from row 0 (from sy for Kernel 7), the last
+        // one cut at the array's edge.
+        const int first = kernel == 7 ? sy : 0;
+        const int tile = first + (j - first) / m * m, rows = std::min(m, g.ny - tile);
+        // A full tile of m >= 8 rows is unrolled, and there row r's y-1 centre (row r-1) is a shared
+        // product when it serves two rows (r-1 >= 1) and r is not the last row; its y+1 centre
+        // when r+1 <= rows-2. m = 4 fuses every term. A tile cut at the array's edge is a loop that
+        // fuses every term on gfx9; gfx1030's loop adds a centre's product to the row above it
+        // unfused from the second iteration on (row r >= 2's y-1).
+        const int r = j - tile;
+        bool below = false, above = false;
+        if (m >= 8 && rows == m) below = r >= 2 && r <= rows - 2, above = r <= rows - 3;
+        if (rows < m && processor.rfind("gfx10", 0) == 0) below = r >= 2;
+        f[p] = fused_tile_point(u.data(), p, g, below, above);
+      }
+    }
+  }
+  return f;
+}
+
+}  // namespace hsad::testing
