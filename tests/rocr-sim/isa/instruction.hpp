@@ -80,6 +80,10 @@ struct Inst {
   std::uint8_t dst_unused = 0;  // 0 pad, 1 sext, 2 preserve
   bool sdwa = false;
   std::uint8_t gpr_idx_mode = 0;  // s_set_gpr_idx_on: bit 0 src0, 1 src1, 2 src2, 3 dst
+  // Memory instructions, worked out from the mnemonic once (OpInfo::prepare): bytes per element,
+  // elements (dwordxN), sign extension, which half a d16 access uses, the atomic's operation.
+  std::uint8_t mem_bytes = 4, mem_count = 1, mem_d16 = 0, atomic_op = 0;
+  bool mem_sign = false, mem_wide = false;
   std::string text;            // as the disassembler printed it, for errors
 };
 

@@ -77,8 +77,9 @@ KernelDescriptor read_kernel_descriptor(const void* bytes, const Target& target)
 }
 
 void WorkGroup::fault(const Wave& wave, const Inst& inst, const std::string& what) const {
-  throw Fault("kernel '" + dispatch.kernel + "' at pc " + hex(inst.address) + " (wave " + std::to_string(wave.index) +
-              "): '" + inst.text + "': " + what);
+  const std::string where = entry && inst.address >= entry ? dispatch.kernel + "+" + hex(inst.address - entry) + ", " : "";
+  throw Fault("kernel '" + dispatch.kernel + "' at pc " + hex(inst.address) + " (" + where + "wave " +
+              std::to_string(wave.index) + "): '" + inst.text + "': " + what);
 }
 
 std::uint8_t* WorkGroup::global(const Wave& wave, const Inst& inst, std::uint64_t address, std::uint32_t bytes) {
@@ -100,6 +101,18 @@ std::uint8_t* WorkGroup::global(const Wave& wave, const Inst& inst, std::uint64_
   }
   cache_[next_++ % 8] = {base, base + size};
   return reinterpret_cast<std::uint8_t*>(address);
+}
+
+bool WorkGroup::global_range(std::uint64_t address, std::uint64_t bytes) {
+  const std::uint64_t end = address + bytes;
+  if (end < address) return false;
+  for (const Range& r : cache_) {
+    if (address >= r.lo && end <= r.hi) return true;
+  }
+  std::uint64_t base = 0, size = 0;
+  if (!memory.allocation(address, &base, &size) || end > base + size) return false;
+  cache_[next_++ % 8] = {base, base + size};
+  return true;
 }
 
 std::uint8_t* WorkGroup::shared(const Wave& wave, const Inst& inst, std::uint64_t offset, std::uint32_t bytes) {
@@ -248,6 +261,7 @@ void run_work_group(const Program& program, const KernelDescriptor& d, std::uint
   } catch (const std::out_of_range& e) {
     throw Fault("kernel '" + dispatch.kernel + "': its entry point is not an instruction of the code (" + e.what() + ")");
   }
+  g.entry = program[entry].address;
   for (std::uint32_t i = 0; i < waves; ++i) {
     Wave& w = st.waves[i];
     w.lanes = lanes;

@@ -518,6 +518,7 @@ Inst parse_instruction(const Target& target, std::string_view text, std::uint64_
       break;
   }
   (void)target;
+  if (op && op->prepare) op->prepare(in);
   return in;
 }
 

@@ -34,6 +34,7 @@ struct OpInfo {
   Handler fn = nullptr;
   std::uint8_t nsrc = 0;
   Type type[4] = {Type::b32, Type::b32, Type::b32, Type::b32};
+  void (*prepare)(Inst& in) = nullptr;  // decode-time work of the semantics (memory widths, atomics)
 };
 // The semantics tables register here (by base mnemonic: "v_add_f32", without _e32 / _e64).
 const OpInfo* find_op(std::string_view mnemonic);

@@ -58,6 +58,7 @@ class WorkGroup {
   std::uint8_t* scratch;
   std::uint64_t scratch_bytes;
   std::uint64_t wave_scratch_bytes = 0;  // per wave
+  std::uint64_t entry = 0;               // the kernel's first instruction (faults give the pc from there too)
   std::uint32_t private_bytes = 0;       // per work-item
 
   [[noreturn]] void fault(const Wave& wave, const Inst& inst, const std::string& what) const;
@@ -65,6 +66,8 @@ class WorkGroup {
   // The host address of [address, address + bytes) in memory the kernel may reach (an
   // allocation, the dispatch packet, this work-group's scratch); faults otherwise.
   std::uint8_t* global(const Wave& wave, const Inst& inst, std::uint64_t address, std::uint32_t bytes);
+  // Whether [address, address + bytes) lies in one allocation (no fault where it does not).
+  bool global_range(std::uint64_t address, std::uint64_t bytes);
   // LDS bytes [offset, offset + bytes) of this work-group; faults outside the allocation.
   std::uint8_t* shared(const Wave& wave, const Inst& inst, std::uint64_t offset, std::uint32_t bytes);
   // The lane's private dword at byte `offset` of the wave's private segment (swizzled by lane, as

@@ -20,7 +20,17 @@ struct Access {
   int d16 = 0;              // 1: the low 16 bits of the register, 2: the high 16 bits
 };
 
-Access access_of(std::string_view m) {
+Access access_of(const Inst& in) {
+  Access a;
+  a.bytes = in.mem_bytes;
+  a.count = in.mem_count;
+  a.sign = in.mem_sign;
+  a.d16 = in.mem_d16;
+  return a;
+}
+
+// Decode time: the access a mnemonic names.
+Access parse_access(std::string_view m) {
   Access a;
   auto has = [&](std::string_view s) { return m.find(s) != std::string_view::npos; };
   if (has("dwordx4") || has("b128")) a.count = 4;
@@ -108,9 +118,43 @@ void write_loaded(Wave& w, const Operand& dst, int lane, std::uint32_t k, std::u
   else r = v;
 }
 
+// Every active lane's address, and whether all are global and within one allocation: then the
+// accesses need no check each (one for the instruction).
+struct Addresses {
+  Where at[64];
+  bool one_allocation = false;
+};
+
+template <bool Flat, bool Scratch>
+void addresses_of(WorkGroup& g, const Wave& w, const Inst& in, std::uint32_t span, Addresses& out) {
+  std::uint64_t lo = ~0ull, hi = 0;
+  bool global = !Scratch;
+  for_lanes(w, [&](std::uint32_t lane) {
+    const Where at = where_of(w, in, int(lane), Flat, Scratch);
+    out.at[lane] = at;
+    global = global && at.space == Space::global;
+    lo = std::min(lo, at.address);
+    hi = std::max(hi, at.address + span);
+  });
+  out.one_allocation = global && lo < hi && g.global_range(lo, hi - lo);
+}
+
 template <bool Flat, bool Scratch>
 void load(WorkGroup& g, Wave& w, const Inst& in) {
-  const Access a = access_of(in.text.substr(0, in.text.find(' ')));
+  const Access a = access_of(in);
+  Addresses ad;
+  addresses_of<Flat, Scratch>(g, w, in, a.count == 1 ? a.bytes : 4 * a.count, ad);
+  if (ad.one_allocation) {
+    for_lanes(w, [&](std::uint32_t lane) {
+      const auto* p = reinterpret_cast<const std::uint8_t*>(ad.at[lane].address);
+      for (std::uint32_t k = 0; k < a.count; ++k) {
+        std::uint32_t v = 0;
+        std::memcpy(&v, p + 4 * k, a.bytes);
+        write_loaded(w, in.dst[0], int(lane), k, extend(v, a), a);
+      }
+    });
+    return;
+  }
   for_lanes(w, [&](std::uint32_t lane) {
     const Where at = where_of(w, in, int(lane), Flat, Scratch);
     for (std::uint32_t k = 0; k < a.count; ++k) {
@@ -122,7 +166,20 @@ void load(WorkGroup& g, Wave& w, const Inst& in) {
 
 template <bool Flat, bool Scratch>
 void store(WorkGroup& g, Wave& w, const Inst& in) {
-  const Access a = access_of(in.text.substr(0, in.text.find(' ')));
+  const Access a = access_of(in);
+  Addresses ad;
+  addresses_of<Flat, Scratch>(g, w, in, a.count == 1 ? a.bytes : 4 * a.count, ad);
+  if (ad.one_allocation) {
+    for_lanes(w, [&](std::uint32_t lane) {
+      auto* p = reinterpret_cast<std::uint8_t*>(ad.at[lane].address);
+      for (std::uint32_t k = 0; k < a.count; ++k) {
+        std::uint32_t v = src32(w, in.src[1], k, 2)[lane];
+        if (a.d16 == 2) v >>= 16;
+        std::memcpy(p + 4 * k, &v, a.bytes);
+      }
+    });
+    return;
+  }
   for_lanes(w, [&](std::uint32_t lane) {
     const Where at = where_of(w, in, int(lane), Flat, Scratch);
     for (std::uint32_t k = 0; k < a.count; ++k) {
@@ -198,10 +255,9 @@ T atomic_rmw(T* p, AtomicOp op, T v, T cmp) {
 }
 
 template <bool Flat>
-void atomic(WorkGroup& g, Wave& w, const Inst& in) {
-  const std::string_view m(in.text.data(), in.text.find(' '));
-  const AtomicOp op = atomic_of(m);
-  const bool wide = m.find("_x2") != std::string_view::npos || m.find("_f64") != std::string_view::npos;
+void vmem_atomic(WorkGroup& g, Wave& w, const Inst& in) {
+  const AtomicOp op = AtomicOp(in.atomic_op);
+  const bool wide = in.mem_wide;
   const bool returns = in.ndst > 0;
   const std::uint32_t size = wide ? 8 : 4;
   for_lanes(w, [&](std::uint32_t lane) {
@@ -257,7 +313,7 @@ std::uint64_t buffer_address(const Resource& r, std::uint32_t index, std::uint64
 
 template <bool Load>
 void buffer(WorkGroup& g, Wave& w, const Inst& in) {
-  const Access a = access_of(in.text.substr(0, in.text.find(' ')));
+  const Access a = access_of(in);
   const Resource r = resource_of(g, w, in.src[2]);
   const std::uint32_t soffset = scalar32(w, in.src[3]);
   const Operand& vaddr = in.src[0];
@@ -296,7 +352,7 @@ std::uint32_t lds_address(const Wave& w, const Inst& in, std::uint32_t lane) {
 
 template <bool Read>
 void ds_plain(WorkGroup& g, Wave& w, const Inst& in) {
-  const Access a = access_of(in.text.substr(0, in.text.find(' ')));
+  const Access a = access_of(in);
   for_lanes(w, [&](std::uint32_t lane) {
     const std::uint32_t address = lds_address(w, in, lane);
     for (std::uint32_t k = 0; k < a.count; ++k) {
@@ -317,9 +373,8 @@ void ds_plain(WorkGroup& g, Wave& w, const Inst& in) {
 // ds_read2 / ds_write2: two elements at offset0 and offset1 (in elements; st64: in 64 elements).
 template <bool Read>
 void ds_pair(WorkGroup& g, Wave& w, const Inst& in) {
-  const std::string_view m(in.text.data(), in.text.find(' '));
-  const std::uint32_t dwords = m.find("b64") != std::string_view::npos ? 2 : 1;
-  const std::uint32_t scale = 4 * dwords * (m.find("st64") != std::string_view::npos ? 64 : 1);
+  const std::uint32_t dwords = in.mem_count;  // b64: two dwords per element
+  const std::uint32_t scale = 4 * dwords * (in.mem_wide ? 64 : 1);  // st64
   for_lanes(w, [&](std::uint32_t lane) {
     const std::uint32_t base = w.v[in.src[0].reg * w.lanes + lane];
     const std::uint32_t at[2] = {base + std::uint32_t(in.offset) * scale, base + std::uint32_t(in.offset1) * scale};
@@ -338,10 +393,9 @@ void ds_pair(WorkGroup& g, Wave& w, const Inst& in) {
 }
 
 void ds_atomic(WorkGroup& g, Wave& w, const Inst& in) {
-  const std::string_view m(in.text.data(), in.text.find(' '));
-  const AtomicOp op = atomic_of(m);
-  const bool wide = m.find("64") != std::string_view::npos;
-  const bool reverse = m.find("rsub") != std::string_view::npos;
+  const AtomicOp op = AtomicOp(in.atomic_op);
+  const bool wide = in.mem_wide;
+  const bool reverse = in.mem_sign;  // ds_rsub: the operands the other way round
   for_lanes(w, [&](std::uint32_t lane) {
     const std::uint32_t address = lds_address(w, in, lane);
     std::uint8_t* p = g.shared(w, in, address, wide ? 8 : 4);
@@ -376,9 +430,35 @@ void ds_atomic(WorkGroup& g, Wave& w, const Inst& in) {
   });
 }
 
-void reg(const char* name, Handler fn) {
+std::string_view mnemonic_of(const Inst& in) { return base_mnemonic(std::string_view(in.text).substr(0, in.text.find(' '))); }
+
+void prepare_access(Inst& in) {
+  const Access a = parse_access(mnemonic_of(in));
+  in.mem_bytes = std::uint8_t(a.bytes);
+  in.mem_count = std::uint8_t(a.count);
+  in.mem_sign = a.sign;
+  in.mem_d16 = std::uint8_t(a.d16);
+}
+
+void prepare_atomic(Inst& in) {
+  const std::string_view m = mnemonic_of(in);
+  in.atomic_op = std::uint8_t(atomic_of(m));
+  const bool ds = m.substr(0, 3) == "ds_";
+  in.mem_wide = ds ? m.find("64") != std::string_view::npos
+                   : m.find("_x2") != std::string_view::npos || m.find("_f64") != std::string_view::npos;
+  in.mem_sign = m.find("rsub") != std::string_view::npos;
+}
+
+void prepare_pair(Inst& in) {
+  const std::string_view m = mnemonic_of(in);
+  in.mem_count = m.find("b64") != std::string_view::npos ? 2 : 1;
+  in.mem_wide = m.find("st64") != std::string_view::npos;
+}
+
+void reg(const char* name, Handler fn, void (*prepare)(Inst&) = &prepare_access) {
   OpInfo info;
   info.fn = fn;
+  info.prepare = prepare;
   register_op(name, info);
 }
 
@@ -393,7 +473,9 @@ void register_memory_ops() {
   static std::vector<std::string> names;
   auto add = [&](std::string name, Handler fn) {
     names.push_back(std::move(name));
-    reg(names.back().c_str(), fn);
+    const bool atomic = fn == &vmem_atomic<false> || fn == &vmem_atomic<true> || fn == &ds_atomic;
+    reg(names.back().c_str(), fn, atomic ? &prepare_atomic : fn == &ds_pair<true> || fn == &ds_pair<false> ? &prepare_pair
+                                                                                                           : &prepare_access);
   };
   for (const char* l : loads) {
     add(std::string("global_") + l, &load<false, false>);
@@ -410,11 +492,11 @@ void register_memory_ops() {
   const char* atomics[] = {"add", "sub", "smin", "umin", "smax", "umax", "and", "or", "xor", "inc", "dec", "swap", "cmpswap",
                            "add_f32", "add_f64", "min_f64", "max_f64", "fmin", "fmax", "fmin_x2", "fmax_x2"};
   for (const char* a : atomics) {
-    add(std::string("global_atomic_") + a, &atomic<false>);
-    add(std::string("flat_atomic_") + a, &atomic<true>);
+    add(std::string("global_atomic_") + a, &vmem_atomic<false>);
+    add(std::string("flat_atomic_") + a, &vmem_atomic<true>);
     if (std::string(a).find("f64") == std::string::npos && std::string(a).find("f32") == std::string::npos) {
-      add(std::string("global_atomic_") + a + "_x2", &atomic<false>);
-      add(std::string("flat_atomic_") + a + "_x2", &atomic<true>);
+      add(std::string("global_atomic_") + a + "_x2", &vmem_atomic<false>);
+      add(std::string("flat_atomic_") + a + "_x2", &vmem_atomic<true>);
     }
   }
   for (const char* r : {"ds_read_b32", "ds_read_b64", "ds_read_b96", "ds_read_b128", "ds_read_u8", "ds_read_i8",

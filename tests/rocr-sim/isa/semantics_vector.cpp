@@ -73,17 +73,39 @@ void gather(const Wave& w, const Inst& in, int i, LaneValues& out, std::uint64_t
   const Operand& o = in.src[i];
   const Type t = in.type[i];
   const std::uint8_t role = std::uint8_t(1u << i);
-  const std::uint64_t exec = w.exec();
-  std::uint64_t e = exec;
   const bool dpp = i == 0 && in.dpp != Dpp::none;
   const bool scalar = o.kind != Operand::vgpr && o.kind != Operand::agpr;
+  const bool half = t == Type::b16 || t == Type::f16;
+  const bool plain = !dpp && !(in.sdwa && i < 2) && !half && !o.abs && !o.neg;
+  const std::uint32_t lanes = w.lanes;
+  if (plain) {
+    // The common case: every lane's register (or the one scalar), read whole. Reading lanes EXEC
+    // leaves out is harmless and lets the loops run straight.
+    if (scalar) {
+      const std::uint64_t v = is_64(t) ? scalar64(w, o) : scalar32(w, o);
+      for (std::uint32_t l = 0; l < lanes; ++l) out.v[l] = v;
+      return;
+    }
+    const std::uint32_t* file = o.kind == Operand::vgpr ? w.v : w.a;
+    const std::uint32_t reg = o.kind == Operand::vgpr ? vreg_of(w, o, role) : o.reg;
+    const std::uint32_t* lo = file + std::size_t(reg) * lanes;
+    if (is_64(t)) {
+      const std::uint32_t* hi = lo + lanes;
+      for (std::uint32_t l = 0; l < lanes; ++l) out.v[l] = lo[l] | (std::uint64_t(hi[l]) << 32);
+    } else {
+      for (std::uint32_t l = 0; l < lanes; ++l) out.v[l] = lo[l];
+    }
+    return;
+  }
+  const std::uint64_t exec = w.exec();
+  std::uint64_t e = exec;
   const std::uint64_t broadcast = scalar ? read_raw(w, o, t, 0, role) : 0;
   while (e) {
     const int lane = __builtin_ctzll(e);
     e &= e - 1;
     int from = lane;
     if (dpp) {
-      from = dpp_source(in, lane, int(w.lanes));
+      from = dpp_source(in, lane, int(lanes));
       if (from < 0 || (!((exec >> from) & 1) && !(in.flags & kFetchInactive))) {
         if (in.flags & kBoundCtrl) {
           out.v[lane] = 0;
@@ -95,12 +117,12 @@ void gather(const Wave& w, const Inst& in, int i, LaneValues& out, std::uint64_t
     }
     std::uint64_t v = scalar ? broadcast : read_raw(w, o, t, from, role);
     if (in.sdwa && i < 2) v = select(std::uint32_t(v), in.src_sel[i], o.sext);
-    if (t == Type::b16 || t == Type::f16) v = ((in.op_sel >> i) & 1 ? v >> 16 : v) & 0xffff;
+    if (half) v = ((in.op_sel >> i) & 1 ? v >> 16 : v) & 0xffff;
     out.v[lane] = modify(v, o, t);
   }
   if (dpp) {
     // Rows and banks the masks leave out keep their old values.
-    for (int lane = 0; lane < int(w.lanes); ++lane) {
+    for (int lane = 0; lane < int(lanes); ++lane) {
       if (!((in.row_mask >> (lane >> 4)) & 1) || !((in.bank_mask >> ((lane >> 2) & 3)) & 1)) writable &= ~(1ull << lane);
     }
   }
@@ -129,6 +151,23 @@ std::uint64_t output_modifiers(const Inst& in, std::uint64_t v, Type r) {
 }  // namespace
 
 void scatter(Wave& w, const Inst& in, const LaneValues& values, std::uint64_t writable, Type r) {
+  const Operand& dst = in.dst[0];
+  if (dst.kind != Operand::vgpr && dst.kind != Operand::agpr) {
+    if (dst.kind == Operand::null || dst.kind == Operand::none) return;
+  }
+  const bool plain = !in.omod && !(in.flags & kClamp) && !(in.sdwa && in.dst_sel != SdwaSel::dword) && r != Type::b16 &&
+                     r != Type::f16;
+  if (plain && writable == w.lane_mask()) {
+    // The common case: every lane written, no modifier.
+    std::uint32_t* lo = dst32(w, dst, 0);
+    if (is_64(r)) {
+      std::uint32_t* hi = dst32(w, dst, 1);
+      for (std::uint32_t l = 0; l < w.lanes; ++l) lo[l] = std::uint32_t(values.v[l]), hi[l] = std::uint32_t(values.v[l] >> 32);
+    } else {
+      for (std::uint32_t l = 0; l < w.lanes; ++l) lo[l] = std::uint32_t(values.v[l]);
+    }
+    return;
+  }
   const Operand& d = in.dst[0];
   if (d.kind == Operand::null || d.kind == Operand::none) return;
   const bool modifiers = in.omod || (in.flags & kClamp);

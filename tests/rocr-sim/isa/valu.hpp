@@ -41,12 +41,19 @@ void valu(Wave& w, const Inst& in, F f) {
   LaneValues out;
   std::uint64_t writable = w.exec();
   for (int i = 0; i < N; ++i) gather(w, in, i, src[i], writable);
-  std::uint64_t e = writable;
-  while (e) {
-    const int lane = __builtin_ctzll(e);
-    e &= e - 1;
-    const std::uint64_t a = N > 0 ? src[0].v[lane] : 0, b = N > 1 ? src[1].v[lane] : 0, c = N > 2 ? src[2].v[lane] : 0;
-    out.v[lane] = f(a, b, c, lane);
+  if (writable == w.lane_mask()) {
+    for (int lane = 0; lane < int(w.lanes); ++lane) {
+      const std::uint64_t a = N > 0 ? src[0].v[lane] : 0, b = N > 1 ? src[1].v[lane] : 0, c = N > 2 ? src[2].v[lane] : 0;
+      out.v[lane] = f(a, b, c, lane);
+    }
+  } else {
+    std::uint64_t e = writable;
+    while (e) {
+      const int lane = __builtin_ctzll(e);
+      e &= e - 1;
+      const std::uint64_t a = N > 0 ? src[0].v[lane] : 0, b = N > 1 ? src[1].v[lane] : 0, c = N > 2 ? src[2].v[lane] : 0;
+      out.v[lane] = f(a, b, c, lane);
+    }
   }
   scatter(w, in, out, writable, R);
 }

@@ -86,8 +86,8 @@ void LoadedCode::run(const std::string& name, Dim3 grid, Dim3 group, const std::
   for (const ArgInfo& a : k->info.args) {
     if (a.kind == ArgKind::hidden) continue;
     if (next >= args.size()) throw std::runtime_error(name + ": too few arguments");
-    if (args[next].bytes.size() != a.size) throw std::runtime_error(name + ": argument '" + a.name + "' has the wrong size");
-    std::memcpy(block + a.offset, args[next].bytes.data(), a.size);
+    if (args[next].size() != a.size) throw std::runtime_error(name + ": argument '" + a.name + "' has the wrong size");
+    std::memcpy(block + a.offset, args[next].data(), a.size);
     ++next;
   }
   if (next != args.size()) throw std::runtime_error(name + ": too many arguments");

@@ -11,8 +11,10 @@
 #include <string>
 #include <vector>
 
+#include "hsad/batch.hpp"
 #include "hsad/code_object.hpp"
 #include "interpreter.hpp"
+#include "kernel_checks.hpp"
 
 namespace hsad::isa::testing {
 
@@ -45,15 +47,6 @@ class HostMemory : public Memory {
   std::vector<std::unique_ptr<std::uint8_t[]>> blocks_;
 };
 
-// One argument's bytes, in order; hidden arguments are filled from the grid.
-struct Arg {
-  std::vector<std::uint8_t> bytes;
-  template <class T>
-  Arg(T v) : bytes(sizeof(T)) {  // NOLINT: implicit, so run(..., {ptr, n}) reads naturally
-    std::memcpy(bytes.data(), &v, sizeof(T));
-  }
-};
-
 class LoadedCode {
  public:
   // `elf`: one AMDGPU code object.
@@ -74,6 +67,27 @@ class LoadedCode {
   std::uint8_t* image_ = nullptr;  // the loaded segments, 256-byte aligned as a loader aligns them
   std::uint64_t image_bytes_ = 0;
   std::unique_ptr<Program> program_;
+};
+
+// The interpreter on host memory, as the checks' Runner.
+class HostRunner : public Runner {
+ public:
+  explicit HostRunner(const LoadedCode& code, unsigned threads = 2) : code_(code), threads_(threads) {}
+  std::string processor() const override { return code_.target().processor; }
+  unsigned wave_size() const override { return code_.target().wave64 ? 64 : 32; }
+  void* alloc(std::size_t bytes) override { return memory.make<std::uint8_t>(bytes); }
+  void upload(void* device, const void* host, std::size_t bytes) override { std::memcpy(device, host, bytes); }
+  void download(void* host, const void* device, std::size_t bytes) override { std::memcpy(host, device, bytes); }
+  void run(const std::string& kernel, Dim3 grid, Dim3 group, const std::vector<Arg>& args) override {
+    code_.run(kernel, grid, group, args, memory, threads_);
+  }
+  using Runner::download;
+  using Runner::upload;
+  HostMemory memory;
+
+ private:
+  const LoadedCode& code_;
+  unsigned threads_;
 };
 
 // The code object for `processor` in the library's embedded bundle (the project's kernels).

@@ -1,0 +1,264 @@
+#include "kernel_checks.hpp"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <random>
+
+#include "bitonic.hpp"
+#include "laplacian.hpp"
+#include "laplacian_reference.hpp"
+
+namespace hsad::isa::testing {
+namespace {
+
+std::vector<std::uint32_t> random_u32(std::size_t n, std::uint32_t lo, std::uint32_t hi, unsigned seed) {
+  std::mt19937 gen(seed);
+  std::uniform_int_distribution<std::uint32_t> d(lo, hi);
+  std::vector<std::uint32_t> v(n);
+  for (auto& x : v) x = d(gen);
+  return v;
+}
+
+// A grid of whole work-groups of 256 covering n items: the kernels that index with
+// blockIdx * blockDim need one (in a partial group blockDim is the partial size).
+std::uint32_t whole_groups(std::uint32_t n) { return (n + 255) / 256 * 256; }
+
+std::uint32_t indexed_reference(std::uint32_t i, std::uint32_t idx, unsigned size, bool scratch) {
+  std::vector<std::uint32_t> a(size);
+  for (unsigned k = 0; k < size; ++k) a[k] = k * 7u + i;
+  const unsigned j = idx % size;
+  a[j] += 1000u;
+  return scratch ? a[j] + a[(j + 5) % size] + a[(j * 13) % size] : a[j] + a[(j + 5) % size];
+}
+
+}  // namespace
+
+void check_reduce(Runner& r, const char* kernel) {
+  const unsigned n = 256 * 9 + 100, groups = 10;
+  const auto in = random_u32(n, 0, 1000, 1);
+  auto* sums = static_cast<std::uint32_t*>(r.alloc(groups * 4));
+  r.run(kernel, {groups * 256}, {256}, {r.upload(in), sums, n});
+  const auto got = r.download(sums, groups);
+  for (unsigned g = 0; g < groups; ++g) {
+    std::uint32_t expect = 0;
+    for (unsigned i = g * 256; i < std::min(n, (g + 1) * 256); ++i) expect += in[i];
+    EXPECT_EQ(got[g], expect) << kernel << ", group " << g;
+  }
+}
+
+void check_histogram(Runner& r) {
+  const unsigned n = 100000;
+  const auto in = random_u32(n, 0, 1u << 30, 2);
+  auto* bins = static_cast<std::uint32_t*>(r.alloc(64 * 4));
+  r.run("isa_histogram", {16 * 256}, {256}, {r.upload(in), bins, n});
+  const auto got = r.download(bins, 64);
+  std::vector<std::uint32_t> expect(64, 0);
+  for (auto x : in) ++expect[x % 64];
+  for (int b = 0; b < 64; ++b) EXPECT_EQ(got[b], expect[b]) << "bin " << b;
+}
+
+// __shfl_xor, __shfl and __ballot: what they give depends on the wavefront's size. Every lane
+// of every wave runs (the grid is whole waves); items >= n hold 0.
+void check_wave_ops(Runner& r, const char* kernel) {
+  const unsigned n = 1000, grid = 1024, wave = r.wave_size();
+  const auto in = random_u32(n, 0, 1u << 20, 3);
+  auto* sums = static_cast<int*>(r.alloc(n * 4));
+  auto* rotated = static_cast<int*>(r.alloc(n * 4));
+  auto* ballots = static_cast<unsigned long long*>(r.alloc(n * 8));
+  r.run(kernel, {grid}, {256}, {r.upload(in), sums, rotated, ballots, n});
+  const auto s = r.download(sums, n), rot = r.download(rotated, n);
+  const auto b = r.download(ballots, n);
+  auto x = [&](unsigned i) { return i < n ? int(in[i]) : 0; };
+  for (unsigned i = 0; i < n; ++i) {
+    const unsigned base = i / wave * wave, lane = i % wave;
+    int sum = 0;
+    unsigned long long ballot = 0;
+    for (unsigned l = 0; l < wave; ++l) {
+      sum += x(base + l);
+      if (x(base + l) & 1) ballot |= 1ull << l;
+    }
+    ASSERT_EQ(s[i], sum) << kernel << ", item " << i << " (wave" << wave << ")";
+    ASSERT_EQ(rot[i], x(base + (lane + 3) % wave)) << kernel << ", item " << i;
+    ASSERT_EQ(b[i], ballot) << kernel << ", item " << i;
+  }
+}
+
+// Divergent loops: each item counts its own Collatz steps, so lanes leave at different iterations.
+void check_collatz(Runner& r) {
+  const unsigned n = 5000;
+  const auto start = random_u32(n, 1, 1000000, 4);
+  auto* steps = static_cast<std::uint32_t*>(r.alloc(n * 4));
+  r.run("isa_collatz", {whole_groups(n)}, {256}, {r.upload(start), steps, n});
+  const auto got = r.download(steps, n);
+  for (unsigned i = 0; i < n; ++i) {
+    unsigned long long x = start[i];
+    unsigned s = 0;
+    while (x != 1 && s < 1000) x = (x & 1) ? 3 * x + 1 : x / 2, ++s;
+    ASSERT_EQ(got[i], s) << "item " << i << " from " << start[i];
+  }
+}
+
+namespace {
+void check_grid(Runner& r, unsigned nx, unsigned ny, unsigned nz, Dim3 group) {
+  const std::size_t items = std::size_t(nx) * ny * nz;
+  auto* out = r.upload(std::vector<std::uint32_t>(items, 0xdeadbeef));
+  r.run("isa_grid3d", {nx, ny, nz}, group, {out, nx, ny, nz});
+  const auto got = r.download(out, items);
+  for (unsigned z = 0; z < nz; ++z) {
+    for (unsigned y = 0; y < ny; ++y) {
+      for (unsigned x = 0; x < nx; ++x) {
+        ASSERT_EQ(got[(std::size_t(z) * ny + y) * nx + x], x + 1000u * y + 1000000u * z) << x << "," << y << "," << z;
+      }
+    }
+  }
+}
+}  // namespace
+
+// 2-D and 3-D grids whose sizes are no multiple of the work-group's: partial groups at the edges.
+void check_grids(Runner& r) {
+  check_grid(r, 100, 37, 1, {16, 16, 1});
+  check_grid(r, 19, 11, 7, {8, 4, 2});
+}
+
+// HIP's gridDim and blockDim with partial groups in x and y: blockDim is the size of the item's
+// own group. Code object v5 reads them from the hidden arguments, v4 from the dispatch packet.
+void check_dims(Runner& r) {
+  const Dim3 grid{100, 3, 2}, group{32, 2, 1};
+  auto* out = static_cast<std::uint32_t*>(r.alloc(6 * grid.volume() * 4));
+  r.run("isa_dims", grid, group, {out});
+  const auto got = r.download(out, 6 * grid.volume());
+  for (std::uint32_t z = 0; z < grid.z; ++z) {
+    for (std::uint32_t y = 0; y < grid.y; ++y) {
+      for (std::uint32_t x = 0; x < grid.x; ++x) {
+        const std::uint32_t* o = got.data() + 6 * (x + grid.x * (y + grid.y * z));
+        ASSERT_EQ(o[0], 4u);
+        ASSERT_EQ(o[1], 2u);
+        ASSERT_EQ(o[2], 2u);
+        ASSERT_EQ(o[3], x >= 96 ? 4u : 32u) << x;
+        ASSERT_EQ(o[4], y >= 2 ? 1u : 2u) << y;
+        ASSERT_EQ(o[5], 1u);
+      }
+    }
+  }
+}
+
+// A private array indexed at run time: in registers (s_set_gpr_idx on gfx9, v_movrels on gfx10)...
+void check_gpr_index(Runner& r) {
+  const unsigned n = 777;
+  const auto idx = random_u32(n, 0, 1u << 30, 5);
+  auto* out = static_cast<std::uint32_t*>(r.alloc(n * 4));
+  r.run("isa_gpr_index", {whole_groups(n)}, {256}, {r.upload(idx), out, n});
+  const auto got = r.download(out, n);
+  for (unsigned i = 0; i < n; ++i) ASSERT_EQ(got[i], indexed_reference(i, idx[i], 48, false)) << i;
+}
+
+// ... and one too large for registers, in scratch (the private segment).
+void check_scratch(Runner& r) {
+  const unsigned n = 777;
+  const auto idx = random_u32(n, 0, 1u << 30, 6);
+  auto* out = static_cast<std::uint32_t*>(r.alloc(n * 4));
+  r.run("isa_scratch", {whole_groups(n)}, {256}, {r.upload(idx), out, n});
+  const auto got = r.download(out, n);
+  for (unsigned i = 0; i < n; ++i) ASSERT_EQ(got[i], indexed_reference(i, idx[i], 300, true)) << i;
+}
+
+// Division and square root are the compiler's correctly rounded sequences: the results equal
+// IEEE division and sqrt, bit for bit; fma is fused.
+void check_math(Runner& r) {
+  const unsigned n = 1000;
+  std::mt19937 gen(7);
+  std::uniform_real_distribution<double> d(-1000.0, 1000.0);
+  std::vector<float> a(n), b(n);
+  std::vector<double> c(n), e(n);
+  for (unsigned i = 0; i < n; ++i) a[i] = float(d(gen)), b[i] = float(d(gen)), c[i] = d(gen), e[i] = d(gen);
+  auto* fo = static_cast<float*>(r.alloc(3 * n * 4));
+  auto* dout = static_cast<double*>(r.alloc(3 * n * 8));
+  r.run("isa_math", {whole_groups(n)}, {256}, {r.upload(a), r.upload(b), r.upload(c), r.upload(e), fo, dout, n});
+  const auto f = r.download(fo, 3 * n);
+  const auto g = r.download(dout, 3 * n);
+  for (unsigned i = 0; i < n; ++i) {
+    ASSERT_EQ(f[3 * i + 0], a[i] / b[i]) << i;
+    ASSERT_EQ(f[3 * i + 1], std::sqrt(std::fabs(a[i]))) << i;
+    ASSERT_EQ(f[3 * i + 2], std::fma(a[i], b[i], 1.0f)) << i;
+    ASSERT_EQ(g[3 * i + 0], c[i] / e[i]) << i;
+    ASSERT_EQ(g[3 * i + 1], std::sqrt(std::fabs(c[i]))) << i;
+    ASSERT_EQ(g[3 * i + 2], std::fma(c[i], e[i], -1.0)) << i;
+  }
+}
+
+void check_bitonic(Runner& r) {
+  const std::uint32_t n = 32768;
+  std::mt19937 gen(11);
+  std::vector<std::uint32_t> keys(n);
+  for (auto& k : keys) k = gen();
+  auto* d = r.upload(keys);
+  std::uint32_t dispatches = 0;
+  for (std::uint32_t stage = 0; (2u << stage) <= n; ++stage) {
+    for (std::uint32_t pass = 0; pass <= stage; ++pass, ++dispatches) r.run("bitonic_step", {n / 2}, {256}, {d, stage, pass, 1u});
+  }
+  EXPECT_EQ(dispatches, kernels::bitonic_dispatches(n));
+  const auto got = r.download(d, n);
+  std::sort(keys.begin(), keys.end());
+  for (std::uint32_t i = 0; i < n; ++i) ASSERT_EQ(got[i], keys[i]) << i;
+}
+
+void check_copy_and_empty(Runner& r) {
+  const unsigned long long count = 100003;
+  std::vector<double> src(count);
+  for (std::size_t i = 0; i < count; ++i) src[i] = double(i) * 0.5 - 7.0;
+  auto* d = static_cast<double*>(r.alloc(count * 8));
+  r.run("hsad_copy_f64", {whole_groups(std::uint32_t(count))}, {256}, {d, r.upload(src), count});
+  EXPECT_EQ(r.download(d, count), src);
+  r.run("hsad_empty", {1024}, {256}, {});
+}
+
+// Every Laplacian kernel at every m the library has, on a grid whose sizes are multiples of
+// nothing (tiles cut at the edge in y), against the reference that rounds as hipcc's code does:
+// bit for bit where the machine code runs; within 1e-13 of the largest term where host builds do.
+void check_laplacian(Runner& r) {
+  struct Case {
+    int kernel, m;
+  };
+  constexpr double kUntouched = -12345.0;
+  hsad::testing::LaplacianGrid g{37, 31, 23, 1.0 / (0.1 * 0.1), 1.0 / (0.2 * 0.2), 1.0 / (0.3 * 0.3), 0};
+  g.invhxyz2 = -2.0 * (g.invhx2 + g.invhy2 + g.invhz2);
+  const std::size_t points = std::size_t(g.nx) * g.ny * g.nz;
+  std::vector<double> u(points);
+  std::mt19937 gen(12);
+  std::uniform_real_distribution<double> dist(-1.0, 1.0);
+  for (auto& x : u) x = dist(gen);
+  const double* d_u = r.upload(u);
+  double* d_f = static_cast<double*>(r.alloc(points * 8));
+  const std::uint32_t block[3] = {64, 4, 1};
+  const double bound = 1e-13 * 2 * (g.invhx2 + g.invhy2 + g.invhz2);
+  for (const Case c : {Case{5, 4}, {5, 8}, {5, 16}, {6, 4}, {6, 8}, {6, 16}, {7, 4}, {7, 8}, {7, 16}, {8, 4}, {8, 8},
+                       {8, 16}, {8, 32}}) {
+    SCOPED_TRACE("Kernel " + std::to_string(c.kernel) + ", m " + std::to_string(c.m));
+    r.upload(d_f, std::vector<double>(points, kUntouched).data(), points * 8);
+    const std::string name = "laplacian" + std::to_string(c.kernel) + "_m" + std::to_string(c.m);
+    // Kernel 7: the rows [sy, ey) of one subdomain, as one dispatch of a split sweep does.
+    const int sy = c.kernel == 7 ? 9 : 0, ey = c.kernel == 7 ? 21 : g.ny;
+    const auto shape = kernels::laplacian_shape(c.kernel, c.m, block, g.nx, ey - sy, g.nz);
+    const Dim3 grid{shape.grid[0], shape.grid[1], shape.grid[2]};
+    const Dim3 group{block[0], block[1], block[2]};
+    if (c.kernel == 7) {
+      r.run(name, grid, group, {d_f, d_u, g.nx, g.ny, g.nz, g.invhx2, g.invhy2, g.invhz2, g.invhxyz2, sy, ey});
+    } else {
+      r.run(name, grid, group, {d_f, d_u, g.nx, g.ny, g.nz, g.invhx2, g.invhy2, g.invhz2, g.invhxyz2});
+    }
+    const auto f = r.download(d_f, points);
+    const auto expect = hsad::testing::fused_laplacian(r.processor(), c.kernel, c.m, u, g, kUntouched, sy, ey);
+    std::size_t wrong = 0, first = points;
+    for (std::size_t p = 0; p < points; ++p) {
+      const bool ok = r.runs_machine_code() ? f[p] == expect[p] : std::fabs(f[p] - expect[p]) <= bound;
+      if (!ok && wrong++ == 0) first = p;
+    }
+    EXPECT_EQ(wrong, 0u) << "first at (" << first % g.nx << ", " << first / g.nx % g.ny << ", " << first / (g.nx * g.ny)
+                         << "): " << (wrong ? f[first] : 0.0) << " against " << (wrong ? expect[first] : 0.0);
+  }
+}
+
+}  // namespace hsad::isa::testing

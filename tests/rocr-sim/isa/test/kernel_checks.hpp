@@ -1,0 +1,61 @@
+// What each kernel must compute, written once for every place that runs AMD machine code: the
+// interpreter alone on host memory (isa_tests) and ROCr on the simulated GPU through the library
+// (rocr_sim_tests). A check makes its inputs, runs the kernel through a Runner, and compares the
+// results with a CPU reference; it reports through GoogleTest.
+#pragma once
+
+#include <cstddef>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "hsad/batch.hpp"
+#include "hsad/kernel.hpp"
+
+namespace hsad::isa::testing {
+
+class Runner {
+ public:
+  virtual ~Runner() = default;
+  virtual std::string processor() const = 0;  // "gfx90a": where hipcc's rounding choices differ
+  virtual unsigned wave_size() const = 0;
+  // False where kernels run as their host builds (hsad-sim --exec host): x86-64 without fma
+  // rounds the Laplacian differently, so it is compared within a bound instead of exactly.
+  virtual bool runs_machine_code() const { return true; }
+  // Device memory, zeroed: its device address.
+  virtual void* alloc(std::size_t bytes) = 0;
+  virtual void upload(void* device, const void* host, std::size_t bytes) = 0;
+  virtual void download(void* host, const void* device, std::size_t bytes) = 0;
+  virtual void run(const std::string& kernel, Dim3 grid, Dim3 group, const std::vector<Arg>& args) = 0;
+
+  template <class T>
+  T* upload(const std::vector<T>& v) {
+    auto* p = static_cast<T*>(alloc(v.size() * sizeof(T)));
+    upload(p, v.data(), v.size() * sizeof(T));
+    return p;
+  }
+  template <class T>
+  std::vector<T> download(const T* p, std::size_t n) {
+    std::vector<T> v(n);
+    download(v.data(), p, n * sizeof(T));
+    return v;
+  }
+};
+
+// The interpreter's own kernels (kernels/isa_test_kernels.hip; w64_* for gfx1030 in wave64).
+void check_reduce(Runner& r, const char* kernel = "isa_reduce");
+void check_histogram(Runner& r);
+void check_wave_ops(Runner& r, const char* kernel = "isa_wave_ops");
+void check_collatz(Runner& r);
+void check_grids(Runner& r);
+void check_dims(Runner& r);
+void check_gpr_index(Runner& r);
+void check_scratch(Runner& r);
+void check_math(Runner& r);
+
+// The project's kernels (the library's embedded code objects).
+void check_bitonic(Runner& r);
+void check_copy_and_empty(Runner& r);
+void check_laplacian(Runner& r);
+
+}  // namespace hsad::isa::testing
