@@ -74,6 +74,20 @@ void Batch::adopt_device(detail::DeviceImpl* device, const char* call) {
 }
 
 Batch& Batch::exec(const Kernel& kernel, Dim3 grid, Dim3 group, std::initializer_list<Arg> args) {
+  return exec(kernel, grid, group, args.begin(), args.size());
+}
+
+Batch& Batch::exec(const Kernel& kernel, Dim3 grid, Dim3 group, const std::vector<Arg>& args) {
+  return exec(kernel, grid, group, args.data(), args.size());
+}
+
+Batch& Batch::exec(const Kernel& kernel, Dim3 grid, Dim3 group, const Arg* first, std::size_t count) {
+  struct Range {
+    const Arg* first;
+    std::size_t n;
+    std::size_t size() const { return n; }
+    const Arg* begin() const { return first; }
+  } args{first, count};
   if (!kernel) throw Error("batch", "exec", "empty Kernel handle", "get one from Device::kernel(name) or Module::kernel(name)");
   const KernelInfo& info = kernel.info();
   if (grid.volume() == 0 || group.volume() == 0) {

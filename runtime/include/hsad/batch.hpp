@@ -76,6 +76,8 @@ class Batch {
   // Records one dispatch. Throws hsad::Error naming the kernel and the argument on a wrong
   // argument count or size, and on a grid or work-group that is empty.
   Batch& exec(const Kernel& kernel, Dim3 grid, Dim3 group, std::initializer_list<Arg> args);
+  // The same, with an argument list built at run time.
+  Batch& exec(const Kernel& kernel, Dim3 grid, Dim3 group, const std::vector<Arg>& args);
 
   // Copies in batch order. Host memory that is not a pinned Buffer of the device is pageable: it
   // is staged as Device::copy_* stage it (counted in Stats::bytes_staged). A pageable source is
@@ -115,6 +117,7 @@ class Batch {
  private:
   void adopt_device(detail::DeviceImpl* device, const char* call);
   void push(detail::CommandKind kind, std::size_t index);
+  Batch& exec(const Kernel& kernel, Dim3 grid, Dim3 group, const Arg* first, std::size_t count);
 
   std::vector<detail::Command> commands_;
   std::vector<detail::Dispatch> dispatches_;

@@ -18,6 +18,10 @@ struct WorkGroup {
   Dim3 size;   // work-group size
   Dim3 id;     // this group's id
   void* group_memory;  // group_segment_size bytes of scratch for this group (LDS), or nullptr
+  // The AQL kernel dispatch packet (hsa_kernel_dispatch_packet_t) as the agent read it, valid
+  // while the dispatch runs: for agents that execute the packet's own code object (the simulated
+  // GPU's ISA interpreter). nullptr for the processor's internal work (copies).
+  const void* dispatch_packet = nullptr;
 
   template <class Args> const Args& args() const { return *static_cast<const Args*>(kernarg); }
   // Work-items of this group along x, clipped to the grid (AQL allows a partial last group).

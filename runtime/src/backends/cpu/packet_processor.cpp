@@ -96,6 +96,7 @@ void PacketProcessor::complete(hsa_signal_t signal, std::uint64_t start_ns) {
     ts[1] = now_ns();
   }
   signal_subtract(signal, 1);
+  if (hooks_.on_signal) hooks_.on_signal(signal);
 }
 
 bool PacketProcessor::idle_wait(std::uint64_t index) {
@@ -232,6 +233,7 @@ void PacketProcessor::execute_agent_dispatch(const hsa_agent_dispatch_packet_t& 
     static_assert(sizeof(args) <= sizeof(job.inline_args));
     std::memcpy(job.inline_args, &args, sizeof args);
     job.kernarg = job.inline_args;
+    job.has_packet = false;
     const auto pieces = static_cast<std::uint32_t>((bytes + kCopyPiece - 1) / kCopyPiece);
     job.grid = job.groups = Dim3{pieces};
     job.group = Dim3{1};
@@ -290,6 +292,9 @@ void PacketProcessor::execute_dispatch(const hsa_kernel_dispatch_packet_t& p, st
   Job& job = free_job();
   job.kernel = kernel;
   job.kernarg = p.kernarg_address;
+  static_assert(sizeof(job.packet) == sizeof(p));
+  std::memcpy(job.packet, &p, sizeof(p));
+  job.has_packet = true;
   job.grid = grid;
   job.group = group;
   job.groups = Dim3{ceil_div(grid.x, group.x), ceil_div(grid.y, group.y), ceil_div(grid.z, group.z)};

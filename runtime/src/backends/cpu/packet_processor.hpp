@@ -57,6 +57,9 @@ struct ProcessorHooks {
   std::function<std::string(std::uint64_t dispatch_ordinal, const HostKernel& kernel)> fault;
   // Called once when the queue enters the error state (optional).
   std::function<void(const std::string&)> on_error;
+  // Called after the processor decremented a completion signal (optional): where a driver would
+  // raise the signal's interrupt (the simulated GPU's KFD events).
+  std::function<void(hsa_signal_t)> on_signal;
 };
 
 class PacketProcessor : private JobSink {

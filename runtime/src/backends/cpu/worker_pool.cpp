@@ -16,7 +16,8 @@ void run_groups(const Job& job, std::uint64_t begin, std::uint64_t end) {
   thread_local std::vector<unsigned char> group_memory;
   const std::uint32_t lds = job.kernel->info.group_segment_size;
   if (group_memory.size() < lds) group_memory.resize(lds);
-  WorkGroup wg{job.kernarg, job.grid, job.group, {}, lds ? group_memory.data() : nullptr};
+  WorkGroup wg{job.kernarg, job.grid, job.group, {}, lds ? group_memory.data() : nullptr,
+               job.has_packet ? job.packet : nullptr};
   const std::uint64_t gx = job.groups.x, gxy = std::uint64_t(job.groups.x) * job.groups.y;
   for (std::uint64_t g = begin; g < end; ++g) {
     wg.id = Dim3{static_cast<std::uint32_t>(g % gx), static_cast<std::uint32_t>((g / gx) % job.groups.y),

@@ -36,6 +36,9 @@ class Job {
   JobSink* sink = nullptr;
   // Arguments the processor makes itself (a parallel copy): `kernarg` points here then.
   alignas(16) unsigned char inline_args[32] = {};
+  // The dispatch packet, copied: the ring slot is the producer's again once the packet is read.
+  alignas(64) unsigned char packet[64] = {};
+  bool has_packet = false;
 
   void prepare();  // resets the counters for a new dispatch
   bool failed() const { return failed_.load(std::memory_order_acquire); }

@@ -3,9 +3,26 @@
 // and every full-queue spin checks.
 #include "backends/rocr/rocr_ring.hpp"
 
+#include <dlfcn.h>
+
 #include "hsad/error.hpp"
 
 namespace hsad::rocr {
+namespace {
+// ROCr says only that a queue stopped (HSA_STATUS_ERROR_EXCEPTION). The simulated GPU's
+// libhsakmt (tests/rocr-sim) also says why - the kernel, the program counter, the instruction -
+// through a call a real KFD thunk does not have; where it is there, the error carries it.
+std::string driver_explanation(const void* ring) {
+  using Explain = std::size_t (*)(const void*, char*, std::size_t);
+  static const Explain explain = [] {
+    void* thunk = dlopen("libhsakmt.so.1", RTLD_LAZY | RTLD_NOLOAD);  // ROCr's, already loaded
+    return thunk ? reinterpret_cast<Explain>(dlsym(thunk, "hsaKmtSimQueueError")) : nullptr;
+  }();
+  if (!explain) return {};
+  char text[1024];
+  return explain(ring, text, sizeof text) ? std::string(text) : std::string();
+}
+}  // namespace
 
 RocrRing::RocrRing(const Api& api, hsa_agent_t agent, std::uint32_t packets) : api_(api) {
   check(api_.hsa_queue_create(agent, packets, HSA_QUEUE_TYPE_MULTI, &RocrRing::on_error, this, UINT32_MAX,
@@ -32,7 +49,9 @@ void RocrRing::ring_doorbell(std::uint64_t index) {
 
 std::string RocrRing::error() const {
   const hsa_status_t s = status_.load(std::memory_order_acquire);
-  return s == HSA_STATUS_SUCCESS ? std::string() : "the queue stopped: " + status_text(s);
+  if (s == HSA_STATUS_SUCCESS) return {};
+  const std::string why = driver_explanation(queue_->base_address);
+  return "the queue stopped: " + status_text(s) + (why.empty() ? "" : ": " + why);
 }
 
 void RocrRing::enable_profiling() {
@@ -43,8 +62,7 @@ void RocrRing::enable_profiling() {
 void RocrRing::throw_if_failed() const {
   const hsa_status_t s = status_.load(std::memory_order_acquire);
   if (s == HSA_STATUS_SUCCESS) return;
-  throw Error("rocr", "queue", "the queue stopped: " + status_text(s),
-              "a kernel faulted; this queue is unusable, create a new one");
+  throw Error("rocr", "queue", error(), "a kernel faulted; this queue is unusable, create a new one");
 }
 
 }  // namespace hsad::rocr
