@@ -67,7 +67,13 @@ TEST(Gpu, BitonicSortsEveryLadderRow) {
 
 TEST(Gpu, BitonicSortsManySizes) {
   REQUIRE_GPU();
-  for (int k : {1, 2, 5, 8, 10, 12, 16, 20, 22}) EXPECT_TRUE(sorts(device, 1u << k, Options::all())) << "n=2^" << k;
+  // The simulated GPU interprets every instruction (about 10^7 per second per core): its sorts
+  // stop at 2^16 keys, where 2^22 would take minutes.
+  const bool simulated = device.info().name.find("simulated") != std::string::npos;
+  for (int k : {1, 2, 5, 8, 10, 12, 16, 20, 22}) {
+    if (simulated && k > 16) continue;
+    EXPECT_TRUE(sorts(device, 1u << k, Options::all())) << "n=2^" << k;
+  }
 }
 
 TEST(Gpu, NosyncRingsOnceAndWaitsOnce) {
@@ -264,7 +270,7 @@ TEST(GpuModule, AnApplicationsKernelsRunFromEveryKindOfImage) {
   REQUIRE_GPU();
   // The simulated GPU runs an application's kernels only by executing their machine code.
   const char* exec = std::getenv("HSAD_SIM_EXEC");
-  if (device.info().name.find("simulated") != std::string::npos && (!exec || std::string(exec) != "isa")) {
+  if (device.info().name.find("simulated") != std::string::npos && exec && std::string(exec) == "host") {
     GTEST_SKIP() << "the simulated GPU runs host builds only here (hsad-sim --exec host)";
   }
   for (const std::string& path : module_files(device)) {
@@ -276,7 +282,9 @@ TEST(GpuModule, AnApplicationsKernelsRunFromEveryKindOfImage) {
     for (unsigned i = 0; i < n; ++i) x[i] = float(i);
     Buffer buf = device.alloc(n * 4);
     Batch b;
-    b.copy_to_device(buf, x.data(), n * 4).exec(m.kernel("module_scale"), Dim3{n}, Dim3{256}, {buf, 0.5f, n});
+    // Whole work-groups: in a partial one, HIP's blockDim on AMD is that group's size, so the
+    // kernel's blockIdx * blockDim would not be its global index (docs/api.md).
+    b.copy_to_device(buf, x.data(), n * 4).exec(m.kernel("module_scale"), Dim3{(n + 255) / 256 * 256}, Dim3{256}, {buf, 0.5f, n});
     b.copy_to_host(back.data(), buf, n * 4);
     device.create_queue().run(b, Options::all());
     for (unsigned i = 0; i < n; ++i) ASSERT_EQ(back[i], float(i) * 0.5f) << i;

@@ -12,6 +12,7 @@
 
 #include "backends/cpu/host_machine.hpp"
 #include "sim_config.hpp"
+#include "sim_events.hpp"
 #include "sim_memory.hpp"
 #include "sim_queue.hpp"
 
@@ -185,8 +186,15 @@ HSAKMT_STATUS HSAKMTAPI hsaKmtMapMemoryToGPUNodes(void* address, HSAuint64, HSAu
   return HSAKMT_STATUS_SUCCESS;
 }
 HSAKMT_STATUS HSAKMTAPI hsaKmtUnmapMemoryToGPU(void*) { return HSAKMT_STATUS_SUCCESS; }
-HSAKMT_STATUS HSAKMTAPI hsaKmtRegisterMemoryWithFlags(void*, HSAuint64, HsaMemFlags) { return HSAKMT_STATUS_SUCCESS; }
-HSAKMT_STATUS HSAKMTAPI hsaKmtDeregisterMemory(void*) { return HSAKMT_STATUS_SUCCESS; }
+// Host memory ROCr registers (hsa_amd_memory_lock) is reachable by kernels from now on.
+HSAKMT_STATUS HSAKMTAPI hsaKmtRegisterMemoryWithFlags(void* address, HSAuint64 bytes, HsaMemFlags) {
+  register_host(address, bytes);
+  return HSAKMT_STATUS_SUCCESS;
+}
+HSAKMT_STATUS HSAKMTAPI hsaKmtDeregisterMemory(void* address) {
+  deregister_host(address);
+  return HSAKMT_STATUS_SUCCESS;
+}
 
 HSAKMT_STATUS HSAKMTAPI hsaKmtQueryPointerInfo(const void* pointer, HsaPointerInfo* info) {
   std::memset(info, 0, sizeof *info);
@@ -218,38 +226,22 @@ HSAKMT_STATUS HSAKMTAPI hsaKmtSVMGetAttr(void*, HSAuint64, unsigned int, HSA_SVM
 HSAKMT_STATUS HSAKMTAPI hsaKmtSVMSetAttr(void*, HSAuint64, unsigned int, HSA_SVM_ATTRIBUTE*) { return HSAKMT_STATUS_NOT_SUPPORTED; }
 HSAKMT_STATUS HSAKMTAPI hsaKmtAllocQueueGWS(HSA_QUEUEID, HSAuint32, HSAuint32*) { return HSAKMT_STATUS_NOT_SUPPORTED; }
 
-// Events: with HSA_ENABLE_INTERRUPT=0 ROCr polls signals; events exist but nothing here fires
-// them except hsaKmtSetEvent. A wait returns within 2 ms whatever ROCr asks (it asks for days
-// when it waits "forever"), so ROCr looks at its signals again: a DefaultSignal that changed,
-// such as a queue's inactive signal after a fault, is only ever seen by looking.
+// Events (sim_events.cpp): hsad-sim runs ROCr with interrupts on, so its signals have events
+// that the packet processor fires as the command processor would.
 HSAKMT_STATUS HSAKMTAPI hsaKmtCreateEvent(HsaEventDescriptor* desc, bool, bool signaled, HsaEvent** event) {
-  static std::atomic<HSAuint32> next{1};
-  auto* e = new HsaEvent{};
-  e->EventId = next++;
-  e->EventData.EventType = desc ? desc->EventType : HSA_EVENTTYPE_SIGNAL;
-  e->EventData.HWData1 = signaled ? 1 : 0;
-  *event = e;
+  *event = create_event(desc ? desc->EventType : HSA_EVENTTYPE_SIGNAL, signaled);
   return HSAKMT_STATUS_SUCCESS;
 }
 HSAKMT_STATUS HSAKMTAPI hsaKmtDestroyEvent(HsaEvent* event) {
-  delete event;
+  destroy_event(event);
   return HSAKMT_STATUS_SUCCESS;
 }
 HSAKMT_STATUS HSAKMTAPI hsaKmtSetEvent(HsaEvent* event) {
-  __atomic_store_n(&event->EventData.HWData1, 1, __ATOMIC_RELEASE);
+  set_event(event);
   return HSAKMT_STATUS_SUCCESS;
 }
 HSAKMT_STATUS HSAKMTAPI hsaKmtWaitOnMultipleEvents(HsaEvent* events[], HSAuint32 n, bool all, HSAuint32 ms) {
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(std::min<HSAuint32>(ms, 2));
-  do {
-    HSAuint32 set = 0;
-    for (HSAuint32 i = 0; i < n; ++i) {
-      if (events[i] && __atomic_exchange_n(&events[i]->EventData.HWData1, 0, __ATOMIC_ACQ_REL)) ++set;
-    }
-    if (set && (!all || set == n)) return HSAKMT_STATUS_SUCCESS;
-    std::this_thread::sleep_for(std::chrono::microseconds(200));
-  } while (std::chrono::steady_clock::now() < deadline);
-  return HSAKMT_STATUS_WAIT_TIMEOUT;
+  return wait_events(events, n, all, ms) ? HSAKMT_STATUS_SUCCESS : HSAKMT_STATUS_WAIT_TIMEOUT;
 }
 HSAKMT_STATUS HSAKMTAPI hsaKmtWaitOnEvent(HsaEvent* event, HSAuint32 ms) {
   return hsaKmtWaitOnMultipleEvents(&event, 1, true, ms);
@@ -270,6 +262,13 @@ HSAKMT_STATUS HSAKMTAPI hsaKmtCreateQueue(HSAuint32 node, HSA_QUEUE_TYPE type, H
 HSAKMT_STATUS HSAKMTAPI hsaKmtUpdateQueue(HSA_QUEUEID, HSAuint32, HSA_QUEUE_PRIORITY, void*, HSAuint64, HsaEvent*) {
   return HSAKMT_STATUS_SUCCESS;
 }
+// Not a KFD call: the simulated GPU's account of why the queue on `ring` stopped, which a
+// real driver does not give (ROCr only reports HSA_STATUS_ERROR_EXCEPTION). The rocr backend
+// looks for this symbol and, where it is there, puts the text into its error.
+extern "C" std::size_t hsaKmtSimQueueError(const void* ring, char* buffer, std::size_t bytes) {
+  return queue_error(ring, buffer, bytes);
+}
+
 HSAKMT_STATUS HSAKMTAPI hsaKmtDestroyQueue(HSA_QUEUEID id) {
   return destroy_queue(id) ? HSAKMT_STATUS_SUCCESS : HSAKMT_STATUS_INVALID_HANDLE;
 }

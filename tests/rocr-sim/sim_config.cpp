@@ -30,7 +30,16 @@ Config load() {
     std::fprintf(stderr, "rocr-sim: HSAD_SIM_GPUS must be 1 to 8\n");
     std::exit(2);
   }
+  if (const char* e = std::getenv("HSAD_SIM_EXEC"); e && *e) {
+    if (std::strcmp(e, "isa") == 0) c.exec = Exec::isa;
+    else if (std::strcmp(e, "host") == 0) c.exec = Exec::host;
+    else {
+      std::fprintf(stderr, "rocr-sim: HSAD_SIM_EXEC must be isa or host, not '%s'\n", e);
+      std::exit(2);
+    }
+  }
   if (const char* t = std::getenv("HSAD_SIM_TRACE")) c.trace_path = t;
+  if (const char* st = std::getenv("HSAD_SIM_STATS")) c.stats = *st && std::strcmp(st, "0") != 0;
   if (const char* f = std::getenv("HSAD_SIM_FAULT"); f && *f) c.fault_at = std::strtoull(f, nullptr, 10);
   return c;
 }

@@ -1,5 +1,5 @@
 // The simulated machine, read once from the environment that hsad-sim sets: how many GPUs,
-// which target, where to trace packets, which dispatch faults.
+// which target, how kernels execute, where to trace packets, which dispatch faults.
 #pragma once
 
 #include <cstdint>
@@ -15,10 +15,16 @@ struct Target {
   std::uint32_t compute_units;
 };
 
+// How a dispatch runs: its machine code through the ISA interpreter (isa/), or its host build
+// (the cpu agent's kernel of the same name).
+enum class Exec { isa, host };
+
 struct Config {
   std::uint32_t gpus = 1;
+  Exec exec = Exec::isa;       // HSAD_SIM_EXEC: isa (the default) or host
   Target target{};
   std::string trace_path;      // HSAD_SIM_TRACE
+  bool stats = false;          // HSAD_SIM_STATS: at exit, instructions the ISA interpreter executed
   std::uint64_t fault_at = 0;  // HSAD_SIM_FAULT: the Nth user dispatch (1-based) faults; 0: none
 };
 

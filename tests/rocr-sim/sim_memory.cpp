@@ -4,6 +4,8 @@
 
 #include <sys/mman.h>
 
+#include <atomic>
+#include <deque>
 #include <map>
 #include <mutex>
 
@@ -13,6 +15,22 @@ std::mutex mutex;
 std::map<std::uint64_t, std::uint64_t>& allocations() {
   static auto* m = new std::map<std::uint64_t, std::uint64_t>();  // never destroyed: ROCr frees at exit
   return *m;
+}
+std::map<std::uint64_t, std::uint64_t>& registered() {
+  static auto* m = new std::map<std::uint64_t, std::uint64_t>();
+  return *m;
+}
+std::atomic<void (*)(std::uint64_t, std::uint64_t)> release_hook{nullptr};
+
+bool find_in(const std::map<std::uint64_t, std::uint64_t>& m, std::uint64_t address, std::uint64_t* base,
+             std::uint64_t* size) {
+  auto it = m.upper_bound(address);
+  if (it == m.begin()) return false;
+  --it;
+  if (address >= it->first + it->second) return false;
+  *base = it->first;
+  *size = it->second;
+  return true;
 }
 }  // namespace
 
@@ -26,6 +44,31 @@ void* allocate(std::uint64_t bytes, bool reserve_only) {
   return p;
 }
 
+// Freed memory stays mapped a while: a kernel still running when its buffers are freed (the
+// host gave up waiting) then reads stale bytes or is stopped by the interpreter's allocation
+// check, as a GPU would fault, instead of taking the whole process down with SIGSEGV.
+namespace {
+constexpr std::uint64_t kQuarantineBytes = 512ull << 20;
+
+void quarantine(void* ptr, std::uint64_t size) {
+  static std::mutex m;
+  static std::deque<std::pair<void*, std::uint64_t>> held;
+  static std::uint64_t bytes = 0;
+  std::lock_guard<std::mutex> lock(m);
+  if (size > kQuarantineBytes / 2) {  // ROCr's scratch reservation: never touched by the interpreter
+    munmap(ptr, size);
+    return;
+  }
+  held.emplace_back(ptr, size);
+  bytes += size;
+  while (bytes > kQuarantineBytes) {
+    munmap(held.front().first, held.front().second);
+    bytes -= held.front().second;
+    held.pop_front();
+  }
+}
+}  // namespace
+
 bool release(void* ptr) {
   std::uint64_t size = 0;
   {
@@ -35,19 +78,31 @@ bool release(void* ptr) {
     size = it->second;
     allocations().erase(it);
   }
-  munmap(ptr, size);
+  if (auto hook = release_hook.load()) hook(reinterpret_cast<std::uint64_t>(ptr), size);
+  quarantine(ptr, size);
   return true;
 }
 
 bool find_allocation(std::uint64_t address, std::uint64_t* base, std::uint64_t* size) {
   std::lock_guard<std::mutex> lock(mutex);
-  auto it = allocations().upper_bound(address);
-  if (it == allocations().begin()) return false;
-  --it;
-  if (address >= it->first + it->second) return false;
-  *base = it->first;
-  *size = it->second;
-  return true;
+  return find_in(allocations(), address, base, size);
 }
+
+void register_host(const void* ptr, std::uint64_t bytes) {
+  std::lock_guard<std::mutex> lock(mutex);
+  registered()[reinterpret_cast<std::uint64_t>(ptr)] = bytes;
+}
+
+void deregister_host(const void* ptr) {
+  std::lock_guard<std::mutex> lock(mutex);
+  registered().erase(reinterpret_cast<std::uint64_t>(ptr));
+}
+
+bool find_gpu_reachable(std::uint64_t address, std::uint64_t* base, std::uint64_t* size) {
+  std::lock_guard<std::mutex> lock(mutex);
+  return find_in(allocations(), address, base, size) || find_in(registered(), address, base, size);
+}
+
+void set_release_hook(void (*hook)(std::uint64_t, std::uint64_t)) { release_hook.store(hook); }
 
 }  // namespace hsad::sim

@@ -2,9 +2,9 @@
 // what really reached a queue goes through the processor's trace hook (HSAD_SIM_TRACE).
 #include "sim_queue.hpp"
 
-#include <elf.h>
 #include <hsa/amd_hsa_queue.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstdio>
 #include <cstring>
@@ -17,7 +17,10 @@
 #include "backends/cpu/packet_processor.hpp"
 #include "backends/cpu/signal_ops.hpp"
 #include "hsad/host_kernel.hpp"
+#include "sim_code_object.hpp"
 #include "sim_config.hpp"
+#include "sim_events.hpp"
+#include "sim_isa.hpp"
 #include "sim_memory.hpp"
 
 namespace hsad::sim {
@@ -76,46 +79,50 @@ const HostKernel& blit_kernel() {
   return k;
 }
 
-// The kernel whose descriptor is at `object`, in a code object ROCr's loader placed in memory:
-// the allocation starts with the ELF header, and its dynamic symbols name the descriptors.
-std::string kernel_name_at(std::uint64_t object) {
-  std::uint64_t base = 0, size = 0;
-  if (!find_allocation(object, &base, &size) || size < sizeof(Elf64_Ehdr)) return {};
-  const auto* eh = reinterpret_cast<const Elf64_Ehdr*>(base);
-  if (std::memcmp(eh->e_ident, ELFMAG, SELFMAG) != 0 || eh->e_machine != EM_AMDGPU) return {};
-  auto inside = [&](std::uint64_t off, std::uint64_t n) { return off <= size && n <= size - off; };
-  if (!inside(eh->e_phoff, std::uint64_t(eh->e_phnum) * sizeof(Elf64_Phdr))) return {};
-  const auto* ph = reinterpret_cast<const Elf64_Phdr*>(base + eh->e_phoff);
-  std::uint64_t symtab = 0, strtab = 0, hash = 0;
-  for (int i = 0; i < eh->e_phnum; ++i) {
-    if (ph[i].p_type != PT_DYNAMIC || !inside(ph[i].p_vaddr, ph[i].p_memsz)) continue;
-    for (const auto* d = reinterpret_cast<const Elf64_Dyn*>(base + ph[i].p_vaddr); d->d_tag != DT_NULL; ++d) {
-      if (d->d_tag == DT_SYMTAB) symtab = d->d_un.d_ptr;
-      if (d->d_tag == DT_STRTAB) strtab = d->d_un.d_ptr;
-      if (d->d_tag == DT_HASH) hash = d->d_un.d_ptr;
-    }
+std::mutex resolve_mutex;
+std::map<std::uint64_t, const HostKernel*>& resolved() {
+  static auto* m = new std::map<std::uint64_t, const HostKernel*>();
+  return *m;
+}
+
+// What runs a dispatch of `object`: ROCr's blits as memmove and fill; a kernel of a loaded code
+// object as its machine code (isa) or its host build (host). In isa mode a kernel that uses an
+// instruction the interpreter lacks runs its host build where there is one (said once on
+// stderr), and its machine code otherwise: the unknown instruction then stops it with an error.
+const HostKernel* resolve_uncached(std::uint64_t object) {
+  const auto loaded = LoadedCodeObject::at(object);
+  const std::string name = loaded ? loaded->kernel_at(object) : std::string();
+  if (name.empty()) return &blit_kernel();
+  const HostKernel* host = find_host_kernel(name);
+  if (config().exec == Exec::host) return host;
+  try {
+    const IsaKernel isa = isa_kernel(object, name);
+    if (isa.fully_decoded || !host) return isa.host_kernel;
+    std::fprintf(stderr, "rocr-sim: kernel '%s' uses instructions the ISA interpreter lacks (%s): its host build runs\n",
+                 name.c_str(), isa.unknown.c_str());
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "rocr-sim: %s%s\n", e.what(), host ? ": its host build runs" : "");
   }
-  if (!symtab || !strtab || !hash || !inside(hash, 8)) return {};
-  const std::uint32_t count = reinterpret_cast<const std::uint32_t*>(base + hash)[1];  // nchain
-  if (!inside(symtab, std::uint64_t(count) * sizeof(Elf64_Sym))) return {};
-  const auto* syms = reinterpret_cast<const Elf64_Sym*>(base + symtab);
-  for (std::uint32_t i = 0; i < count; ++i) {
-    if (base + syms[i].st_value != object || !inside(strtab + syms[i].st_name, 1)) continue;
-    std::string name(reinterpret_cast<const char*>(base + strtab + syms[i].st_name));
-    if (name.size() > 3 && name.compare(name.size() - 3, 3, ".kd") == 0) return name.substr(0, name.size() - 3);
-  }
-  return {};
+  return host;
 }
 
 const HostKernel* resolve(std::uint64_t object) {
-  static std::mutex mutex;
-  static std::map<std::uint64_t, const HostKernel*> cache;
-  std::lock_guard<std::mutex> lock(mutex);
-  if (auto it = cache.find(object); it != cache.end()) return it->second;
-  const std::string name = kernel_name_at(object);
-  const HostKernel* k = name.empty() ? &blit_kernel() : find_host_kernel(name);
-  cache[object] = k;
+  std::lock_guard<std::mutex> lock(resolve_mutex);
+  if (auto it = resolved().find(object); it != resolved().end()) return it->second;
+  const HostKernel* k = resolve_uncached(object);
+  resolved()[object] = k;
   return k;
+}
+
+// The loader frees a code object: what was resolved or decoded in it is forgotten (the next
+// code object may be placed at the same address).
+void forget_code(std::uint64_t base, std::uint64_t size) {
+  {
+    std::lock_guard<std::mutex> lock(resolve_mutex);
+    auto& m = resolved();
+    m.erase(m.lower_bound(base), m.lower_bound(base + size));
+  }
+  forget_isa_code(base, size);
 }
 
 const char* scope_name(aql::Scope s) {
@@ -165,11 +172,15 @@ constexpr std::int64_t kCpTrapCode = 0x80000000;
 void report_queue_error(std::uint64_t* read_index, volatile std::int64_t* error_reason) {
   if (error_reason) {
     __atomic_store_n(error_reason, kWaveTrapException, __ATOMIC_RELEASE);
+    // ErrorReason is the value of ROCr's exception signal: its event wakes ROCr's handler.
+    const auto value_at = reinterpret_cast<std::uintptr_t>(error_reason);
+    signal_updated(reinterpret_cast<const amd_signal_t*>(value_at - offsetof(amd_signal_t, value)));
     return;
   }
   auto* q = reinterpret_cast<amd_queue_t*>(reinterpret_cast<unsigned char*>(read_index) - offsetof(amd_queue_t, read_dispatch_id));
   auto* value = reinterpret_cast<std::int64_t*>(q->queue_inactive_signal.handle + 8);
   __atomic_store_n(value, kCpTrapCode, __ATOMIC_RELEASE);
+  signal_updated(reinterpret_cast<const amd_signal_t*>(q->queue_inactive_signal.handle));
 }
 
 // ROCr never wakes the processor (it only stores the doorbell): look at the ring this often.
@@ -190,6 +201,13 @@ struct SimQueue {
   }
 };
 
+// Why each queue stopped, by its ring: what hsaKmtSimQueueError gives the runtime above.
+std::mutex errors_mutex;
+std::map<const void*, std::string>& queue_errors() {
+  static auto* m = new std::map<const void*, std::string>();
+  return *m;
+}
+
 std::mutex queues_mutex;
 std::map<std::uint64_t, std::unique_ptr<SimQueue>>& queues() {
   static auto* m = new std::map<std::uint64_t, std::unique_ptr<SimQueue>>();
@@ -201,14 +219,33 @@ std::uint64_t next_id = 1;
 
 std::uint64_t create_aql_queue(std::uint32_t node, void* ring, std::uint64_t ring_bytes, std::uint64_t* read_index,
                                volatile std::int64_t* error_reason, std::uint64_t** doorbell) {
+  static std::once_flag hook_once;
+  std::call_once(hook_once, [] {
+    set_release_hook(&forget_code);
+    if (config().stats) {
+      std::atexit([] {
+        std::fprintf(stderr, "rocr-sim: the ISA interpreter executed %llu wave instructions\n",
+                     static_cast<unsigned long long>(isa_instructions_executed()));
+      });
+    }
+  });
+  {
+    std::lock_guard<std::mutex> lock(errors_mutex);
+    queue_errors().erase(ring);  // a new queue on a ring that held a failed one
+  }
   auto q = std::make_unique<SimQueue>();
   q->doorbell = cpu::create_soft_signal(0);
   cpu::ProcessorHooks hooks;
   hooks.resolve = &resolve;
   hooks.trace = &trace;
   hooks.fault = &fault;
-  hooks.on_error = [read_index, error_reason](const std::string& what) {
+  hooks.on_signal = [](hsa_signal_t s) { signal_updated(reinterpret_cast<const amd_signal_t*>(s.handle)); };
+  hooks.on_error = [read_index, error_reason, ring](const std::string& what) {
     std::fprintf(stderr, "rocr-sim: queue error: %s\n", what.c_str());
+    {
+      std::lock_guard<std::mutex> lock(errors_mutex);
+      queue_errors()[ring] = what;
+    }
     report_queue_error(read_index, error_reason);
   };
   std::lock_guard<std::mutex> lock(queues_mutex);
@@ -237,6 +274,18 @@ bool destroy_queue(std::uint64_t id) {
     queues().erase(it);
   }
   return true;  // q's destructor stops the processor outside the lock
+}
+
+std::size_t queue_error(const void* ring, char* buffer, std::size_t bytes) {
+  std::lock_guard<std::mutex> lock(errors_mutex);
+  auto it = queue_errors().find(ring);
+  if (it == queue_errors().end()) return 0;
+  if (buffer && bytes) {
+    const std::size_t n = std::min(bytes - 1, it->second.size());
+    std::memcpy(buffer, it->second.data(), n);
+    buffer[n] = 0;
+  }
+  return it->second.size();
 }
 
 }  // namespace hsad::sim

@@ -1,0 +1,161 @@
+#include "sim_isa.hpp"
+
+#include <atomic>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <set>
+#include <stdexcept>
+
+#include "interpreter.hpp"
+#include "semantics.hpp"
+#include "sim_code_object.hpp"
+#include "sim_config.hpp"
+#include "sim_memory.hpp"
+
+namespace hsad::sim {
+namespace {
+
+// One decoded executable segment (per wave size on gfx10: the disassembler prints VCC and EXEC
+// operands by it).
+struct Code {
+  std::uint64_t image_base = 0, image_size = 0;
+  std::unique_ptr<isa::Program> program;
+};
+
+struct Entry {
+  std::string name;
+  std::uint64_t object = 0;
+  isa::KernelDescriptor kd;
+  std::shared_ptr<const Code> code;
+  HostKernel host;
+  bool fully_decoded = false;
+  std::string unknown;
+};
+
+std::mutex mutex;
+std::map<std::pair<std::uint64_t, bool>, std::shared_ptr<const Code>>& codes() {
+  static auto* m = new std::map<std::pair<std::uint64_t, bool>, std::shared_ptr<const Code>>();
+  return *m;
+}
+std::map<std::uint64_t, std::shared_ptr<const Entry>>& entries() {
+  static auto* m = new std::map<std::uint64_t, std::shared_ptr<const Entry>>();
+  return *m;
+}
+// Bumped whenever code is forgotten: a worker's cached entry from an older generation is looked up again.
+std::atomic<std::uint64_t> generation{1};
+
+// What a kernel may touch: KFD's allocations and the host memory ROCr registered.
+class SimMemory : public isa::Memory {
+ public:
+  bool allocation(std::uint64_t address, std::uint64_t* base, std::uint64_t* size) override {
+    return find_gpu_reachable(address, base, size);
+  }
+};
+
+std::shared_ptr<const Entry> entry_for(std::uint64_t object) {
+  struct Cached {
+    std::uint64_t object = 0, generation = 0;
+    std::shared_ptr<const Entry> entry;
+  };
+  thread_local Cached cached;
+  const std::uint64_t now = generation.load(std::memory_order_acquire);
+  if (cached.entry && cached.object == object && cached.generation == now) return cached.entry;
+  std::lock_guard<std::mutex> lock(mutex);
+  auto it = entries().find(object);
+  if (it == entries().end()) throw std::runtime_error("its code object was unloaded while it ran");
+  cached = {object, now, it->second};
+  return it->second;
+}
+
+// One work-group of a dispatch, as a host kernel: the packet says which code.
+void run_group(const WorkGroup& wg) {
+  const auto* packet = static_cast<const isa::DispatchPacket*>(wg.dispatch_packet);
+  if (!packet) throw std::runtime_error("the ISA interpreter needs the dispatch packet");
+  const std::shared_ptr<const Entry> e = entry_for(packet->kernel_object);
+  const isa::Dispatch dispatch{e->name, packet, 0, 0};
+  const std::uint32_t group[3] = {wg.id.x, wg.id.y, wg.id.z};
+  SimMemory memory;
+  try {
+    isa::run_work_group(*e->code->program, e->kd, e->object, dispatch, group, memory);
+  } catch (const isa::Fault& f) {
+    throw std::runtime_error(f.what());
+  }
+}
+
+std::string hex(std::uint64_t v) {
+  char b[32];
+  std::snprintf(b, sizeof b, "0x%llx", static_cast<unsigned long long>(v));
+  return b;
+}
+
+}  // namespace
+
+IsaKernel isa_kernel(std::uint64_t object, const std::string& name) {
+  std::lock_guard<std::mutex> lock(mutex);
+  auto found = entries().find(object);
+  if (found == entries().end()) {
+    const auto loaded = LoadedCodeObject::at(object);
+    std::uint64_t code_address = 0, code_bytes = 0;
+    if (!loaded || !loaded->code_segment(&code_address, &code_bytes) || object + 64 > loaded->base() + loaded->size()) {
+      throw std::runtime_error("kernel '" + name + "': no loaded code object holds its descriptor at " + hex(object));
+    }
+    auto e = std::make_shared<Entry>();
+    e->name = name;
+    e->object = object;
+    const isa::Target generic = isa::target_for(config().target.name);
+    e->kd = isa::read_kernel_descriptor(reinterpret_cast<const void*>(object), generic);
+    const bool wave64 = !generic.gfx10 || !e->kd.wave32;
+    auto& code = codes()[{loaded->base(), wave64}];
+    if (!code) {
+      auto c = std::make_shared<Code>();
+      c->image_base = loaded->base();
+      c->image_size = loaded->size();
+      c->program = std::make_unique<isa::Program>(
+          isa::target_for(config().target.name, wave64), code_address,
+          std::string_view(reinterpret_cast<const char*>(code_address), code_bytes));
+      code = c;
+    }
+    e->code = code;
+    // Decoded in full: every instruction of the kernel's function (or, without its symbol, of the
+    // whole segment) is one the interpreter implements.
+    std::uint64_t lo = code_address, bytes = code_bytes;
+    loaded->function(name, &lo, &bytes);
+    std::set<std::string> unknown;
+    const isa::Program& p = *code->program;
+    for (std::uint32_t i = 0; i < p.size(); ++i) {
+      const isa::Inst& in = p[i];
+      if (in.address < lo || in.address >= lo + bytes || in.fn != &isa::unknown_instruction) continue;
+      unknown.insert(std::string(isa::base_mnemonic(in.text.substr(0, in.text.find(' ')))));
+    }
+    e->fully_decoded = unknown.empty();
+    for (const auto& u : unknown) e->unknown += (e->unknown.empty() ? "" : ", ") + u;
+    e->host.info.name = name;
+    e->host.fn = &run_group;
+    found = entries().emplace(object, std::move(e)).first;
+  }
+  const Entry& e = *found->second;
+  return IsaKernel{&e.host, e.fully_decoded, e.unknown};
+}
+
+void forget_isa_code(std::uint64_t base, std::uint64_t size) {
+  std::lock_guard<std::mutex> lock(mutex);
+  bool any = false;
+  for (auto it = entries().begin(); it != entries().end();) {
+    if (it->first >= base && it->first < base + size) {
+      it = entries().erase(it);
+      any = true;
+    } else {
+      ++it;
+    }
+  }
+  for (auto it = codes().begin(); it != codes().end();) {
+    if (it->first.first >= base && it->first.first < base + size) it = codes().erase(it), any = true;
+    else ++it;
+  }
+  if (any) generation.fetch_add(1, std::memory_order_acq_rel);
+}
+
+std::uint64_t isa_instructions_executed() { return isa::instructions_executed(); }
+
+}  // namespace hsad::sim

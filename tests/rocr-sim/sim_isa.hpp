@@ -1,0 +1,30 @@
+// The simulated GPU executing machine code: a dispatch's kernel object resolved to the code
+// ROCr's loader placed in memory, decoded once (isa/), and run one work-group at a time on the
+// worker pool like any host kernel. Only the interpreter is ISA-aware; this file adapts it to
+// the simulated KFD's memory and the packet processor.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "hsad/host_kernel.hpp"
+
+namespace hsad::sim {
+
+struct IsaKernel {
+  const HostKernel* host_kernel = nullptr;  // runs the machine code; never null
+  bool fully_decoded = false;               // every instruction of the kernel is one the interpreter implements
+  std::string unknown;                      // otherwise: the instructions it lacks
+};
+
+// The machine code of the kernel whose descriptor is at `object` (named `name`) in a code object
+// ROCr loaded. Throws std::runtime_error where the code cannot be decoded at all.
+IsaKernel isa_kernel(std::uint64_t object, const std::string& name);
+
+// Forgets the code decoded in [base, base + size): the loader is freeing it.
+void forget_isa_code(std::uint64_t base, std::uint64_t size);
+
+// Instructions the interpreter has executed in this process (for speed reports).
+std::uint64_t isa_instructions_executed();
+
+}  // namespace hsad::sim
