@@ -42,8 +42,6 @@ std::map<std::uint64_t, std::shared_ptr<const Entry>>& entries() {
   static auto* m = new std::map<std::uint64_t, std::shared_ptr<const Entry>>();
   return *m;
 }
-// Bumped whenever code is forgotten: a worker's cached entry from an older generation is looked up again.
-std::atomic<std::uint64_t> generation{1};
 
 // What a kernel may touch: KFD's allocations and the host memory ROCr registered.
 class SimMemory : public isa::Memory {
@@ -53,18 +51,11 @@ class SimMemory : public isa::Memory {
   }
 };
 
+// A lookup per work-group (no thread_local cache: this library is dlopened, see interpreter.cpp).
 std::shared_ptr<const Entry> entry_for(std::uint64_t object) {
-  struct Cached {
-    std::uint64_t object = 0, generation = 0;
-    std::shared_ptr<const Entry> entry;
-  };
-  thread_local Cached cached;
-  const std::uint64_t now = generation.load(std::memory_order_acquire);
-  if (cached.entry && cached.object == object && cached.generation == now) return cached.entry;
   std::lock_guard<std::mutex> lock(mutex);
   auto it = entries().find(object);
   if (it == entries().end()) throw std::runtime_error("its code object was unloaded while it ran");
-  cached = {object, now, it->second};
   return it->second;
 }
 
@@ -140,20 +131,11 @@ IsaKernel isa_kernel(std::uint64_t object, const std::string& name) {
 
 void forget_isa_code(std::uint64_t base, std::uint64_t size) {
   std::lock_guard<std::mutex> lock(mutex);
-  bool any = false;
-  for (auto it = entries().begin(); it != entries().end();) {
-    if (it->first >= base && it->first < base + size) {
-      it = entries().erase(it);
-      any = true;
-    } else {
-      ++it;
-    }
-  }
+  entries().erase(entries().lower_bound(base), entries().lower_bound(base + size));
   for (auto it = codes().begin(); it != codes().end();) {
-    if (it->first.first >= base && it->first.first < base + size) it = codes().erase(it), any = true;
+    if (it->first.first >= base && it->first.first < base + size) it = codes().erase(it);
     else ++it;
   }
-  if (any) generation.fetch_add(1, std::memory_order_acq_rel);
 }
 
 std::uint64_t isa_instructions_executed() { return isa::instructions_executed(); }

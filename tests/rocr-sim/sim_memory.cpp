@@ -51,20 +51,21 @@ namespace {
 constexpr std::uint64_t kQuarantineBytes = 512ull << 20;
 
 void quarantine(void* ptr, std::uint64_t size) {
-  static std::mutex m;
-  static std::deque<std::pair<void*, std::uint64_t>> held;
+  // Never destroyed: ROCr frees memory from static destructors at exit, after ours would run.
+  static auto* m = new std::mutex;
+  static auto* held = new std::deque<std::pair<void*, std::uint64_t>>;
   static std::uint64_t bytes = 0;
-  std::lock_guard<std::mutex> lock(m);
+  std::lock_guard<std::mutex> lock(*m);
   if (size > kQuarantineBytes / 2) {  // ROCr's scratch reservation: never touched by the interpreter
     munmap(ptr, size);
     return;
   }
-  held.emplace_back(ptr, size);
+  held->emplace_back(ptr, size);
   bytes += size;
   while (bytes > kQuarantineBytes) {
-    munmap(held.front().first, held.front().second);
-    bytes -= held.front().second;
-    held.pop_front();
+    munmap(held->front().first, held->front().second);
+    bytes -= held->front().second;
+    held->pop_front();
   }
 }
 }  // namespace

@@ -8,6 +8,7 @@
 #include <atomic>
 #include <cstdio>
 #include <cstdlib>
+#include <memory>
 #include <mutex>
 
 #include "semantics.hpp"
@@ -153,6 +154,38 @@ struct Storage {
   std::vector<Wave> waves;
 };
 
+// Storage is reused between work-groups through a pool, not thread_local: the interpreter lives
+// in a library ROCr dlopens (the simulated KFD), where thread_local is dynamic TLS, which
+// LeakSanitizer's stop-the-world scan can crash on at exit.
+class StorageLease {
+ public:
+  StorageLease() {
+    std::lock_guard<std::mutex> lock(mutex());
+    if (!pool().empty()) {
+      storage_ = std::move(pool().back());
+      pool().pop_back();
+    } else {
+      storage_ = std::make_unique<Storage>();
+    }
+  }
+  ~StorageLease() {
+    std::lock_guard<std::mutex> lock(mutex());
+    pool().push_back(std::move(storage_));
+  }
+  Storage& operator*() { return *storage_; }
+
+ private:
+  static std::mutex& mutex() {
+    static auto* m = new std::mutex;
+    return *m;
+  }
+  static std::vector<std::unique_ptr<Storage>>& pool() {
+    static auto* p = new std::vector<std::unique_ptr<Storage>>;  // never destroyed: workers may run at exit
+    return *p;
+  }
+  std::unique_ptr<Storage> storage_;
+};
+
 void init_wave(Wave& w, WorkGroup& g, const Target& target, const KernelDescriptor& d, const Dispatch& dispatch,
                const std::uint32_t group[3], const std::uint32_t size[3], std::uint32_t first_item, std::uint32_t items) {
   std::memset(w.s, 0, sizeof w.s);
@@ -219,7 +252,8 @@ void init_wave(Wave& w, WorkGroup& g, const Target& target, const KernelDescript
 void run_work_group(const Program& program, const KernelDescriptor& d, std::uint64_t descriptor_address,
                     const Dispatch& dispatch, const std::uint32_t group[3], Memory& memory) {
   register_all_ops();
-  thread_local Storage st;
+  StorageLease lease;
+  Storage& st = *lease;
   const Target& target = program.target();
   const DispatchPacket& packet = *dispatch.packet;
   const std::uint32_t full[3] = {packet.workgroup_size_x, packet.workgroup_size_y, packet.workgroup_size_z};

@@ -13,9 +13,11 @@ namespace {
 const std::uint32_t* word(const std::atomic<std::uint32_t>& a) { return reinterpret_cast<const std::uint32_t*>(&a); }
 
 void run_groups(const Job& job, std::uint64_t begin, std::uint64_t end) {
-  thread_local std::vector<unsigned char> group_memory;
+  // Per chunk, not thread_local: the simulated GPU links this code into a library that ROCr
+  // dlopens, where thread_local is dynamic TLS, which LeakSanitizer's stop-the-world scan can
+  // crash on at exit.
   const std::uint32_t lds = job.kernel->info.group_segment_size;
-  if (group_memory.size() < lds) group_memory.resize(lds);
+  std::vector<unsigned char> group_memory(lds);
   WorkGroup wg{job.kernarg, job.grid, job.group, {}, lds ? group_memory.data() : nullptr,
                job.has_packet ? job.packet : nullptr};
   const std::uint64_t gx = job.groups.x, gxy = std::uint64_t(job.groups.x) * job.groups.y;
