@@ -139,5 +139,6 @@ void forget_isa_code(std::uint64_t base, std::uint64_t size) {
 }
 
 std::uint64_t isa_instructions_executed() { return isa::instructions_executed(); }
+std::uint64_t isa_busy_ns() { return isa::interpreter_busy_ns(); }
 
 }  // namespace hsad::sim

@@ -24,7 +24,8 @@ IsaKernel isa_kernel(std::uint64_t object, const std::string& name);
 // Forgets the code decoded in [base, base + size): the loader is freeing it.
 void forget_isa_code(std::uint64_t base, std::uint64_t size);
 
-// Instructions the interpreter has executed in this process (for speed reports).
+// Wave instructions the interpreter has executed in this process, and the thread time it took.
 std::uint64_t isa_instructions_executed();
+std::uint64_t isa_busy_ns();
 
 }  // namespace hsad::sim

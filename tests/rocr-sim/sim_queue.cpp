@@ -224,8 +224,11 @@ std::uint64_t create_aql_queue(std::uint32_t node, void* ring, std::uint64_t rin
     set_release_hook(&forget_code);
     if (config().stats) {
       std::atexit([] {
-        std::fprintf(stderr, "rocr-sim: the ISA interpreter executed %llu wave instructions\n",
-                     static_cast<unsigned long long>(isa_instructions_executed()));
+        const double n = double(isa_instructions_executed()), s = double(isa_busy_ns()) / 1e9;
+        std::fprintf(stderr,
+                     "rocr-sim: the ISA interpreter executed %.0f wave instructions in %.3f s of thread time "
+                     "(%.2f million per second per thread)\n",
+                     n, s, s > 0 ? n / s / 1e6 : 0.0);
       });
     }
   });

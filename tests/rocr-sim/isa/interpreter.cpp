@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <memory>
@@ -19,6 +20,7 @@ namespace kd = llvm::amdhsa;
 
 namespace {
 std::atomic<std::uint64_t> executed{0};
+std::atomic<std::uint64_t> busy_ns{0};
 // A wave that runs this many instructions is stopped: a kernel that never ends must not keep
 // the simulated GPU's thread forever.
 constexpr std::uint64_t kInstructionBudget = 1ull << 34;
@@ -56,6 +58,7 @@ void register_all_ops() {
 }
 
 std::uint64_t instructions_executed() { return executed.load(std::memory_order_relaxed); }
+std::uint64_t interpreter_busy_ns() { return busy_ns.load(std::memory_order_relaxed); }
 
 KernelDescriptor read_kernel_descriptor(const void* bytes, const Target& target) {
   kd::kernel_descriptor_t raw;
@@ -252,6 +255,15 @@ void init_wave(Wave& w, WorkGroup& g, const Target& target, const KernelDescript
 void run_work_group(const Program& program, const KernelDescriptor& d, std::uint64_t descriptor_address,
                     const Dispatch& dispatch, const std::uint32_t group[3], Memory& memory) {
   register_all_ops();
+  const auto started = std::chrono::steady_clock::now();
+  struct Busy {  // counted however the work-group ends (a fault throws)
+    std::chrono::steady_clock::time_point start;
+    ~Busy() {
+      busy_ns.fetch_add(std::uint64_t(std::chrono::duration_cast<std::chrono::nanoseconds>(
+                                          std::chrono::steady_clock::now() - start).count()),
+                        std::memory_order_relaxed);
+    }
+  } busy{started};
   StorageLease lease;
   Storage& st = *lease;
   const Target& target = program.target();

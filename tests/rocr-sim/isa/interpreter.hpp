@@ -69,7 +69,9 @@ KernelDescriptor read_kernel_descriptor(const void* bytes, const Target& target)
 void run_work_group(const Program& program, const KernelDescriptor& kd, std::uint64_t descriptor_address,
                     const Dispatch& dispatch, const std::uint32_t group[3], Memory& memory);
 
-// Instructions executed by this thread so far (for the speed report).
+// Wave instructions executed in this process so far, and the nanoseconds threads spent in
+// run_work_group doing so (summed over threads): the speed report's figures.
 std::uint64_t instructions_executed();
+std::uint64_t interpreter_busy_ns();
 
 }  // namespace hsad::isa
