@@ -39,9 +39,12 @@ class EveryCodeObject : public ::testing::TestWithParam<const char*> {};
 // The coverage figure the closing note quotes: mnemonics used, per target, all implemented.
 TEST_P(EveryCodeObject, DecodesToImplementedInstructionsOnly) {
   const std::string processor = GetParam();
-  Coverage c;
+  Coverage c, embedded;
   LoadedCode project(project_code_object(processor));
   add(c, project.program());
+  add(embedded, project.program());
+  std::cout << "[coverage] " << processor << ", the library's embedded code object: " << embedded.implemented.size()
+            << " of " << embedded.used.size() << " distinct instructions implemented\n";
   LoadedCode tests(read_file(std::string(HSAD_ISA_KERNELS_DIR) + "/isa_" + processor + ".co"));
   add(c, tests.program());
   const std::string modules = read_file(std::string(HSAD_MODULES_DIR) + "/bundle.hsaco");
@@ -50,7 +53,8 @@ TEST_P(EveryCodeObject, DecodesToImplementedInstructionsOnly) {
   }
   if (processor == "gfx1030") add(c, LoadedCode(read_file(std::string(HSAD_ISA_KERNELS_DIR) + "/w64_gfx1030.co")).program());
   if (processor == "gfx90a") add(c, LoadedCode(read_file(std::string(HSAD_ISA_KERNELS_DIR) + "/isa_v5_gfx90a.co")).program());
-  std::cout << "[coverage] " << processor << ": " << c.implemented.size() << " of " << c.used.size()
+  std::cout << "[coverage] " << processor << ", with the tests' modules and kernels: " << c.implemented.size() << " of "
+            << c.used.size()
             << " distinct instructions implemented (the rest unknown on purpose: " << join(kOnPurpose) << ")\n";
   EXPECT_TRUE(c.missing.empty()) << processor << " uses instructions the interpreter lacks: " << join(c.missing);
 }
