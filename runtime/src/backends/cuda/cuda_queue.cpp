@@ -26,9 +26,16 @@ const char* copy_name(detail::CopyKind k) {
     default: return "copy";
   }
 }
-// A graph cannot hold a copy from or to pageable memory (the driver stages it synchronously):
-// under replay such a copy runs between graphs, as the driver runs it without replay.
-bool graphable(const detail::Copy& c) { return c.host_pinned; }
+// Under replay, copies run on the stream between graphs, not as memcpy nodes inside them: on
+// the H100 a graph of kernels between stream copies replayed the 32768-key sort 4% faster than
+// one graph with the copies as nodes, and matched the hand-written graph peer (0.95-1.00 of it
+// in three alternating runs, docs/measurements/h100-graph-copies.sh). A pageable copy could
+// not be a node anyway (the driver stages it synchronously). HSAD_CUDA_GRAPH_COPIES=node puts
+// pinned copies back into the graphs, for that comparison.
+bool graphable(const detail::Copy& c) {
+  static const bool nodes = env_is("HSAD_CUDA_GRAPH_COPIES", "node");
+  return c.host_pinned && nodes;
+}
 }  // namespace
 
 class CudaSubmission : public detail::SubmissionImpl {
