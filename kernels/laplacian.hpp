@@ -28,8 +28,13 @@ struct LaplacianSeedArgs {
   double invhx2, invhy2, invhz2, invhxyz2;
 };
 
-// The column of M points (i, j..j+M-1, k). FULL: all M rows exist (j + M <= ny); otherwise the
-// tile stops at the array's edge instead of reading past it (the seed's kernel assumes ny % M == 0).
+// The column of M points (i, j..j+M-1, k). FULL: all M rows exist (j + M <= ny). Otherwise the
+// tile is cut at the array's edge (the seed's kernel assumes ny % M == 0): rows past the edge read
+// the last row that exists instead and are never stored, and their centre gives the row below
+// nothing. So every loop has a trip count known at compile time and every Lu index is a constant
+// once unrolled: a trip count of `rows` (an earlier form of this function) made nvcc keep Lu in
+// local memory, a 64-byte stack frame that held Kernels 5-7 to half the plain kernel's speed on
+// the H100 (docs/results.md).
 template <int M, bool FULL>
 HSAD_HD void laplacian_tile(const LaplacianArgs& a, int i, int j, int k) {
   const int nx = a.nx, ny = a.ny;
@@ -38,30 +43,38 @@ HSAD_HD void laplacian_tile(const LaplacianArgs& a, int i, int j, int k) {
   const int rows = FULL ? M : (ny - j < M ? ny - j : M);
   const double* u = a.u;
   double Lu[M];
-#if HSAD_GPU
-#pragma unroll
-#endif
+  HSAD_UNROLL
   for (int n = 0; n < M; n++) Lu[n] = 0;
 
-  for (int n = 0; n < M; n++)  // z - 1
-    if (FULL || n < rows) Lu[n] += u[pos - slice + n * nx] * a.invhz2;
-  if (j > 0) Lu[0] += u[pos - nx] * a.invhy2;  // y - 1 of the first row
-  for (int n = 0; n < M; n++) {
-    if (!FULL && n >= rows) break;
-    Lu[n] += u[pos - 1 + n * nx] * a.invhx2;
-    const double center = u[pos + n * nx];  // kept for the rows above and below
-    Lu[n] += center * a.invhxyz2;
-    Lu[n] += u[pos + 1 + n * nx] * a.invhx2;
-    if (n > 0) Lu[n - 1] += center * a.invhy2;
-    if (n < rows - 1) Lu[n + 1] += center * a.invhy2;
+  HSAD_UNROLL
+  for (int n = 0; n < M; n++) {  // z - 1
+    const int r = FULL || n < rows ? n : rows - 1;
+    Lu[n] += u[pos - slice + std::size_t(r) * nx] * a.invhz2;
   }
-  if (j + rows < ny) Lu[rows - 1] += u[pos + std::size_t(rows) * nx] * a.invhy2;  // y + 1 of the last row
-  for (int n = 0; n < M; n++)  // z + 1
-    if (FULL || n < rows) Lu[n] += u[pos + slice + n * nx] * a.invhz2;
-
+  if (j > 0) Lu[0] += u[pos - nx] * a.invhy2;  // y - 1 of the first row
+  HSAD_UNROLL
   for (int n = 0; n < M; n++) {
-    const int y = j + n;
-    if ((FULL || n < rows) && y > 0 && y < ny - 1 && y >= a.sy && y < a.ey) HSAD_STORE_NT(&a.f[pos + n * nx], Lu[n]);
+    const int r = FULL || n < rows ? n : rows - 1;
+    const std::size_t p = pos + std::size_t(r) * nx;
+    Lu[n] += u[p - 1] * a.invhx2;
+    const double center = u[p];  // kept for the rows above and below
+    Lu[n] += center * a.invhxyz2;
+    Lu[n] += u[p + 1] * a.invhx2;
+    if (n > 0) Lu[n - 1] += center * (FULL || n < rows ? a.invhy2 : 0.0);
+    if (n < M - 1) Lu[n + 1] += center * a.invhy2;
+  }
+  // y + 1 of the last row; a cut tile's last row is the array's edge and has none.
+  if (FULL && j + M < ny) Lu[M - 1] += u[pos + std::size_t(M) * nx] * a.invhy2;
+  HSAD_UNROLL
+  for (int n = 0; n < M; n++) {  // z + 1
+    const int r = FULL || n < rows ? n : rows - 1;
+    Lu[n] += u[pos + slice + std::size_t(r) * nx] * a.invhz2;
+  }
+
+  HSAD_UNROLL
+  for (int n = 0; n < M; n++) {
+    const int y = j + n;  // y < ny - 1 also keeps a cut tile's stores inside it
+    if (y > 0 && y < ny - 1 && y >= a.sy && y < a.ey) HSAD_STORE_NT(&a.f[pos + std::size_t(n) * nx], Lu[n]);
   }
 }
 

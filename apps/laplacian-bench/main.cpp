@@ -10,6 +10,7 @@
 #include "laplacian.hpp"
 #include "laplacian_workload.hpp"
 #include "cli.hpp"
+#include "cuda_plain.hpp"
 #include "report.hpp"
 #include "summary.hpp"
 
@@ -55,7 +56,7 @@ int main(int argc, char** argv) {
   bench::LaplacianConfig c;
   std::string kernel_text, split_text, block_text, m_text, backend, format, opt_text;
   int reps = 0;
-  bool verify = false, profile = false;
+  bool verify = false, profile = false, peers = false;
   po::options_description desc("laplacian-bench: figure of merit of the Laplacian kernel sequences");
   desc.add_options()("help,h", "this text")
       ("nx", po::value(&c.nx)->default_value(512), "grid points in x (at least 3)")
@@ -71,6 +72,9 @@ int main(int argc, char** argv) {
       ("verify", po::bool_switch(&verify), "compare with a CPU reference and report the largest absolute error")
       ("profile", po::bool_switch(&profile),
        "then time the batches on the device too (Options::profile): device ms per application beside the host's")
+      ("peers", po::bool_switch(&peers),
+       "also run the lab notes' Kernel 5 written straight for nvcc (CUDA runtime, same GPU, same run), whole and "
+       "split as --split auto would split Kernel 7: rows with backend cuda-plain")
       ("backend", po::value(&backend)->default_value("auto"), "auto | cpu | rocr | cuda")
       ("format", po::value(&format)->default_value("table"), "table | csv | json");
   if (auto status = bench::parse_cli(argc, argv, desc, "laplacian-bench")) return *status;
@@ -93,6 +97,11 @@ int main(int argc, char** argv) {
     }
     Runtime rt = Runtime::open(backend);
     const Device& device = rt.device();
+    if (peers && rt.backend() != "cuda") {
+      throw Error("laplacian-bench", "--peers",
+                  "the plain CUDA peer runs only beside the cuda backend (this run uses " + rt.backend() + ")",
+                  "use --backend cuda on an NVIDIA GPU");
+    }
     // auto: Kernel 8, the z-marching kernel (docs/results.md: 0.91-0.98 of the copy bandwidth on
     // the H100 where Kernels 5-7 reach 0.37-0.46; also the fastest on the cpu agent).
     c.kernel = kernel ? kernel : 8;
@@ -139,9 +148,36 @@ int main(int argc, char** argv) {
                       {"ratio", bench::fixed(fom / copy_gbs, 3), true},
                       {"max_abs_error", verify ? bench::fixed(check.max_abs_error, 12) : "null", true},
                       {"verified", verify ? (verified ? "true" : "false") : "null", true}};
-    if (format == "json") bench::print_json(std::cout, {}, {row});
-    else if (format == "csv") bench::print_csv(std::cout, {row});
-    else bench::print_table(std::cout, {row});
+    std::vector<bench::Row> rows = {row};
+    if (peers) {
+      // The reference, measured against the same copy bandwidth: the split Kernel 7 would get.
+      const int split_auto = bench::auto_split(c.nx, c.ny, device.info().last_level_cache_bytes);
+      std::vector<int> splits = {1};
+      if (split_auto > 1) splits.push_back(split_auto);
+      bench::PlainGrid g{c.nx, c.ny, c.nz, 1.0, 1.0, 1.0, -6.0};
+      for (const bench::PlainResult& p : bench::run_plain_laplacian(g, splits, c.iters, reps)) {
+        const double pfom = kernels::laplacian_bytes(c.nx, c.ny, c.nz) / p.seconds / 1e9;
+        rows.push_back({{"backend", "cuda-plain"},
+                        {"device", device.info().name},
+                        {"nx", std::to_string(c.nx), true},
+                        {"ny", std::to_string(c.ny), true},
+                        {"nz", std::to_string(c.nz), true},
+                        {"kernel", std::to_string(p.kernel), true},
+                        {"split", std::to_string(p.split), true},
+                        {"m", "8", true},
+                        {"dispatches_per_batch", std::to_string(p.split * c.iters), true},
+                        {"ms_per_application", bench::fixed(p.seconds * 1e3, 4), true},
+                        {"device_ms_per_application", "null", true},
+                        {"fom_gbs", bench::fixed(pfom, 1), true},
+                        {"copy_gbs", bench::fixed(copy_gbs, 1), true},
+                        {"ratio", bench::fixed(pfom / copy_gbs, 3), true},
+                        {"max_abs_error", "null", true},
+                        {"verified", "null", true}});
+      }
+    }
+    if (format == "json") bench::print_json(std::cout, {}, rows);
+    else if (format == "csv") bench::print_csv(std::cout, rows);
+    else bench::print_table(std::cout, rows);
     if (verify && !verified) {
       std::cerr << "laplacian-bench: verification failed (max abs error " << check.max_abs_error << ", boundary "
                 << (check.boundary_untouched ? "untouched" : "written") << ")\n";
@@ -150,6 +186,9 @@ int main(int argc, char** argv) {
     return 0;
   } catch (const Error& e) {
     std::cerr << "laplacian-bench: " << e.what() << '\n';
+    return 2;
+  } catch (const std::runtime_error& e) {  // the peers (CUDA runtime)
+    std::cerr << "laplacian-bench: --peers: " << e.what() << '\n';
     return 2;
   }
 }

@@ -8,7 +8,6 @@
 #include <cmath>
 #include <algorithm>
 #include <cstddef>
-#include <string>
 #include <vector>
 
 namespace hsad::testing {
@@ -47,8 +46,9 @@ inline double fused_zmarch_point(const double* u, std::size_t p, const Laplacian
 
 // f over the whole grid after one application of `kernel` (5, 6, 7 or 8) at tile size `m`: the
 // interior points (of rows [sy, ey) for Kernel 7) computed, every other point left at `untouched`.
-// `processor`: the code's target, where hipcc's choices differ (gfx1030's loop over a cut tile).
-inline std::vector<double> fused_laplacian(const std::string& processor, int kernel, int m, const std::vector<double>& u,
+// The same on every target hipcc builds for (gfx1030 once differed in a cut tile, while that tile
+// was a loop of `rows` iterations).
+inline std::vector<double> fused_laplacian(int kernel, int m, const std::vector<double>& u,
                                            const LaplacianGrid& g, double untouched, int sy = 0, int ey = -1) {
   if (ey < 0) ey = g.ny;
   std::vector<double> f(u.size(), untouched);
@@ -66,15 +66,13 @@ inline std::vector<double> fused_laplacian(const std::string& processor, int ker
         // one cut at the array's edge.
         const int first = kernel == 7 ? sy : 0;
         const int tile = first + (j - first) / m * m, rows = std::min(m, g.ny - tile);
-        // A full tile of m >= 8 rows is unrolled, and there row r's y-1 centre (row r-1) is a shared
-        // product when it serves two rows (r-1 >= 1) and r is not the last row; its y+1 centre
-        // when r+1 <= rows-2. m = 4 fuses every term. A tile cut at the array's edge is a loop that
-        // fuses every term on gfx9; gfx1030's loop adds a centre's product to the row above it
-        // unfused from the second iteration on (row r >= 2's y-1).
+        // In a full tile of m >= 8 rows, row r's y-1 centre (row r-1) is a shared product when it
+        // serves two rows (r-1 >= 1) and r is not the last row; its y+1 centre when r+1 <= rows-2.
+        // m = 4 fuses every term, and so does a tile cut at the array's edge, on every target (its
+        // loops are unrolled like a full tile's, the rows past the edge predicated off).
         const int r = j - tile;
         bool below = false, above = false;
         if (m >= 8 && rows == m) below = r >= 2 && r <= rows - 2, above = r <= rows - 3;
-        if (rows < m && processor.rfind("gfx10", 0) == 0) below = r >= 2;
         f[p] = fused_tile_point(u.data(), p, g, below, above);
       }
     }

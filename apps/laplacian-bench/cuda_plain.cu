@@ -1,0 +1,119 @@
+// The reference laplacian-bench --peers measures the project's kernels against, on the same GPU
+// in the same run: the lab notes' Kernel 5 written straight for nvcc, as a CUDA user would write
+// it (256x1x1 work-groups, m = 8, __launch_bounds__(256), size_t indices, streaming stores), and
+// the same kernel launched once per y-subdomain (the lab notes' Kernel 7 split). Launched through
+// the CUDA runtime on its own stream, one synchronization per batch.
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <chrono>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "cuda_plain.hpp"
+
+namespace hsad::bench {
+namespace {
+
+constexpr int kM = 8;        // rows of y per work-item
+constexpr int kBlock = 256;  // work-items per group, all in x
+
+// Rows [sy, ey) of the grid (sy and the grid's ny multiples of kM: every tile is whole).
+__global__ void __launch_bounds__(kBlock)
+    plain_laplacian(double* f, const double* u, int nx, int ny, int nz, double invhx2, double invhy2, double invhz2,
+                    double invhxyz2, int sy, int ey) {
+  const int i = threadIdx.x + blockIdx.x * blockDim.x;
+  const int j = sy + kM * (threadIdx.y + blockIdx.y * blockDim.y);
+  const int k = threadIdx.z + blockIdx.z * blockDim.z;
+  if (i == 0 || i >= nx - 1 || k == 0 || k >= nz - 1 || j >= ey) return;
+  const size_t slice = size_t(nx) * size_t(ny);
+  const size_t pos = size_t(i) + size_t(nx) * size_t(j) + slice * size_t(k);
+  double lu[kM] = {};
+#pragma unroll
+  for (int n = 0; n < kM; ++n) lu[n] += u[pos - slice + size_t(n) * nx] * invhz2;
+  if (j > 0) lu[0] += u[pos - nx] * invhy2;
+#pragma unroll
+  for (int n = 0; n < kM; ++n) {
+    const size_t p = pos + size_t(n) * nx;
+    const double c = u[p];
+    lu[n] += u[p - 1] * invhx2;
+    lu[n] += c * invhxyz2;
+    lu[n] += u[p + 1] * invhx2;
+    if (n > 0) lu[n - 1] += c * invhy2;
+    if (n < kM - 1) lu[n + 1] += c * invhy2;
+  }
+  if (j + kM < ny) lu[kM - 1] += u[pos + size_t(kM) * nx] * invhy2;
+#pragma unroll
+  for (int n = 0; n < kM; ++n) lu[n] += u[pos + slice + size_t(n) * nx] * invhz2;
+#pragma unroll
+  for (int n = 0; n < kM; ++n) {
+    const int y = j + n;
+    if (y > 0 && y < ny - 1 && y < ey) __stcs(&f[pos + size_t(n) * nx], lu[n]);
+  }
+}
+
+void check(cudaError_t e, const char* what) {
+  if (e != cudaSuccess) throw std::runtime_error(std::string(what) + ": " + cudaGetErrorString(e));
+}
+
+// The peer's device memory and stream, released on every path out (a failed launch throws).
+struct DeviceDoubles {
+  double* p = nullptr;
+  explicit DeviceDoubles(size_t n) {
+    check(cudaMalloc(&p, n * sizeof(double)), "cudaMalloc");
+    check(cudaMemset(p, 0, n * sizeof(double)), "cudaMemset");
+  }
+  ~DeviceDoubles() { cudaFree(p); }
+  DeviceDoubles(const DeviceDoubles&) = delete;
+  DeviceDoubles& operator=(const DeviceDoubles&) = delete;
+};
+
+struct Stream {
+  cudaStream_t s = nullptr;
+  Stream() { check(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking), "cudaStreamCreate"); }
+  ~Stream() { cudaStreamDestroy(s); }
+  Stream(const Stream&) = delete;
+  Stream& operator=(const Stream&) = delete;
+};
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
+}
+
+}  // namespace
+
+std::vector<PlainResult> run_plain_laplacian(const PlainGrid& g, const std::vector<int>& splits, int iters, int reps) {
+  if (g.ny % kM != 0) throw std::runtime_error("the plain kernel needs ny a multiple of 8");
+  const size_t points = size_t(g.nx) * g.ny * g.nz;
+  DeviceDoubles u(points), f(points);
+  Stream stream;
+  std::vector<PlainResult> out;
+  for (int split : splits) {
+    // Subdomains of whole tiles, swept in order as the lab notes' Kernel 7 launches them.
+    const int tiles = g.ny / kM, per = std::max(1, (tiles + split - 1) / split);
+    auto apply = [&] {
+      for (int t = 0; t < tiles; t += per) {
+        const int sy = t * kM, ey = std::min(g.ny, (t + per) * kM);
+        const dim3 grid((g.nx + kBlock - 1) / kBlock, (ey - sy + kM - 1) / kM, g.nz);
+        plain_laplacian<<<grid, dim3(kBlock), 0, stream.s>>>(f.p, u.p, g.nx, g.ny, g.nz, g.invhx2, g.invhy2, g.invhz2,
+                                                            g.invhxyz2, sy, ey);
+      }
+    };
+    auto batch = [&] {
+      const auto t0 = std::chrono::steady_clock::now();
+      for (int i = 0; i < iters; ++i) apply();
+      check(cudaStreamSynchronize(stream.s), "cudaStreamSynchronize");
+      return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    };
+    batch();  // warm-up
+    check(cudaGetLastError(), "plain_laplacian");
+    std::vector<double> s;
+    for (int r = 0; r < reps; ++r) s.push_back(batch());
+    out.push_back({split == 1 ? 5 : 7, split, median(s) / iters});
+  }
+  return out;
+}
+
+}  // namespace hsad::bench
