@@ -65,7 +65,12 @@ int auto_zmarch_planes(int nx, int ny, std::optional<std::uint64_t> llc) {
 int auto_split(int nx, int ny, std::optional<std::uint64_t> llc) {
   if (!llc || *llc == 0) return 1;
   const double plane = double(nx) * ny * sizeof(double);
-  const int split = int(std::ceil(3.0 * plane / double(*llc)));
+  // Three xy-planes of a subdomain in half the cache, not the whole of it (the seed's rule): on
+  // the H100 (50 MB L2 in two partitions) Kernel 7 recovered at 2048^2 only from split 4 (three
+  // 8 MiB band-planes) and at 4096^2 from split 16, not at 2 and 8 where the bands fill the L2
+  // exactly (docs/results.md). Half also leaves room for the output stream and the ways a
+  // set-associative cache loses to conflicts.
+  const int split = int(std::ceil(6.0 * plane / double(*llc)));
   return std::clamp(split, 1, std::max(1, ny - 2));
 }
 

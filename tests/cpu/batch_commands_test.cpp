@@ -273,7 +273,9 @@ TEST(BatchTimestamps, EveryDispatchAndCopyInOrder) {
     EXPECT_EQ(t[i].command, i);
     EXPECT_EQ(t[i].what, names[i]);
     EXPECT_LE(t[i].start_ns, t[i].end_ns) << i;
-    if (i) EXPECT_GE(t[i].start_ns, t[i - 1].end_ns) << "command " << i << " started before the one before ended";
+    if (i) {
+      EXPECT_GE(t[i].start_ns, t[i - 1].end_ns) << "command " << i << " started before the one before ended";
+    }
   }
   // The sleeping kernel's span holds its sleep (a lower bound, whatever the machine).
   EXPECT_GE(t[4].end_ns - t[4].start_ns, 3'000'000u);

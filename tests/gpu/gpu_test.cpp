@@ -182,7 +182,9 @@ TEST(GpuBatch, CopyInSortCopyOutIsOneSubmission) {
     EXPECT_TRUE(w.output_matches(keys));
     EXPECT_EQ(s.copies, 2u);
     EXPECT_EQ(s.bytes_staged, row.options.pinned ? 0u : 2u * n * 4);
-    if (row.options.nosync) EXPECT_EQ(s.host_waits, 1u);
+    if (row.options.nosync) {
+      EXPECT_EQ(s.host_waits, 1u);
+    }
   }
 }
 
@@ -252,7 +254,9 @@ TEST(GpuTimestamps, EveryDispatchAndCopyOnTheDevicesClock) {
     EXPECT_EQ(t.back().what, "copy_to_host");
     for (std::size_t i = 0; i < t.size(); ++i) {
       EXPECT_LE(t[i].start_ns, t[i].end_ns) << i;
-      if (i) EXPECT_GE(t[i].start_ns + 1000, t[i - 1].end_ns) << "command " << i;  // 1 us: the event clock's grain
+      if (i) {
+        EXPECT_GE(t[i].start_ns + 1000, t[i - 1].end_ns) << "command " << i;  // 1 us: the event clock's grain
+      }
     }
     std::sort(keys.begin(), keys.end());
     EXPECT_TRUE(w.output_matches(keys));

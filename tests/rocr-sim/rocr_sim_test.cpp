@@ -427,7 +427,9 @@ TEST(RocrSimTimestamps, ROCrsProfilingTimesEveryDispatchAndCopy) {
   for (std::size_t i = 0; i < t.size(); ++i) {
     EXPECT_GT(t[i].start_ns, 0u) << i;
     EXPECT_LE(t[i].start_ns, t[i].end_ns) << i;
-    if (i) EXPECT_GE(t[i].start_ns, t[i - 1].end_ns) << "command " << i << " started before the one before ended";
+    if (i) {
+      EXPECT_GE(t[i].start_ns, t[i - 1].end_ns) << "command " << i << " started before the one before ended";
+    }
   }
   std::sort(keys.begin(), keys.end());
   EXPECT_TRUE(w.output_matches(keys));

@@ -348,7 +348,7 @@ void CudaQueue::destroy(Graph& g) noexcept {
   g = {};
 }
 
-const CudaQueue::Graph& CudaQueue::graph_for(const Batch& batch, const Options& o) {
+const CudaQueue::Graph& CudaQueue::graph_for(const Batch& batch) {
   auto it = graphs_.find(batch.id());
   if (it != graphs_.end() && it->second.version == batch.version()) return it->second;
   if (it != graphs_.end()) {
@@ -468,7 +468,7 @@ std::unique_ptr<detail::SubmissionImpl> CudaQueue::submit(const Batch& batch, co
   if (o.replay) {
     // Profiling a replayed batch times each graph as one command: the driver's events time
     // what a stream runs, not the nodes inside a graph.
-    const Graph& g = graph_for(batch, o);
+    const Graph& g = graph_for(batch);
     std::size_t command = 0;
     for (const Segment& s : g.segments) {
       CUevent start = nullptr;

@@ -94,7 +94,7 @@ class CudaQueue : public detail::QueueImpl, public std::enable_shared_from_this<
   void destroy_signal(CudaSignal& s) noexcept;
   void record(CudaSignal& s);  // on the stream, after everything launched so far
   void wait(const CudaSignal& s, detail::Clock::time_point deadline, const CudaSubmission* sub);
-  const Graph& graph_for(const Batch& batch, const Options& o);
+  const Graph& graph_for(const Batch& batch);
   void destroy(Graph& g) noexcept;
   void check_submittable(const Batch& batch) const;
   CUevent timing_event();
