@@ -7,5 +7,20 @@ extern "C" __global__ void __launch_bounds__(256)
   hsad::kernels::bitonic_step_item(keys, stage, pass, ascending, blockIdx.x * blockDim.x + threadIdx.x);
 }
 
+// The LDS algorithm's short passes: the work-group's chunk is read into LDS once, every pass runs
+// there with a barrier between, and the chunk is written back once.
+extern "C" __global__ void __launch_bounds__(hsad::kernels::kBitonicLocalItems)
+    bitonic_local(std::uint32_t* keys, std::uint32_t first_stage, std::uint32_t last_stage, std::uint32_t ascending,
+                  std::uint32_t chunk_log2) {
+  HSAD_BARRIER_WAIT();
+  __shared__ std::uint32_t local[1u << hsad::kernels::kBitonicLocalKeysLog2];
+  const std::uint32_t chunk = 1u << chunk_log2, offset = blockIdx.x << chunk_log2;
+  for (std::uint32_t x = threadIdx.x; x < chunk; x += blockDim.x) local[x] = keys[offset + x];
+  __syncthreads();
+  hsad::kernels::bitonic_local_item(local, {keys, first_stage, last_stage, ascending, chunk_log2}, blockIdx.x,
+                                    threadIdx.x, blockDim.x, [] { __syncthreads(); });
+  for (std::uint32_t x = threadIdx.x; x < chunk; x += blockDim.x) keys[offset + x] = local[x];
+}
+
 // No work at all: what a dispatch costs by itself.
 extern "C" __global__ void hsad_empty() { HSAD_BARRIER_WAIT(); }

@@ -59,13 +59,14 @@ struct RowResult {
   std::optional<double> kernel_us;  // one bitonic_step dispatch
 };
 
-// The device times of one profiled iteration: its span, and the mean dispatch.
+// The device times of one profiled iteration: its span, and the mean dispatch (of either kernel
+// the algorithm uses; copies are not dispatches).
 std::pair<double, double> device_times(const std::vector<CommandTime>& t) {
   if (t.empty()) return {0, 0};
   double kernels = 0;
   std::size_t count = 0;
   for (const CommandTime& c : t) {
-    if (c.what != "bitonic_step") continue;
+    if (c.what.rfind("copy_", 0) == 0) continue;
     kernels += double(c.end_ns - c.start_ns);
     ++count;
   }
@@ -78,14 +79,14 @@ std::pair<double, double> device_times(const std::vector<CommandTime>& t) {
 // Profiling (which gives every dispatch a signal or an event pair of its own) comes after, in
 // iterations of its own, so it never weighs on the host-measured times.
 std::vector<RowResult> measure_ladder(const Device& device, const std::vector<BenchRow>& rows, std::uint32_t n,
-                                      int iters, int warmup, bool profile, const std::vector<std::uint32_t>& keys,
-                                      const std::vector<std::uint32_t>& expected) {
+                                      bench::BitonicWorkload::Algo algo, int iters, int warmup, bool profile,
+                                      const std::vector<std::uint32_t>& keys, const std::vector<std::uint32_t>& expected) {
   std::vector<std::unique_ptr<bench::BitonicWorkload>> work;
   std::vector<std::vector<double>> samples(rows.size());
   std::vector<Stats> counted(rows.size());
   const Queue queue = device.create_queue();  // one queue for all rows: one packet processor
   for (const BenchRow& row : rows) {
-    work.push_back(std::make_unique<bench::BitonicWorkload>(device, queue, n, row.options, row.copies));
+    work.push_back(std::make_unique<bench::BitonicWorkload>(device, queue, n, row.options, row.copies, algo));
     std::copy(keys.begin(), keys.end(), work.back()->input());
     for (int i = 0; i < warmup; ++i) work.back()->run();
   }
@@ -127,7 +128,7 @@ std::vector<RowResult> measure_ladder(const Device& device, const std::vector<Be
 }  // namespace
 
 int main(int argc, char** argv) {
-  std::string opt_text, n_text, backend, format;
+  std::string opt_text, n_text, algo_text, backend, format;
   int iters = 0, warmup = 0;
   bool peers = false, profile = false;
   po::options_description desc(
@@ -135,6 +136,9 @@ int main(int argc, char** argv) {
   desc.add_options()("help,h", "this text")
       ("opt", po::value(&opt_text)->default_value("all"), "all | none | comma list of signal,kernarg,nosync,fence,pinned,replay")
       ("n", po::value(&n_text)->default_value("32768"), "keys: a power of two from 2 to 2^26")
+      ("algo", po::value(&algo_text)->default_value("steps"),
+       "steps: one dispatch per pass (k(k+1)/2: 120 for 32768 keys) | lds: every pass shorter than a 4096-key chunk "
+       "inside one dispatch, in LDS (10 for 32768 keys)")
       ("iters", po::value(&iters)->default_value(100), "timed iterations per row")
       ("warmup", po::value(&warmup)->default_value(5), "untimed iterations per row first")
       ("backend", po::value(&backend)->default_value("auto"), "auto | cpu | rocr | cuda")
@@ -150,6 +154,7 @@ int main(int argc, char** argv) {
     }
     if (iters < 1 || warmup < 0) throw Error("bitonic-bench", "--iters", "--iters must be at least 1 and --warmup at least 0");
     const std::uint32_t n = bench::parse_bitonic_size(n_text);
+    const bench::BitonicWorkload::Algo algo = bench::parse_bitonic_algo(algo_text);
     const Options wanted = Options::parse(opt_text);
 
     Runtime rt = Runtime::open(backend);
@@ -162,9 +167,11 @@ int main(int argc, char** argv) {
     std::sort(expected.begin(), expected.end());
 
     const std::vector<RowResult> results =
-        measure_ladder(device, bench_rows(wanted), n, iters, warmup, profile, keys, expected);
+        measure_ladder(device, bench_rows(wanted), n, algo, iters, warmup, profile, keys, expected);
 
-    const std::size_t dispatches = kernels::bitonic_dispatches(n);
+    const std::size_t dispatches = algo == bench::BitonicWorkload::Algo::steps
+                                       ? kernels::bitonic_dispatches(n)
+                                       : kernels::bitonic_lds_dispatches(n, kernels::bitonic_local_chunk_log2(n));
     std::vector<bench::Row> rows;
     bool all_sorted = true;
     for (std::size_t i = 0; i < results.size(); ++i) {
@@ -229,6 +236,7 @@ int main(int argc, char** argv) {
     const bench::Row header = {{"backend", rt.backend()},
                                {"device", device.info().name},
                                {"n", std::to_string(n), true},
+                               {"algo", algo_text},
                                {"dispatches", std::to_string(dispatches), true},
                                {"iterations", std::to_string(iters), true}};
     if (format == "json") {
@@ -241,7 +249,8 @@ int main(int argc, char** argv) {
         bench::print_csv(std::cout, peer_rows);
       }
     } else {
-      std::cout << "bitonic-bench: " << n << " keys, " << dispatches << " dispatches per iteration, " << iters
+      std::cout << "bitonic-bench: " << n << " keys, " << dispatches << " dispatches per iteration (--algo " << algo_text
+                << "), " << iters
                 << " iterations per row, rows interleaved (median, p10, p90 in us per iteration; counters per iteration)\n"
                 << "backend " << rt.backend() << ": " << device.info().name << "\n\n";
       bench::print_table(std::cout, rows);

@@ -4,13 +4,16 @@
 #include <algorithm>
 #include <cstring>
 
+#include "bitonic.hpp"
+
 namespace hsad::bench {
 
-BitonicWorkload::BitonicWorkload(const Device& device, std::uint32_t n, const Options& options, Copies copies)
-    : BitonicWorkload(device, device.create_queue(), n, options, copies) {}
+BitonicWorkload::BitonicWorkload(const Device& device, std::uint32_t n, const Options& options, Copies copies,
+                                 Algo algo)
+    : BitonicWorkload(device, device.create_queue(), n, options, copies, algo) {}
 
 BitonicWorkload::BitonicWorkload(const Device& device, Queue queue, std::uint32_t n, const Options& options,
-                                 Copies copies)
+                                 Copies copies, Algo algo)
     : device_(device), options_(options), copies_(copies), n_(n), queue_(std::move(queue)),
       keys_(device.alloc(std::size_t(n) * sizeof(std::uint32_t))) {
   const std::size_t bytes = std::size_t(n) * sizeof(std::uint32_t);
@@ -26,9 +29,24 @@ BitonicWorkload::BitonicWorkload(const Device& device, Queue queue, std::uint32_
   const std::uint32_t group = std::min<std::uint32_t>(256, n / 2);
   std::uint32_t stages = 0;
   while ((1u << stages) < n) ++stages;
-  for (std::uint32_t stage = 0; stage < stages; ++stage) {
-    for (std::uint32_t pass = 0; pass <= stage; ++pass) {
-      batch_.exec(step, Dim3{n / 2}, Dim3{group}, {keys_, stage, pass, 1u});
+  if (algo == Algo::steps) {
+    for (std::uint32_t stage = 0; stage < stages; ++stage) {
+      for (std::uint32_t pass = 0; pass <= stage; ++pass) {
+        batch_.exec(step, Dim3{n / 2}, Dim3{group}, {keys_, stage, pass, 1u});
+      }
+    }
+  } else {
+    // A work-group per chunk; each item takes pairs item, item + items, ... of it.
+    const Kernel local = device.kernel("bitonic_local");
+    const std::uint32_t c = kernels::bitonic_local_chunk_log2(n);
+    const std::uint32_t items = std::min<std::uint32_t>(kernels::kBitonicLocalItems, 1u << (c - 1));
+    const Dim3 grid{(n >> c) * items}, local_group{items};
+    batch_.exec(local, grid, local_group, {keys_, 0u, c - 1, 1u, c});
+    for (std::uint32_t stage = c; stage < stages; ++stage) {
+      for (std::uint32_t pass = 0; pass + c <= stage; ++pass) {  // distance 2^(stage - pass) >= the chunk
+        batch_.exec(step, Dim3{n / 2}, Dim3{group}, {keys_, stage, pass, 1u});
+      }
+      batch_.exec(local, grid, local_group, {keys_, stage, stage, 1u, c});
     }
   }
   if (copies_ == Copies::in_batch) batch_.copy_to_host(const_cast<std::uint32_t*>(output()), keys_, bytes);
@@ -60,6 +78,13 @@ Submission BitonicWorkload::submit() {
 
 bool BitonicWorkload::output_matches(const std::vector<std::uint32_t>& expected) const {
   return expected.size() == n_ && std::equal(expected.begin(), expected.end(), output());
+}
+
+BitonicWorkload::Algo parse_bitonic_algo(const std::string& text) {
+  if (text == "steps") return BitonicWorkload::Algo::steps;
+  if (text == "lds") return BitonicWorkload::Algo::lds;
+  throw Error("bitonic", "--algo", "unknown algorithm '" + text + "'",
+              "valid: steps (one dispatch per pass), lds (short passes in LDS)");
 }
 
 std::uint32_t parse_bitonic_size(const std::string& text) {

@@ -1,7 +1,8 @@
 // The seed's workload: sort n keys with n = 2^k by k(k+1)/2 bitonic-step dispatches. Setup
 // (queue, buffers, the recorded batch) happens once; an iteration is copy in, the whole batch
 // under Options, copy out: as three calls with a host wait each, or (copies in the batch) as
-// one submission with one host wait.
+// one submission with one host wait. Algo::lds is the same network with every short pass in LDS
+// (kernels/bitonic.hpp): about a dozen dispatches instead of k(k+1)/2.
 #pragma once
 
 #include <cstdint>
@@ -14,10 +15,12 @@ namespace hsad::bench {
 class BitonicWorkload {
  public:
   enum class Copies { blocking, in_batch };
-  BitonicWorkload(const Device& device, std::uint32_t n, const Options& options, Copies copies = Copies::blocking);
+  enum class Algo { steps, lds };
+  BitonicWorkload(const Device& device, std::uint32_t n, const Options& options, Copies copies = Copies::blocking,
+                  Algo algo = Algo::steps);
   // On a queue shared with other workloads (the benchmark's rows share one).
   BitonicWorkload(const Device& device, Queue queue, std::uint32_t n, const Options& options,
-                  Copies copies = Copies::blocking);
+                  Copies copies = Copies::blocking, Algo algo = Algo::steps);
 
   // The unsorted input an iteration copies in (pinned or pageable per Options::pinned).
   std::uint32_t* input() { return options_.pinned ? pinned_in_.host_as<std::uint32_t>() : pageable_in_.data(); }
@@ -47,6 +50,9 @@ class BitonicWorkload {
   std::vector<std::uint32_t> pageable_in_, pageable_out_;
   Batch batch_;
 };
+
+// "steps" or "lds" (bitonic-bench --algo); throws hsad::Error naming the choices otherwise.
+BitonicWorkload::Algo parse_bitonic_algo(const std::string& text);
 
 // Validates n for the CLI and tests: a power of two in [2, 2^26]; throws hsad::Error otherwise.
 std::uint32_t parse_bitonic_size(const std::string& text);

@@ -13,23 +13,41 @@ namespace hsad::host_kernels {
 namespace {
 using kernels::BitonicArgs;
 
-void bitonic_step(const WorkGroup& wg) {
-  const BitonicArgs& a = wg.args<BitonicArgs>();
-  // Consecutive items whose pairs lie in one block compare two contiguous runs of keys in one
-  // direction; looping over such a run lets the compiler vectorize the same compare-and-swap.
-  const std::uint32_t run = 1u << (a.stage - a.pass);
-  for (std::uint32_t i = wg.first_x(), end = wg.end_x(); i < end;) {
-    const kernels::BitonicPair p = kernels::bitonic_pair(a.stage, a.pass, a.ascending, i);
+// Pairs [begin, end) of one pass. Consecutive pairs within one block compare two contiguous runs
+// of keys in one direction; looping over such a run lets the compiler vectorize the same
+// compare-and-swap.
+void order_pairs(std::uint32_t* keys, std::uint32_t stage, std::uint32_t pass, std::uint32_t ascending,
+                 std::uint32_t begin, std::uint32_t end) {
+  const std::uint32_t run = 1u << (stage - pass);
+  for (std::uint32_t i = begin; i < end;) {
+    const kernels::BitonicPair p = kernels::bitonic_pair(stage, pass, ascending, i);
     const std::uint32_t n = std::min(run - (i & (run - 1)), end - i);
     // The two runs never overlap (n <= distance), which the compiler needs to be told.
-    std::uint32_t* __restrict x = a.keys + p.left;
-    std::uint32_t* __restrict y = a.keys + p.right;
+    std::uint32_t* __restrict x = keys + p.left;
+    std::uint32_t* __restrict y = keys + p.right;
     if (p.up) {
       for (std::uint32_t j = 0; j < n; ++j) kernels::bitonic_order(x[j], y[j], true);
     } else {
       for (std::uint32_t j = 0; j < n; ++j) kernels::bitonic_order(x[j], y[j], false);
     }
     i += n;
+  }
+}
+
+void bitonic_step(const WorkGroup& wg) {
+  const BitonicArgs& a = wg.args<BitonicArgs>();
+  order_pairs(a.keys, a.stage, a.pass, a.ascending, wg.first_x(), wg.end_x());
+}
+
+// The short passes of one chunk, pass after pass over all its pairs, in place (the chunk stays in
+// this core's cache as it would in LDS): the same passes as kernels::bitonic_local_item, in runs.
+void bitonic_local(const WorkGroup& wg) {
+  const kernels::BitonicLocalArgs& a = wg.args<kernels::BitonicLocalArgs>();
+  const std::uint32_t pairs = 1u << (a.chunk_log2 - 1), first = wg.id.x * pairs;
+  for (std::uint32_t stage = a.first_stage; stage <= a.last_stage; ++stage) {
+    for (std::uint32_t pass = kernels::bitonic_local_first_pass(stage, a.chunk_log2); pass <= stage; ++pass) {
+      order_pairs(a.keys, stage, pass, a.ascending, first, first + pairs);
+    }
   }
 }
 
@@ -112,6 +130,12 @@ void register_builtins() {
       "bitonic_step", &bitonic_step,
       {host_arg("keys", &BitonicArgs::keys), host_arg("stage", &BitonicArgs::stage),
        host_arg("pass", &BitonicArgs::pass), host_arg("ascending", &BitonicArgs::ascending)}));
+  register_host_kernel(make_host_kernel<kernels::BitonicLocalArgs>(
+      "bitonic_local", &bitonic_local,
+      {host_arg("keys", &kernels::BitonicLocalArgs::keys), host_arg("first_stage", &kernels::BitonicLocalArgs::first_stage),
+       host_arg("last_stage", &kernels::BitonicLocalArgs::last_stage),
+       host_arg("ascending", &kernels::BitonicLocalArgs::ascending),
+       host_arg("chunk_log2", &kernels::BitonicLocalArgs::chunk_log2)}));
   register_host_kernel(make_host_kernel("hsad_empty", &empty));
   register_laplacians<4>();
   register_laplacians<8>();

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <random>
 
+#include "bitonic.hpp"
 #include "bitonic_workload.hpp"
 #include "hsad/hsad.hpp"
 
@@ -15,8 +16,11 @@ const Device& device() {
   return rt.device();
 }
 
-void expect_sorts(std::vector<std::uint32_t> keys, const Options& options) {
-  bench::BitonicWorkload w(device(), static_cast<std::uint32_t>(keys.size()), options);
+using Algo = bench::BitonicWorkload::Algo;
+
+void expect_sorts(std::vector<std::uint32_t> keys, const Options& options, Algo algo = Algo::steps) {
+  bench::BitonicWorkload w(device(), static_cast<std::uint32_t>(keys.size()), options,
+                           bench::BitonicWorkload::Copies::blocking, algo);
   std::copy(keys.begin(), keys.end(), w.input());
   w.run();
   std::sort(keys.begin(), keys.end());
@@ -41,6 +45,36 @@ TEST_P(BitonicPowerOfTwo, SortsRandomKeys) {
 
 INSTANTIATE_TEST_SUITE_P(CpuAgent, BitonicPowerOfTwo, ::testing::Range(1, 21),
                          [](const auto& info) { return "n_2pow" + std::to_string(info.param); });
+
+// The LDS algorithm: sorts smaller than a chunk (one dispatch), one chunk, and several chunks
+// with long passes between the local merges; the dispatches are the plan's, one packet each.
+class BitonicLdsPowerOfTwo : public ::testing::TestWithParam<int> {};
+
+TEST_P(BitonicLdsPowerOfTwo, SortsRandomKeysInThePlannedDispatches) {
+  const std::uint32_t n = 1u << GetParam();
+  const Options o = GetParam() % 2 ? Options::all() : Options::none();
+  auto keys = random_keys(n, GetParam() + 100);
+  bench::BitonicWorkload w(device(), n, o, bench::BitonicWorkload::Copies::blocking, Algo::lds);
+  const std::uint32_t planned = kernels::bitonic_lds_dispatches(n, kernels::bitonic_local_chunk_log2(n));
+  EXPECT_EQ(w.dispatches(), planned);
+  std::copy(keys.begin(), keys.end(), w.input());
+  const Stats before = device().stats();
+  w.run();
+  EXPECT_EQ((device().stats() - before).packets, planned);
+  std::sort(keys.begin(), keys.end());
+  EXPECT_TRUE(w.output_matches(keys));
+}
+
+INSTANTIATE_TEST_SUITE_P(CpuAgent, BitonicLdsPowerOfTwo, ::testing::Range(1, 21),
+                         [](const auto& info) { return "n_2pow" + std::to_string(info.param); });
+
+TEST(BitonicLds, SortsEveryKeyPattern) {
+  std::vector<std::uint32_t> sorted(16384), reversed(16384), equal(16384, 7);
+  for (std::size_t i = 0; i < sorted.size(); ++i) sorted[i] = std::uint32_t(i), reversed[i] = std::uint32_t(16384 - i);
+  auto extremes = random_keys(16384, 9);
+  for (std::size_t i = 0; i < extremes.size(); i += 3) extremes[i] = i % 2 ? 0u : 0xFFFFFFFFu;
+  for (const auto& k : {sorted, reversed, equal, extremes}) expect_sorts(k, Options::all(), Algo::lds);
+}
 
 TEST(BitonicKeys, SortsAlreadySortedKeys) {
   std::vector<std::uint32_t> k(4096);

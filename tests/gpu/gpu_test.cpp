@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <random>
 
+#include "bitonic.hpp"
 #include "bitonic_workload.hpp"
 #include "hsad/hsad.hpp"
 
@@ -162,6 +163,31 @@ TEST(Gpu, EmptyKernelBatchOfTenThousand) {
   const Kernel e = device.kernel("hsad_empty");
   for (int i = 0; i < 10000; ++i) b.exec(e, Dim3{1}, Dim3{1}, {});
   EXPECT_NO_THROW(q.run(b, Options::all()));
+}
+
+// The LDS algorithm (--algo lds) under every ladder row, with the copies in the batch: on a real
+// GPU at 32768 keys (10 dispatches: long passes between local merges) and 2^20; on the
+// simulated one at one chunk (the rocr-sim suite sorts across chunks).
+TEST(GpuBatch, BitonicLdsSortsEveryLadderRow) {
+  REQUIRE_GPU();
+  Options wanted = Options::all();
+  wanted.replay = device.info().backend == "cuda";
+  for (const std::uint32_t want : {1u << 15, 1u << 20}) {
+    const std::uint32_t n = keys_for(device, want);
+    for (const LadderRow& row : ladder(wanted)) {
+      SCOPED_TRACE(row.config + ", " + std::to_string(n) + " keys");
+      auto keys = random_keys(n);
+      bench::BitonicWorkload w(device, n, row.options, bench::BitonicWorkload::Copies::in_batch,
+                               bench::BitonicWorkload::Algo::lds);
+      EXPECT_EQ(w.dispatches(), kernels::bitonic_lds_dispatches(n, kernels::bitonic_local_chunk_log2(n)));
+      std::copy(keys.begin(), keys.end(), w.input());
+      w.run();
+      w.run();  // twice: a replayed graph must sort fresh input too
+      std::sort(keys.begin(), keys.end());
+      EXPECT_TRUE(w.output_matches(keys));
+    }
+    if (simulated(device)) break;
+  }
 }
 
 // The seed's whole iteration as one submission, under every ladder row (and replay on CUDA:

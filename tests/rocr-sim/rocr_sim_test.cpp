@@ -113,6 +113,25 @@ TEST(RocrSim, PicksTheCodeObjectOfItsTarget) {
   EXPECT_TRUE(sorts(rocr_device(), 4096, Options::parse("all")));
 }
 
+// --algo lds across chunks: 16384 keys are four 4096-key chunks sorted in LDS, then stages 12 and
+// 13 each as long passes and a local merge (6 dispatches), on the simulated GPU's machine code
+// (s_barrier between passes, ds_read/ds_write) or the host builds.
+TEST(RocrSim, BitonicLdsSortsAcrossChunks) {
+  const std::uint32_t n = 16384;
+  auto keys = random_keys(n);
+  bench::BitonicWorkload w(rocr_device(), n, Options::all(), bench::BitonicWorkload::Copies::in_batch,
+                           bench::BitonicWorkload::Algo::lds);
+  EXPECT_EQ(w.dispatches(), 6u);
+  std::copy(keys.begin(), keys.end(), w.input());
+  const Stats before = rocr_device().stats();
+  w.run();
+  const Stats s = rocr_device().stats() - before;
+  EXPECT_EQ(s.copies, 2u);
+  EXPECT_EQ(s.host_waits, 1u);
+  std::sort(keys.begin(), keys.end());
+  EXPECT_TRUE(w.output_matches(keys));
+}
+
 // For every flag: the barrier bits and fence scopes the fence policy specifies reached the
 // queue, and the library's counters agree with the trace.
 class RocrSimFlags : public ::testing::TestWithParam<const char*> {};

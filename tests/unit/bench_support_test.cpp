@@ -46,6 +46,28 @@ TEST(BitonicDispatches, MatchesTheSeedsCount) {
   EXPECT_EQ(kernels::bitonic_dispatches(2), 1u);
 }
 
+TEST(BitonicDispatches, TheLdsAlgorithmNeedsAboutADozen) {
+  EXPECT_EQ(kernels::bitonic_local_chunk_log2(32768), 12u);
+  EXPECT_EQ(kernels::bitonic_lds_dispatches(32768, 12), 10u);  // 1 sort, then 2 + 3 + 4
+  EXPECT_EQ(kernels::bitonic_lds_dispatches(1u << 20, 12), 45u);
+  EXPECT_EQ(kernels::bitonic_local_chunk_log2(64), 6u);  // a sort smaller than a chunk: one dispatch
+  EXPECT_EQ(kernels::bitonic_lds_dispatches(64, 6), 1u);
+  EXPECT_EQ(kernels::bitonic_local_first_pass(13, 12), 2u);  // distances 8192 and 4096 are long
+  EXPECT_EQ(kernels::bitonic_local_first_pass(5, 12), 0u);
+}
+
+TEST(BitonicAlgo, UnknownNamesAreRefusedWithTheChoices) {
+  EXPECT_EQ(bench::parse_bitonic_algo("lds"), bench::BitonicWorkload::Algo::lds);
+  EXPECT_EQ(bench::parse_bitonic_algo("steps"), bench::BitonicWorkload::Algo::steps);
+  try {
+    bench::parse_bitonic_algo("quick");
+    ADD_FAILURE() << "accepted quick";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("unknown algorithm 'quick'"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("valid: steps"), std::string::npos) << e.what();
+  }
+}
+
 TEST(Report, JsonEscapesQuotesAndControls) {
   EXPECT_EQ(bench::json_escape("a\"b\\c\n"), "a\\\"b\\\\c\\u000a");
 }
