@@ -189,10 +189,15 @@ void CudaDevice::raw_deallocate(void* ptr, std::size_t, Memory kind) noexcept {
   else d_.cuMemFree(reinterpret_cast<CUdeviceptr>(ptr));
 }
 
-// Pageable memory: the driver stages it through its own pinned buffers.
+// Pageable memory: the driver stages it through its own pinned buffers. From pageable memory,
+// cuMemcpyHtoD returns once the source sits in the staging buffer, before the DMA to the device
+// has finished; the queues' streams are non-blocking, so a dispatch right after could read the old
+// contents (seen on the H100: 4 MiB of keys, the next batch sorted stale data). Waiting for the
+// legacy stream, where the copy runs, makes the copy complete on return as the API promises.
 std::size_t CudaDevice::transfer_to_device(void* dst, const void* src, std::size_t bytes, bool src_pinned) {
   make_current();
   check(d_.cuMemcpyHtoD(reinterpret_cast<CUdeviceptr>(dst), src, bytes), "cuMemcpyHtoD");
+  if (!src_pinned) check(d_.cuStreamSynchronize(CU_STREAM_LEGACY), "cuStreamSynchronize (after a pageable copy)");
   return src_pinned ? 0 : bytes;
 }
 
