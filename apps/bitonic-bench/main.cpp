@@ -79,14 +79,15 @@ std::pair<double, double> device_times(const std::vector<CommandTime>& t) {
 // Profiling (which gives every dispatch a signal or an event pair of its own) comes after, in
 // iterations of its own, so it never weighs on the host-measured times.
 std::vector<RowResult> measure_ladder(const Device& device, const std::vector<BenchRow>& rows, std::uint32_t n,
-                                      bench::BitonicWorkload::Algo algo, int iters, int warmup, bool profile,
+                                      bench::BitonicWorkload::Algo algo, std::uint32_t chunk_log2, int iters,
+                                      int warmup, bool profile,
                                       const std::vector<std::uint32_t>& keys, const std::vector<std::uint32_t>& expected) {
   std::vector<std::unique_ptr<bench::BitonicWorkload>> work;
   std::vector<std::vector<double>> samples(rows.size());
   std::vector<Stats> counted(rows.size());
   const Queue queue = device.create_queue();  // one queue for all rows: one packet processor
   for (const BenchRow& row : rows) {
-    work.push_back(std::make_unique<bench::BitonicWorkload>(device, queue, n, row.options, row.copies, algo));
+    work.push_back(std::make_unique<bench::BitonicWorkload>(device, queue, n, row.options, row.copies, algo, chunk_log2));
     std::copy(keys.begin(), keys.end(), work.back()->input());
     for (int i = 0; i < warmup; ++i) work.back()->run();
   }
@@ -128,7 +129,7 @@ std::vector<RowResult> measure_ladder(const Device& device, const std::vector<Be
 }  // namespace
 
 int main(int argc, char** argv) {
-  std::string opt_text, n_text, algo_text, backend, format;
+  std::string opt_text, n_text, algo_text, chunk_text, backend, format;
   int iters = 0, warmup = 0;
   bool peers = false, profile = false;
   po::options_description desc(
@@ -138,7 +139,10 @@ int main(int argc, char** argv) {
       ("n", po::value(&n_text)->default_value("32768"), "keys: a power of two from 2 to 2^26")
       ("algo", po::value(&algo_text)->default_value("steps"),
        "steps: one dispatch per pass (k(k+1)/2: 120 for 32768 keys) | lds: every pass shorter than a 4096-key chunk "
-       "inside one dispatch, in LDS (10 for 32768 keys)")
+       "inside one dispatch, in LDS, and the longer ones up to three per dispatch (10 for 32768 keys)")
+      ("chunk", po::value(&chunk_text)->default_value("auto"),
+       "--algo lds: keys per work-group, a power of two from 2 to 4096 (auto: the largest that gives 16 "
+       "work-groups, at least 1024: 2048 for 32768 keys)")
       ("iters", po::value(&iters)->default_value(100), "timed iterations per row")
       ("warmup", po::value(&warmup)->default_value(5), "untimed iterations per row first")
       ("backend", po::value(&backend)->default_value("auto"), "auto | cpu | rocr | cuda")
@@ -155,6 +159,11 @@ int main(int argc, char** argv) {
     if (iters < 1 || warmup < 0) throw Error("bitonic-bench", "--iters", "--iters must be at least 1 and --warmup at least 0");
     const std::uint32_t n = bench::parse_bitonic_size(n_text);
     const bench::BitonicWorkload::Algo algo = bench::parse_bitonic_algo(algo_text);
+    const std::uint32_t chunk_wanted = bench::parse_bitonic_chunk(chunk_text);
+    if (chunk_wanted && algo != bench::BitonicWorkload::Algo::lds) {
+      throw Error("bitonic-bench", "--chunk", "--chunk is --algo lds's", "add --algo lds");
+    }
+    const std::uint32_t chunk_log2 = kernels::bitonic_local_chunk_log2(n, chunk_wanted);
     const Options wanted = Options::parse(opt_text);
 
     Runtime rt = Runtime::open(backend);
@@ -167,11 +176,11 @@ int main(int argc, char** argv) {
     std::sort(expected.begin(), expected.end());
 
     const std::vector<RowResult> results =
-        measure_ladder(device, bench_rows(wanted), n, algo, iters, warmup, profile, keys, expected);
+        measure_ladder(device, bench_rows(wanted), n, algo, chunk_log2, iters, warmup, profile, keys, expected);
 
     const std::size_t dispatches = algo == bench::BitonicWorkload::Algo::steps
                                        ? kernels::bitonic_dispatches(n)
-                                       : kernels::bitonic_lds_dispatches(n, kernels::bitonic_local_chunk_log2(n));
+                                       : kernels::bitonic_lds_dispatches(n, chunk_log2);
     std::vector<bench::Row> rows;
     bool all_sorted = true;
     for (std::size_t i = 0; i < results.size(); ++i) {
@@ -237,6 +246,7 @@ int main(int argc, char** argv) {
                                {"device", device.info().name},
                                {"n", std::to_string(n), true},
                                {"algo", algo_text},
+                               {"chunk", algo == bench::BitonicWorkload::Algo::lds ? std::to_string(1u << chunk_log2) : "null", true},
                                {"dispatches", std::to_string(dispatches), true},
                                {"iterations", std::to_string(iters), true}};
     if (format == "json") {

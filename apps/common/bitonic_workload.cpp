@@ -3,17 +3,18 @@
 
 #include <algorithm>
 #include <cstring>
+#include <string>
 
 #include "bitonic.hpp"
 
 namespace hsad::bench {
 
 BitonicWorkload::BitonicWorkload(const Device& device, std::uint32_t n, const Options& options, Copies copies,
-                                 Algo algo)
-    : BitonicWorkload(device, device.create_queue(), n, options, copies, algo) {}
+                                 Algo algo, std::uint32_t chunk_log2)
+    : BitonicWorkload(device, device.create_queue(), n, options, copies, algo, chunk_log2) {}
 
 BitonicWorkload::BitonicWorkload(const Device& device, Queue queue, std::uint32_t n, const Options& options,
-                                 Copies copies, Algo algo)
+                                 Copies copies, Algo algo, std::uint32_t chunk_log2)
     : device_(device), options_(options), copies_(copies), n_(n), queue_(std::move(queue)),
       keys_(device.alloc(std::size_t(n) * sizeof(std::uint32_t))) {
   const std::size_t bytes = std::size_t(n) * sizeof(std::uint32_t);
@@ -25,11 +26,11 @@ BitonicWorkload::BitonicWorkload(const Device& device, Queue queue, std::uint32_
     pageable_out_.resize(n);
   }
   if (copies_ == Copies::in_batch) batch_.copy_to_device(keys_, input(), bytes);
-  const Kernel step = device.kernel("bitonic_step");
-  const std::uint32_t group = std::min<std::uint32_t>(256, n / 2);
   std::uint32_t stages = 0;
   while ((1u << stages) < n) ++stages;
   if (algo == Algo::steps) {
+    const Kernel step = device.kernel("bitonic_step");
+    const std::uint32_t group = std::min<std::uint32_t>(256, n / 2);
     for (std::uint32_t stage = 0; stage < stages; ++stage) {
       for (std::uint32_t pass = 0; pass <= stage; ++pass) {
         batch_.exec(step, Dim3{n / 2}, Dim3{group}, {keys_, stage, pass, 1u});
@@ -38,13 +39,22 @@ BitonicWorkload::BitonicWorkload(const Device& device, Queue queue, std::uint32_
   } else {
     // A work-group per chunk; each item takes pairs item, item + items, ... of it.
     const Kernel local = device.kernel("bitonic_local");
-    const std::uint32_t c = kernels::bitonic_local_chunk_log2(n);
+    if (chunk_log2 > kernels::kBitonicLocalKeysLog2) {
+      throw Error("bitonic", "chunk", "a chunk of 2^" + std::to_string(chunk_log2) + " keys does not fit the LDS",
+                  "at most 4096 keys");
+    }
+    const std::uint32_t c = kernels::bitonic_local_chunk_log2(n, chunk_log2);
     const std::uint32_t items = std::min<std::uint32_t>(kernels::kBitonicLocalItems, 1u << (c - 1));
     const Dim3 grid{(n >> c) * items}, local_group{items};
     batch_.exec(local, grid, local_group, {keys_, 0u, c - 1, 1u, c});
+    const Kernel long_passes = device.kernel("bitonic_long");
     for (std::uint32_t stage = c; stage < stages; ++stage) {
-      for (std::uint32_t pass = 0; pass + c <= stage; ++pass) {  // distance 2^(stage - pass) >= the chunk
-        batch_.exec(step, Dim3{n / 2}, Dim3{group}, {keys_, stage, pass, 1u});
+      // Passes 0 to stage - c have distances of a chunk or more: up to three per dispatch.
+      for (std::uint32_t pass = 0; pass + c <= stage;) {
+        const std::uint32_t count = std::min(kernels::kBitonicLongPassesMax, stage - c + 1 - pass);
+        const std::uint32_t long_items = n >> count;
+        batch_.exec(long_passes, Dim3{long_items}, Dim3{std::min(256u, long_items)}, {keys_, stage, pass, count, 1u});
+        pass += count;
       }
       batch_.exec(local, grid, local_group, {keys_, stage, stage, 1u, c});
     }
@@ -85,6 +95,19 @@ BitonicWorkload::Algo parse_bitonic_algo(const std::string& text) {
   if (text == "lds") return BitonicWorkload::Algo::lds;
   throw Error("bitonic", "--algo", "unknown algorithm '" + text + "'",
               "valid: steps (one dispatch per pass), lds (short passes in LDS)");
+}
+
+std::uint32_t parse_bitonic_chunk(const std::string& text) {
+  if (text == "auto") return 0;
+  const std::string why = "--chunk must be auto or a power of two from 2 to 4096, got '" + text + "'";
+  if (text.empty() || text.size() > 5 || text.find_first_not_of("0123456789") != std::string::npos) {
+    throw Error("bitonic", "--chunk", why);
+  }
+  const unsigned v = unsigned(std::stoul(text));
+  if (v < 2 || v > 4096 || (v & (v - 1)) != 0) throw Error("bitonic", "--chunk", why);
+  std::uint32_t log2 = 0;
+  while ((1u << log2) < v) ++log2;
+  return log2;
 }
 
 std::uint32_t parse_bitonic_size(const std::string& text) {

@@ -16,11 +16,13 @@ class BitonicWorkload {
  public:
   enum class Copies { blocking, in_batch };
   enum class Algo { steps, lds };
+  // chunk_log2: Algo::lds's keys per work-group, 2^1 to 2^12, capped at n; 0: chosen from n
+  // (kernels::bitonic_local_chunk_log2).
   BitonicWorkload(const Device& device, std::uint32_t n, const Options& options, Copies copies = Copies::blocking,
-                  Algo algo = Algo::steps);
+                  Algo algo = Algo::steps, std::uint32_t chunk_log2 = 0);
   // On a queue shared with other workloads (the benchmark's rows share one).
   BitonicWorkload(const Device& device, Queue queue, std::uint32_t n, const Options& options,
-                  Copies copies = Copies::blocking, Algo algo = Algo::steps);
+                  Copies copies = Copies::blocking, Algo algo = Algo::steps, std::uint32_t chunk_log2 = 0);
 
   // The unsorted input an iteration copies in (pinned or pageable per Options::pinned).
   std::uint32_t* input() { return options_.pinned ? pinned_in_.host_as<std::uint32_t>() : pageable_in_.data(); }
@@ -53,6 +55,9 @@ class BitonicWorkload {
 
 // "steps" or "lds" (bitonic-bench --algo); throws hsad::Error naming the choices otherwise.
 BitonicWorkload::Algo parse_bitonic_algo(const std::string& text);
+
+// --chunk: "auto" (0) or a power of two from 2 to 4096; returns its log2. Throws hsad::Error.
+std::uint32_t parse_bitonic_chunk(const std::string& text);
 
 // Validates n for the CLI and tests: a power of two in [2, 2^26]; throws hsad::Error otherwise.
 std::uint32_t parse_bitonic_size(const std::string& text);

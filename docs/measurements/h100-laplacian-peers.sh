@@ -21,6 +21,9 @@ else
   for s in "2048 2048 256" "4096 4096 64"; do set -- $s
     for sp in 1 2 3 4 8 16; do $L --backend cuda --nx $1 --ny $2 --nz $3 --kernel 7 --split $sp --iters 10 --reps 5 --format csv | tail -1; done
   done
+  echo "# Kernel 5 at 512^3 without early launch (HSAD_CUDA_EARLY_LAUNCH=0), beside the plain kernel"
+  HSAD_CUDA_EARLY_LAUNCH=0 $L --backend cuda --nx 512 --ny 512 --nz 512 --kernel 5 --iters 10 --reps 5 --peers --format csv | tail -n +2
+  $L --backend cuda --nx 512 --ny 512 --nz 512 --kernel 5 --iters 10 --reps 5 --peers --format csv | tail -n +2
   echo "# Kernel 8 at 1024^3: chunk length and work-group shape"
   for m in 32 64; do for b in 64,4,1 128,2,1 32,8,1 256,1,1 128,4,1; do
     echo -n "block $b: "; $L --backend cuda --nx 1024 --ny 1024 --nz 1024 --kernel 8 --m $m --block $b --iters 10 --reps 5 --format csv | tail -1

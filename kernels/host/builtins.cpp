@@ -51,6 +51,15 @@ void bitonic_local(const WorkGroup& wg) {
   }
 }
 
+void bitonic_long(const WorkGroup& wg) {
+  const kernels::BitonicLongArgs& a = wg.args<kernels::BitonicLongArgs>();
+  for (std::uint32_t i = wg.first_x(), end = wg.end_x(); i < end; ++i) {
+    if (a.passes == 3) kernels::bitonic_long_item<3>(a, i);
+    else if (a.passes == 2) kernels::bitonic_long_item<2>(a, i);
+    else kernels::bitonic_long_item<1>(a, i);
+  }
+}
+
 void empty(const WorkGroup&) {}
 
 using kernels::LaplacianArgs;
@@ -136,6 +145,12 @@ void register_builtins() {
        host_arg("last_stage", &kernels::BitonicLocalArgs::last_stage),
        host_arg("ascending", &kernels::BitonicLocalArgs::ascending),
        host_arg("chunk_log2", &kernels::BitonicLocalArgs::chunk_log2)}));
+  register_host_kernel(make_host_kernel<kernels::BitonicLongArgs>(
+      "bitonic_long", &bitonic_long,
+      {host_arg("keys", &kernels::BitonicLongArgs::keys), host_arg("stage", &kernels::BitonicLongArgs::stage),
+       host_arg("first_pass", &kernels::BitonicLongArgs::first_pass),
+       host_arg("passes", &kernels::BitonicLongArgs::passes),
+       host_arg("ascending", &kernels::BitonicLongArgs::ascending)}));
   register_host_kernel(make_host_kernel("hsad_empty", &empty));
   register_laplacians<4>();
   register_laplacians<8>();

@@ -68,6 +68,22 @@ TEST_P(BitonicLdsPowerOfTwo, SortsRandomKeysInThePlannedDispatches) {
 INSTANTIATE_TEST_SUITE_P(CpuAgent, BitonicLdsPowerOfTwo, ::testing::Range(1, 21),
                          [](const auto& info) { return "n_2pow" + std::to_string(info.param); });
 
+TEST(BitonicLds, EveryChunkSizeSortsInItsPlannedDispatches) {
+  const std::uint32_t n = 8192;
+  for (std::uint32_t c = 1; c <= kernels::kBitonicLocalKeysLog2; ++c) {
+    SCOPED_TRACE("chunk 2^" + std::to_string(c));
+    auto keys = random_keys(n, c);
+    bench::BitonicWorkload w(device(), n, Options::all(), bench::BitonicWorkload::Copies::in_batch, Algo::lds, c);
+    EXPECT_EQ(w.dispatches(), kernels::bitonic_lds_dispatches(n, c));
+    std::copy(keys.begin(), keys.end(), w.input());
+    w.run();
+    std::sort(keys.begin(), keys.end());
+    EXPECT_TRUE(w.output_matches(keys));
+  }
+  EXPECT_THROW(bench::BitonicWorkload(device(), n, Options::all(), bench::BitonicWorkload::Copies::in_batch, Algo::lds, 13),
+               Error);
+}
+
 TEST(BitonicLds, SortsEveryKeyPattern) {
   std::vector<std::uint32_t> sorted(16384), reversed(16384), equal(16384, 7);
   for (std::size_t i = 0; i < sorted.size(); ++i) sorted[i] = std::uint32_t(i), reversed[i] = std::uint32_t(16384 - i);

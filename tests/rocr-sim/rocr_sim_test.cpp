@@ -113,23 +113,27 @@ TEST(RocrSim, PicksTheCodeObjectOfItsTarget) {
   EXPECT_TRUE(sorts(rocr_device(), 4096, Options::parse("all")));
 }
 
-// --algo lds across chunks: 16384 keys are four 4096-key chunks sorted in LDS, then stages 12 and
-// 13 each as long passes and a local merge (6 dispatches), on the simulated GPU's machine code
-// (s_barrier between passes, ds_read/ds_write) or the host builds.
+// --algo lds across chunks, on the simulated GPU's machine code (s_barrier between passes,
+// ds_read/ds_write) or the host builds. 16384 keys in 4096-key chunks (two pairs per work-item):
+// stages 12 and 13 each as long passes in registers and a local merge, 5 dispatches; in the
+// default 1024-key chunks (one pair per item): 10.
 TEST(RocrSim, BitonicLdsSortsAcrossChunks) {
   const std::uint32_t n = 16384;
-  auto keys = random_keys(n);
-  bench::BitonicWorkload w(rocr_device(), n, Options::all(), bench::BitonicWorkload::Copies::in_batch,
-                           bench::BitonicWorkload::Algo::lds);
-  EXPECT_EQ(w.dispatches(), 6u);
-  std::copy(keys.begin(), keys.end(), w.input());
-  const Stats before = rocr_device().stats();
-  w.run();
-  const Stats s = rocr_device().stats() - before;
-  EXPECT_EQ(s.copies, 2u);
-  EXPECT_EQ(s.host_waits, 1u);
-  std::sort(keys.begin(), keys.end());
-  EXPECT_TRUE(w.output_matches(keys));
+  for (const auto& [chunk_log2, dispatches] : {std::pair{12u, 5u}, std::pair{0u, 10u}}) {
+    SCOPED_TRACE("chunk 2^" + std::to_string(chunk_log2));
+    auto keys = random_keys(n);
+    bench::BitonicWorkload w(rocr_device(), n, Options::all(), bench::BitonicWorkload::Copies::in_batch,
+                             bench::BitonicWorkload::Algo::lds, chunk_log2);
+    EXPECT_EQ(w.dispatches(), dispatches);
+    std::copy(keys.begin(), keys.end(), w.input());
+    const Stats before = rocr_device().stats();
+    w.run();
+    const Stats s = rocr_device().stats() - before;
+    EXPECT_EQ(s.copies, 2u);
+    EXPECT_EQ(s.host_waits, 1u);
+    std::sort(keys.begin(), keys.end());
+    EXPECT_TRUE(w.output_matches(keys));
+  }
 }
 
 // For every flag: the barrier bits and fence scopes the fence policy specifies reached the

@@ -47,13 +47,34 @@ TEST(BitonicDispatches, MatchesTheSeedsCount) {
 }
 
 TEST(BitonicDispatches, TheLdsAlgorithmNeedsAboutADozen) {
-  EXPECT_EQ(kernels::bitonic_local_chunk_log2(32768), 12u);
-  EXPECT_EQ(kernels::bitonic_lds_dispatches(32768, 12), 10u);  // 1 sort, then 2 + 3 + 4
-  EXPECT_EQ(kernels::bitonic_lds_dispatches(1u << 20, 12), 45u);
+  EXPECT_EQ(kernels::bitonic_local_chunk_log2(32768), 11u);     // 16 work-groups
+  EXPECT_EQ(kernels::bitonic_local_chunk_log2(1u << 20), 12u);   // the LDS's 4096 keys
+  EXPECT_EQ(kernels::bitonic_local_chunk_log2(8192), 10u);       // at least 1024 keys
+  EXPECT_EQ(kernels::bitonic_local_chunk_log2(512), 9u);         // all of them: one dispatch
+  EXPECT_EQ(kernels::bitonic_local_chunk_log2(32768, 12), 12u);
+  EXPECT_EQ(kernels::bitonic_local_chunk_log2(64, 12), 6u);
+  EXPECT_EQ(kernels::bitonic_lds_dispatches(32768, 11), 10u);
+  EXPECT_EQ(kernels::bitonic_lds_dispatches(32768, 10), 13u);  // 1 sort, stages 10-14: 1+1+1+2+2 long, 5 merges
+  EXPECT_EQ(kernels::bitonic_lds_dispatches(32768, 12), 7u);   // 1 sort, then 2 per stage 12-14
+  EXPECT_EQ(kernels::bitonic_lds_dispatches(1u << 20, 12), 24u);  // 1 + 8 merges + 15 long
   EXPECT_EQ(kernels::bitonic_local_chunk_log2(64), 6u);  // a sort smaller than a chunk: one dispatch
   EXPECT_EQ(kernels::bitonic_lds_dispatches(64, 6), 1u);
   EXPECT_EQ(kernels::bitonic_local_first_pass(13, 12), 2u);  // distances 8192 and 4096 are long
   EXPECT_EQ(kernels::bitonic_local_first_pass(5, 12), 0u);
+}
+
+TEST(BitonicAlgo, ChunksArePowersOfTwoThatFitTheLds) {
+  EXPECT_EQ(bench::parse_bitonic_chunk("auto"), 0u);
+  EXPECT_EQ(bench::parse_bitonic_chunk("4096"), 12u);
+  EXPECT_EQ(bench::parse_bitonic_chunk("2"), 1u);
+  for (const char* bad : {"8192", "1", "0", "1000", "-4", "x", ""}) {
+    try {
+      bench::parse_bitonic_chunk(bad);
+      ADD_FAILURE() << "accepted " << bad;
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find("power of two from 2 to 4096"), std::string::npos) << e.what();
+    }
+  }
 }
 
 TEST(BitonicAlgo, UnknownNamesAreRefusedWithTheChoices) {
