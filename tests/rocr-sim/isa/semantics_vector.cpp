@@ -264,8 +264,28 @@ int exponent32(float f) { return int((bits32(f) >> 23) & 0xff); }
 int exponent64(double d) { return int((bits64(d) >> 52) & 0x7ff); }
 
 // The division helpers, as the ISA reference gives them: scale numerator or denominator away
-// from the exponents where the reciprocal iteration would lose bits, then undo it.
-void div_scale_f32(WorkGroup&, Wave& w, const Inst& in) {
+// from the exponents where the reciprocal iteration would lose bits, then undo it. One rule for
+// both widths; the thresholds and the scale are each width's (DivScale).
+template <class F>
+struct DivScale;
+template <>
+struct DivScale<float> {
+  static constexpr int gap = 96, scale = 64, mantissa = 23;
+  static int exponent(float f) { return exponent32(f); }
+  static float of(std::uint64_t v) { return f32(v); }
+  static std::uint64_t bits(float f) { return of32(f); }
+};
+template <>
+struct DivScale<double> {
+  static constexpr int gap = 768, scale = 128, mantissa = 53;
+  static int exponent(double d) { return exponent64(d); }
+  static double of(std::uint64_t v) { return f64(v); }
+  static std::uint64_t bits(double d) { return of64(d); }
+};
+
+template <class F>
+void div_scale(Wave& w, const Inst& in, Type type) {
+  using T = DivScale<F>;
   LaneValues s[3], out;
   std::uint64_t writable = w.exec();
   for (int i = 0; i < 3; ++i) gather(w, in, i, s[i], writable);
@@ -273,65 +293,34 @@ void div_scale_f32(WorkGroup&, Wave& w, const Inst& in) {
   while (e) {
     const int l = __builtin_ctzll(e);
     e &= e - 1;
-    const float s0 = f32(s[0].v[l]), den = f32(s[1].v[l]), num = f32(s[2].v[l]);
-    float d = s0;
+    const F s0 = T::of(s[0].v[l]), den = T::of(s[1].v[l]), num = T::of(s[2].v[l]);
+    F d = s0;
     if (num == 0 || den == 0) {
-      d = std::numeric_limits<float>::quiet_NaN();
-    } else if (exponent32(num) - exponent32(den) >= 96) {
+      d = std::numeric_limits<F>::quiet_NaN();
+    } else if (T::exponent(num) - T::exponent(den) >= T::gap) {
       vcc |= 1ull << l;
-      if (s0 == den) d = std::ldexp(s0, 64);
+      if (s0 == den) d = std::ldexp(s0, T::scale);
     } else if (std::fpclassify(den) == FP_SUBNORMAL) {
-      d = std::ldexp(s0, 64);
-    } else if (std::fpclassify(1.0f / den) == FP_SUBNORMAL && std::fpclassify(num / den) == FP_SUBNORMAL) {
+      d = std::ldexp(s0, T::scale);
+    } else if (std::fpclassify(F(1) / den) == FP_SUBNORMAL && std::fpclassify(num / den) == FP_SUBNORMAL) {
       vcc |= 1ull << l;
-      if (s0 == den) d = std::ldexp(s0, 64);
-    } else if (std::fpclassify(1.0f / den) == FP_SUBNORMAL) {
-      d = std::ldexp(s0, -64);
+      if (s0 == den) d = std::ldexp(s0, T::scale);
+    } else if (std::fpclassify(F(1) / den) == FP_SUBNORMAL) {
+      d = std::ldexp(s0, -T::scale);
     } else if (std::fpclassify(num / den) == FP_SUBNORMAL) {
       vcc |= 1ull << l;
-      if (s0 == num) d = std::ldexp(s0, 64);
-    } else if (exponent32(num) <= 23) {
-      d = std::ldexp(s0, 64);
+      if (s0 == num) d = std::ldexp(s0, T::scale);
+    } else if (T::exponent(num) <= T::mantissa) {
+      d = std::ldexp(s0, T::scale);
     }
-    out.v[l] = of32(d);
+    out.v[l] = T::bits(d);
   }
-  scatter(w, in, out, writable, f32t);
+  scatter(w, in, out, writable, type);
   write_mask(w, in.dst[1], vcc);
 }
 
-void div_scale_f64(WorkGroup&, Wave& w, const Inst& in) {
-  LaneValues s[3], out;
-  std::uint64_t writable = w.exec();
-  for (int i = 0; i < 3; ++i) gather(w, in, i, s[i], writable);
-  std::uint64_t vcc = 0, e = writable;
-  while (e) {
-    const int l = __builtin_ctzll(e);
-    e &= e - 1;
-    const double s0 = f64(s[0].v[l]), den = f64(s[1].v[l]), num = f64(s[2].v[l]);
-    double d = s0;
-    if (num == 0 || den == 0) {
-      d = std::numeric_limits<double>::quiet_NaN();
-    } else if (exponent64(num) - exponent64(den) >= 768) {
-      vcc |= 1ull << l;
-      if (s0 == den) d = std::ldexp(s0, 128);
-    } else if (std::fpclassify(den) == FP_SUBNORMAL) {
-      d = std::ldexp(s0, 128);
-    } else if (std::fpclassify(1.0 / den) == FP_SUBNORMAL && std::fpclassify(num / den) == FP_SUBNORMAL) {
-      vcc |= 1ull << l;
-      if (s0 == den) d = std::ldexp(s0, 128);
-    } else if (std::fpclassify(1.0 / den) == FP_SUBNORMAL) {
-      d = std::ldexp(s0, -128);
-    } else if (std::fpclassify(num / den) == FP_SUBNORMAL) {
-      vcc |= 1ull << l;
-      if (s0 == num) d = std::ldexp(s0, 128);
-    } else if (exponent64(num) <= 53) {
-      d = std::ldexp(s0, 128);
-    }
-    out.v[l] = of64(d);
-  }
-  scatter(w, in, out, writable, f64t);
-  write_mask(w, in.dst[1], vcc);
-}
+void div_scale_f32(WorkGroup&, Wave& w, const Inst& in) { div_scale<float>(w, in, f32t); }
+void div_scale_f64(WorkGroup&, Wave& w, const Inst& in) { div_scale<double>(w, in, f64t); }
 
 template <class T>
 T div_fixup(T quotient, T den, T num) {
