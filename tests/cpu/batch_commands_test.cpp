@@ -6,6 +6,7 @@
 #include <numeric>
 #include <thread>
 
+#include "error_text.hpp"
 #include "hsad/hsad.hpp"
 #include "test_kernels.hpp"
 
@@ -17,15 +18,6 @@ const Device& device() {
   test::register_test_kernels();
   static Runtime rt = Runtime::open("cpu");
   return rt.device();
-}
-
-std::string message_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "no error";
 }
 
 // copy in, `adds` dispatches adding 1, copy out: one submission.
@@ -135,13 +127,13 @@ TEST(BatchCopies, BadRangesAreRefusedByName) {
   Buffer buf = device().alloc(64), other = device().alloc(32);
   std::vector<std::uint8_t> host(128);
   Batch b;
-  EXPECT_NE(message_of([&] { b.copy_to_device(buf, host.data(), 65); }).find("65 bytes at offset 0 overrun the destination buffer of 64 bytes"), std::string::npos);
-  EXPECT_NE(message_of([&] { b.copy_to_host(host.data(), buf, 8, 60); }).find("overrun the source buffer"), std::string::npos);
-  EXPECT_NE(message_of([&] { b.copy(other, buf, 64); }).find("overrun the destination buffer of 32 bytes"), std::string::npos);
-  EXPECT_NE(message_of([&] { b.copy(buf, other, 16, 0, 20); }).find("overrun the source buffer"), std::string::npos);
-  EXPECT_NE(message_of([&] { b.copy_to_device(buf, host.data(), 0); }).find("a copy of 0 bytes"), std::string::npos);
-  EXPECT_NE(message_of([&] { b.copy_to_device(buf, nullptr, 8); }).find("host pointer is null"), std::string::npos);
-  EXPECT_NE(message_of([&] { b.copy_to_device(Buffer{}, host.data(), 8); }).find("Buffer is empty"), std::string::npos);
+  EXPECT_NE(test::error_text([&] { b.copy_to_device(buf, host.data(), 65); }).find("65 bytes at offset 0 overrun the destination buffer of 64 bytes"), std::string::npos);
+  EXPECT_NE(test::error_text([&] { b.copy_to_host(host.data(), buf, 8, 60); }).find("overrun the source buffer"), std::string::npos);
+  EXPECT_NE(test::error_text([&] { b.copy(other, buf, 64); }).find("overrun the destination buffer of 32 bytes"), std::string::npos);
+  EXPECT_NE(test::error_text([&] { b.copy(buf, other, 16, 0, 20); }).find("overrun the source buffer"), std::string::npos);
+  EXPECT_NE(test::error_text([&] { b.copy_to_device(buf, host.data(), 0); }).find("a copy of 0 bytes"), std::string::npos);
+  EXPECT_NE(test::error_text([&] { b.copy_to_device(buf, nullptr, 8); }).find("host pointer is null"), std::string::npos);
+  EXPECT_NE(test::error_text([&] { b.copy_to_device(Buffer{}, host.data(), 8); }).find("Buffer is empty"), std::string::npos);
   EXPECT_TRUE(b.empty()) << "a refused command is not recorded";
 }
 
@@ -221,7 +213,7 @@ TEST(BatchWaits, ASubmissionWhoseQueueFailedIsRefusedAtSubmit) {
   EXPECT_THROW(p.wait(), Error);
   Batch consumer;
   consumer.wait(p).exec(device().kernel("test_sleep"), Dim3{1}, Dim3{1}, {1u});
-  EXPECT_NE(message_of([&] { b.run(consumer, Options::all()); }).find("waits for a submission whose queue failed"),
+  EXPECT_NE(test::error_text([&] { b.run(consumer, Options::all()); }).find("waits for a submission whose queue failed"),
             std::string::npos);
 }
 
@@ -233,10 +225,10 @@ TEST(BatchWaits, AProducerThatFailsLaterFailsTheConsumersWaitAndBlocksItsQueue) 
   Batch consumer;
   consumer.wait(p).exec(device().kernel("test_sleep"), Dim3{1}, Dim3{1}, {1u});
   Submission c = b.submit(consumer, Options::all());
-  const std::string why = message_of([&] { c.wait(5000ms); });
+  const std::string why = test::error_text([&] { c.wait(5000ms); });
   EXPECT_NE(why.find("a submission this batch waits for failed"), std::string::npos) << why;
   EXPECT_NE(why.find("deliberate failure"), std::string::npos) << why;
-  EXPECT_NE(message_of([&] { b.run(Batch{}.exec(device().kernel("test_sleep"), Dim3{1}, Dim3{1}, {1u}), Options::all()); })
+  EXPECT_NE(test::error_text([&] { b.run(Batch{}.exec(device().kernel("test_sleep"), Dim3{1}, Dim3{1}, {1u}), Options::all()); })
                 .find("the queue is blocked"),
             std::string::npos);
   EXPECT_THROW(p.wait(), Error);
@@ -244,7 +236,7 @@ TEST(BatchWaits, AProducerThatFailsLaterFailsTheConsumersWaitAndBlocksItsQueue) 
 
 TEST(BatchWaits, AnEmptySubmissionIsRefused) {
   Batch b;
-  EXPECT_NE(message_of([&] { b.wait(Submission{}); }).find("the Submission is empty"), std::string::npos);
+  EXPECT_NE(test::error_text([&] { b.wait(Submission{}); }).find("the Submission is empty"), std::string::npos);
 }
 
 TEST(BatchDevice, AKernelAndABufferOfOneDeviceStayTogether) {
@@ -264,7 +256,7 @@ TEST(BatchTimestamps, EveryDispatchAndCopyInOrder) {
   Options o = Options::all();
   o.profile = true;
   Submission s = q.submit(p.batch, o);
-  EXPECT_NE(message_of([&] { (void)s.timestamps(); }).find("not been waited for"), std::string::npos);
+  EXPECT_NE(test::error_text([&] { (void)s.timestamps(); }).find("not been waited for"), std::string::npos);
   s.wait();
   const std::vector<CommandTime> t = s.timestamps();
   ASSERT_EQ(t.size(), 5u);

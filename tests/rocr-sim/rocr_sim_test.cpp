@@ -16,6 +16,7 @@
 #include "aql/fence_policy.hpp"
 #include "backends/backend.hpp"
 #include "bitonic_workload.hpp"
+#include "error_text.hpp"
 #include "hsad/hsad.hpp"
 #include "laplacian_workload.hpp"
 
@@ -91,6 +92,18 @@ bool sorts(const Device& d, std::uint32_t n, const Options& o) {
   return w.output_matches(keys);
 }
 
+// One iteration of `w` on random keys: expects them sorted, returns the counters it changed.
+Stats sort_counted(bench::BitonicWorkload& w) {
+  auto keys = random_keys(w.size());
+  std::copy(keys.begin(), keys.end(), w.input());
+  const Stats before = rocr_device().stats();
+  w.run();
+  const Stats s = rocr_device().stats() - before;
+  std::sort(keys.begin(), keys.end());
+  EXPECT_TRUE(w.output_matches(keys));
+  return s;
+}
+
 const char* scope_word(aql::Scope s) {
   return s == aql::Scope::system ? "system" : s == aql::Scope::agent ? "agent" : "none";
 }
@@ -121,18 +134,12 @@ TEST(RocrSim, BitonicLdsSortsAcrossChunks) {
   const std::uint32_t n = 16384;
   for (const auto& [chunk_log2, dispatches] : {std::pair{12u, 5u}, std::pair{0u, 10u}}) {
     SCOPED_TRACE("chunk 2^" + std::to_string(chunk_log2));
-    auto keys = random_keys(n);
     bench::BitonicWorkload w(rocr_device(), n, Options::all(), bench::BitonicWorkload::Copies::in_batch,
                              bench::BitonicWorkload::Algo::lds, chunk_log2);
     EXPECT_EQ(w.dispatches(), dispatches);
-    std::copy(keys.begin(), keys.end(), w.input());
-    const Stats before = rocr_device().stats();
-    w.run();
-    const Stats s = rocr_device().stats() - before;
+    const Stats s = sort_counted(w);
     EXPECT_EQ(s.copies, 2u);
     EXPECT_EQ(s.host_waits, 1u);
-    std::sort(keys.begin(), keys.end());
-    EXPECT_TRUE(w.output_matches(keys));
   }
 }
 
@@ -145,13 +152,7 @@ TEST_P(RocrSimFlags, TraceShowsTheFencePolicyAndCountersAgree) {
   const Options o = Options::parse(GetParam());
   const std::uint32_t n = 1024;  // 55 dispatches
   bench::BitonicWorkload w(rocr_device(), n, o);
-  auto keys = random_keys(n);
-  std::copy(keys.begin(), keys.end(), w.input());
-  const Stats before = rocr_device().stats();
-  w.run();
-  const Stats s = rocr_device().stats() - before;
-  std::sort(keys.begin(), keys.end());
-  EXPECT_TRUE(w.output_matches(keys));
+  const Stats s = sort_counted(w);
 
   const std::vector<TraceLine> q = queue_of(read_trace(path), "bitonic_step");
   std::vector<TraceLine> dispatches;
@@ -329,13 +330,7 @@ TEST(RocrSimBatch, CopyInSortCopyOutIsOneSubmission) {
     const Options o = Options::parse(flags);
     const std::uint32_t n = 1024;
     bench::BitonicWorkload w(rocr_device(), n, o, bench::BitonicWorkload::Copies::in_batch);
-    auto keys = random_keys(n);
-    std::copy(keys.begin(), keys.end(), w.input());
-    const Stats before = rocr_device().stats();
-    w.run();
-    const Stats s = rocr_device().stats() - before;
-    std::sort(keys.begin(), keys.end());
-    EXPECT_TRUE(w.output_matches(keys));
+    const Stats s = sort_counted(w);
     EXPECT_EQ(s.host_waits, 1u);
     EXPECT_EQ(s.doorbells, 1u);
     EXPECT_EQ(s.copies, 2u);
@@ -355,13 +350,7 @@ TEST(RocrSimBatch, CopyInSortCopyOutIsOneSubmission) {
 TEST(RocrSimBatch, TheBaselineWaitsAfterEveryCommand) {
   const std::uint32_t n = 256;
   bench::BitonicWorkload w(rocr_device(), n, Options::none(), bench::BitonicWorkload::Copies::in_batch);
-  auto keys = random_keys(n);
-  std::copy(keys.begin(), keys.end(), w.input());
-  const Stats before = rocr_device().stats();
-  w.run();
-  const Stats s = rocr_device().stats() - before;
-  std::sort(keys.begin(), keys.end());
-  EXPECT_TRUE(w.output_matches(keys));
+  const Stats s = sort_counted(w);
   EXPECT_EQ(s.host_waits, 36u + 2u);
 }
 
@@ -461,15 +450,6 @@ TEST(RocrSimTimestamps, ROCrsProfilingTimesEveryDispatchAndCopy) {
 namespace {
 std::string module_path(const char* name) { return std::string(HSAD_MODULES_DIR) + "/" + name; }
 
-std::string error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "no error";
-}
-
 // The library's 120-dispatch sort of 2^15 keys with `step`, copies in the batch.
 Batch sort_batch(const Kernel& step, const Buffer& keys, void* host, std::uint32_t n) {
   Batch b;
@@ -498,14 +478,14 @@ TEST(RocrSimModule, ABundlesEntryForTheAgentIsLoadedWithItsKernels) {
 TEST(RocrSimModule, AnotherTargetsCodeObjectIsRefusedNamingWhatItHas) {
   const bool is_908 = rocr_device().info().isa == "gfx908";
   const std::string path = module_path(is_908 ? "xnack.hsaco" : "gfx908.hsaco");
-  const std::string m = error_of([&] { rocr_device().load_module(path); });
+  const std::string m = test::error_text([&] { rocr_device().load_module(path); });
   EXPECT_NE(m.find("has no code object for " + rocr_device().info().isa), std::string::npos) << m;
   EXPECT_NE(m.find(is_908 ? "(it has: gfx90a:xnack+, gfx90a:xnack-)" : "(it has: gfx908)"), std::string::npos) << m;
 }
 
 TEST(RocrSimModule, AKernelTheModuleLacksIsRefusedListingItsKernels) {
   const Module m = rocr_device().load_module(module_path("bundle.hsaco"));
-  const std::string e = error_of([&] { m.kernel("module_missing"); });
+  const std::string e = test::error_text([&] { m.kernel("module_missing"); });
   EXPECT_NE(e.find("no kernel named 'module_missing' in module '" + module_path("bundle.hsaco") +
                    "' (it has: module_add_one, module_scale)"),
             std::string::npos)
@@ -516,10 +496,10 @@ TEST(RocrSimModule, TruncatedAndForeignCodeIsRefused) {
   std::ifstream in(module_path("gfx908.hsaco"), std::ios::binary);
   const std::string elf((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   const std::string half = elf.substr(0, elf.size() / 2);
-  const std::string m = error_of([&] { rocr_device().load_module(half.data(), half.size()); });
+  const std::string m = test::error_text([&] { rocr_device().load_module(half.data(), half.size()); });
   EXPECT_NE(m.find("'<memory>': malformed code object"), std::string::npos) << m;
   const std::string ptx = "//\n.version 8.0\n.target sm_80\n.address_size 64\n";
-  EXPECT_NE(error_of([&] { rocr_device().load_module(ptx.data(), ptx.size()); }).find("is PTX: NVIDIA code cannot run on"),
+  EXPECT_NE(test::error_text([&] { rocr_device().load_module(ptx.data(), ptx.size()); }).find("is PTX: NVIDIA code cannot run on"),
             std::string::npos);
 }
 
