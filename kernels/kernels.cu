@@ -2,3 +2,4 @@
 // (hipcc) holds them all.
 #include "bitonic.cu"
 #include "laplacian.cu"
+#include "memory.cu"

@@ -134,6 +134,8 @@ void register_laplacians() {
 }
 }  // namespace
 
+void register_memory_builtins();  // memory_builtins.cpp
+
 void register_builtins() {
   register_host_kernel(make_host_kernel<BitonicArgs>(
       "bitonic_step", &bitonic_step,
@@ -160,6 +162,7 @@ void register_builtins() {
       "hsad_copy_f64", &copy_f64,
       {host_arg("dst", &kernels::CopyArgs::dst), host_arg("src", &kernels::CopyArgs::src),
        host_arg("count", &kernels::CopyArgs::count)}));
+  register_memory_builtins();
 }
 
 }  // namespace hsad::host_kernels

@@ -13,6 +13,7 @@
 
 #include "hsad/hsad.hpp"
 #include "kernel_checks.hpp"
+#include "memory_checks.hpp"
 
 using namespace hsad;
 using hsad::isa::testing::Runner;
@@ -88,6 +89,11 @@ TEST(RocrSimIsaProject, CopyAndEmpty) {
 TEST(RocrSimIsaProject, EveryLaplacianKernelMatchesTheReference) {
   DeviceRunner r;
   isa::testing::check_laplacian(r);
+}
+
+// memory-bench's kernels, on every target's machine code (gfx1030 runs them in wave32).
+TEST(RocrSimIsaProject, EveryMemoryWorkloadMatchesTheCpu) {
+  test::expect_every_memory_workload_matches(device(), {1, 48, 64, 256});
 }
 
 class RocrSimIsaKernels : public ::testing::Test {
