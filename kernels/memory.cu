@@ -83,7 +83,7 @@ extern "C" __global__ void __launch_bounds__(kMemoryMaxGroup)
   HSAD_BARRIER_WAIT();
   __shared__ double lds[kMemoryMaxGroup];
   const ReduceArgs a{src, partials, sites, base, stride, width, step};
-  const std::uint64_t first = std::uint64_t(blockIdx.x) * blockDim.x;
+  const std::uint32_t first = blockIdx.x * blockDim.x;
   lds[threadIdx.x] = reduce_item(a, first + threadIdx.x);
   __syncthreads();
   for (std::uint32_t j = threadIdx.x; j < width; j += blockDim.x) {
@@ -91,17 +91,12 @@ extern "C" __global__ void __launch_bounds__(kMemoryMaxGroup)
   }
 }
 
-// One work-group: the sums of `count` rows of partial sums.
+// A work-group per column: the sums of `count` rows of `width` partial sums.
 extern "C" __global__ void __launch_bounds__(kMemoryMaxGroup)
     sum_partials_f64(const double* partials, double* out, std::uint32_t count, std::uint32_t width) {
   HSAD_BARRIER_WAIT();
   __shared__ double lds[kMemoryMaxGroup];
-  const SumPartialsArgs a{partials, out, count, width};
-  lds[threadIdx.x] = sum_partials_lane(a, threadIdx.x, blockDim.x);
-  __syncthreads();
-  for (std::uint32_t j = threadIdx.x; j < width; j += blockDim.x) {
-    double sum = 0;
-    for (std::uint32_t t = j; t < blockDim.x / width * width; t += width) sum += lds[t];
-    out[j] = sum;
-  }
+  const double total =
+      group_total(lds, sum_partials_item(SumPartialsArgs{partials, out, count, width}, blockIdx.x, threadIdx.x, blockDim.x));
+  if (threadIdx.x == 0) out[blockIdx.x] = total;
 }

@@ -74,19 +74,23 @@ HSAD_HD float column_sum_item(const MatrixSumArgs& a, std::uint32_t col) {
   return sum;
 }
 
-// One item's share of a strided sum (DOT: of products with q): elements t, t + n, t + 2n, ...
-// Four running sums, so that four loads are in flight per item rather than one after another;
-// each is indexed by a constant once unrolled (a runtime index would put them in local memory).
+// One item's share of a strided sum (DOT: of products with q): elements t, t + n, t + 2n, ... below
+// count, element j being p[j * stride] (and q[j]). Four running sums, so that four loads are in
+// flight per item rather than one after another; each is indexed by a constant once unrolled (a
+// runtime index would put them in local memory). Inlined, a stride of 1 costs nothing.
 template <bool DOT, class T>
 HSAD_HD T strided_sum(const T* HSAD_RESTRICT p, const T* HSAD_RESTRICT q, std::uint32_t count, std::uint32_t t,
-                      std::uint32_t n) {
+                      std::uint32_t n, std::uint32_t stride = 1) {
   T s[4] = {T(0), T(0), T(0), T(0)};
   std::uint32_t j = t;
   for (; j + 3 * n < count; j += 4 * n) {
     HSAD_UNROLL
-    for (int u = 0; u < 4; ++u) s[u] += DOT ? p[j + u * n] * q[j + u * n] : p[j + u * n];
+    for (int u = 0; u < 4; ++u) {
+      const std::uint32_t e = j + u * n;
+      s[u] += DOT ? p[std::size_t(e) * stride] * q[e] : p[std::size_t(e) * stride];
+    }
   }
-  for (; j < count; j += n) s[0] += DOT ? p[j] * q[j] : p[j];
+  for (; j < count; j += n) s[0] += DOT ? p[std::size_t(j) * stride] * q[j] : p[std::size_t(j) * stride];
   return (s[0] + s[1]) + (s[2] + s[3]);
 }
 
@@ -115,18 +119,19 @@ HSAD_HD double yax_row_item(const YaxArgs& a, std::uint32_t row) {
 
 // --- Staged and fused reductions (double) ---
 
+// 32-bit division (sites x width < 2^32): 64-bit division is a long instruction sequence on GPUs.
 HSAD_HD void pack_item(const PackArgs& a, std::uint64_t i) {
   if (i >= std::uint64_t(a.sites) * a.width) return;
-  const std::uint64_t site = i / a.width, word = i % a.width;
-  a.dst[i] = a.src[site * a.stride + a.base + word];
+  const std::uint32_t site = std::uint32_t(i) / a.width, word = std::uint32_t(i) % a.width;
+  a.dst[i] = a.src[std::size_t(site) * a.stride + a.base + word];
 }
 
 // Item g of the grid: word g % width of the sites g / width, g / width + step, ...
-HSAD_HD double reduce_item(const ReduceArgs& a, std::uint64_t g) {
-  const std::uint32_t word = std::uint32_t(g % a.width);
+HSAD_HD double reduce_item(const ReduceArgs& a, std::uint32_t g) {
+  const std::uint32_t word = g % a.width;
   const double* p = a.src + a.base + word;
   double s[4] = {0, 0, 0, 0};
-  std::uint64_t site = g / a.width;
+  std::uint64_t site = g / a.width;  // a grid is below 2^32 items
   const std::uint64_t step = a.step;
   for (; site + 3 * step < a.sites; site += 4 * step) {
     HSAD_UNROLL
@@ -146,16 +151,12 @@ HSAD_HD double reduce_group_word(const double* values, std::uint64_t first, std:
   return sum;
 }
 
-// One work-group adds `count` rows of partial sums: item t adds column t % width of the rows
-// t / width, t / width + lanes, ... (lanes = items / width), then the first `width` items add
-// the lanes' sums. Needs items >= width.
-HSAD_HD double sum_partials_lane(const SumPartialsArgs& a, std::uint32_t t, std::uint32_t items) {
-  const std::uint32_t lanes = items / a.width;
-  if (t >= lanes * a.width) return 0;
-  const std::uint32_t col = t % a.width;
-  double sum = 0;
-  for (std::uint32_t r = t / a.width; r < a.count; r += lanes) sum += a.partials[std::size_t(r) * a.width + col];
-  return sum;
+// Work-group j adds column j of `count` rows of `width` partial sums: item t its share (rows t,
+// t + items, ...), then the work-group's tree. A work-group per column keeps the last step of a
+// reduction short: one work-group for all columns spent more time here than reading the data
+// (memory-bench's reduce-fused on the H100, docs/results.md).
+HSAD_HD double sum_partials_item(const SumPartialsArgs& a, std::uint32_t column, std::uint32_t t, std::uint32_t items) {
+  return strided_sum<false>(a.partials + column, a.partials, a.count, t, items, a.width);
 }
 
 }  // namespace hsad::kernels

@@ -10,7 +10,7 @@
 
 namespace hsad::bench {
 namespace {
-constexpr std::uint32_t kSumGroup = 256;  // sum_partials_f64's one work-group
+constexpr std::uint32_t kSumGroup = 256;  // sum_partials_f64's work-group (one per column)
 
 // Element i of an array: a small integer (0 to 7) from a multiplicative hash, so neighbours
 // differ (a wrong index shows) and every sum is exact in float and double alike.
@@ -102,11 +102,7 @@ void validate(const MemoryConfig& c, const DeviceInfo& device) {
     bytes = double(c.rows) * c.cols * element;
   } else {
     if (c.sites < 1) throw Error("memory-bench", "--sites", w + " needs at least 1 site, got " + std::to_string(c.sites));
-    if (c.width < 1 || c.width > kSumGroup) {
-      throw Error("memory-bench", "--width",
-                  "--width (doubles summed per pass) must be 1 to " + std::to_string(kSumGroup) + ", got " +
-                      std::to_string(c.width));
-    }
+    if (c.width < 1) throw Error("memory-bench", "--width", "--width (doubles summed per pass) must be at least 1, got 0");
     if (c.words < c.width || c.words % c.width != 0) {
       throw Error("memory-bench", "--words",
                   "--words (doubles per site) must be a whole number of --width (" + std::to_string(c.width) + "), got " +
@@ -202,16 +198,18 @@ void MemoryWorkload::record_yax() {
   const std::uint64_t items = wave ? std::uint64_t(c_.rows) * c_.block : round_up(c_.rows, c_.block);
   for (int it = 0; it < c_.iters; ++it) {
     batch_.exec(k, Dim3{std::uint32_t(items)}, Dim3{c_.block}, {y_, input_, x_, partials_, c_.rows, c_.cols});
-    batch_.exec(sum, Dim3{kSumGroup}, Dim3{kSumGroup}, {partials_, out_, std::uint32_t(partial_groups_), 1u});
+    batch_.exec(sum, Dim3{kSumGroup}, Dim3{kSumGroup}, {partials_, out_, std::uint32_t(partial_groups_), 1u});  // one column
   }
 }
 
 void MemoryWorkload::record_reduce() {
   const std::uint32_t passes = c_.words / c_.width;
-  // The reduce grid: a whole number of `width`s (each item then adds one word), about eight
-  // work-groups per compute unit, and no more than the items there are words to add.
+  // The reduce grid: a whole number of `width`s (each item then adds one word), 2048 items per
+  // compute unit (a full H100 SM; 32 wavefronts of a CDNA CU), and no more than the items there
+  // are words to add.
   const std::uint64_t q = c_.width / std::gcd(c_.block, c_.width);  // work-groups per whole `width`s
-  const std::uint64_t wanted = std::uint64_t(std::max<std::uint32_t>(device_.info().compute_units, 1)) * 8;
+  const std::uint64_t wanted =
+      std::uint64_t(std::max<std::uint32_t>(device_.info().compute_units, 1)) * std::max<std::uint32_t>(1, 2048 / c_.block);
   const std::uint64_t needed = round_up((std::uint64_t(c_.sites) * c_.width + c_.block - 1) / c_.block, q);
   const std::uint64_t groups = std::max(q, std::min(round_up(wanted, q), needed));
   const std::uint32_t step = std::uint32_t(groups * c_.block / c_.width);
@@ -234,7 +232,7 @@ void MemoryWorkload::record_reduce() {
         batch_.exec(reduce, Dim3{std::uint32_t(groups * c_.block)}, Dim3{c_.block},
                     {input_, partials_, c_.sites, base, c_.words, c_.width, step});
       }
-      batch_.exec(sum, Dim3{kSumGroup}, Dim3{kSumGroup},
+      batch_.exec(sum, Dim3{kSumGroup * c_.width}, Dim3{kSumGroup},  // a work-group per word
                   {partials_, at(out_, base * sizeof(double)), std::uint32_t(groups), c_.width});
     }
   }

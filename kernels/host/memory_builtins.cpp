@@ -64,7 +64,7 @@ void pack(const WorkGroup& wg) {
 void reduce(const WorkGroup& wg) {
   const ReduceArgs& a = wg.args<ReduceArgs>();
   std::array<double, kMemoryMaxGroup> values;
-  const std::uint64_t first = wg.first_x();
+  const std::uint32_t first = wg.first_x();
   for (std::uint32_t t = 0; t < wg.size.x; ++t) values[t] = reduce_item(a, first + t);
   for (std::uint32_t j = 0; j < a.width; ++j) {
     a.partials[std::size_t(wg.id.x) * a.width + j] = reduce_group_word(values.data(), first, wg.size.x, a.width, j);
@@ -74,12 +74,8 @@ void reduce(const WorkGroup& wg) {
 void sum_partials(const WorkGroup& wg) {
   const SumPartialsArgs& a = wg.args<SumPartialsArgs>();
   std::array<double, kMemoryMaxGroup> values;
-  for (std::uint32_t t = 0; t < wg.size.x; ++t) values[t] = sum_partials_lane(a, t, wg.size.x);
-  for (std::uint32_t j = 0; j < a.width; ++j) {
-    double sum = 0;
-    for (std::uint32_t t = j; t < wg.size.x / a.width * a.width; t += a.width) sum += values[t];
-    a.out[j] = sum;
-  }
+  for (std::uint32_t t = 0; t < wg.size.x; ++t) values[t] = sum_partials_item(a, wg.id.x, t, wg.size.x);
+  a.out[wg.id.x] = group_total(values, wg.size.x);
 }
 
 std::vector<ArgInfo> matrix_args() {
