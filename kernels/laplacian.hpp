@@ -71,10 +71,14 @@ HSAD_HD void laplacian_tile(const LaplacianArgs& a, int i, int j, int k) {
     Lu[n] += u[pos + slice + std::size_t(r) * nx] * a.invhz2;
   }
 
+  // The plain kernel's three tests per row: y >= sy holds already (j >= sy), and testing it too
+  // held Kernel 5 to 0.957 of the plain kernel at 512^3 on the H100
+  // (docs/measurements/h100-laplacian-k5-explore.cu). y < ny - 1 also keeps a cut tile's stores
+  // inside it.
   HSAD_UNROLL
   for (int n = 0; n < M; n++) {
-    const int y = j + n;  // y < ny - 1 also keeps a cut tile's stores inside it
-    if (y > 0 && y < ny - 1 && y >= a.sy && y < a.ey) HSAD_STORE_NT(&a.f[pos + std::size_t(n) * nx], Lu[n]);
+    const int y = j + n;
+    if (y > 0 && y < ny - 1 && y < a.ey) HSAD_STORE_NT(&a.f[pos + std::size_t(n) * nx], Lu[n]);
   }
 }
 

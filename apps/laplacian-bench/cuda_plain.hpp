@@ -12,12 +12,12 @@ struct PlainGrid {
 };
 
 struct PlainResult {
-  int kernel;        // 5, or 7 where split into y-subdomains
+  int kernel;        // 5, 7 where split into y-subdomains, 6 in Kernel 6's order of work-groups
   int split;         // subdomains swept in sequence (1: one launch per application)
   double seconds;    // median time of one application
 };
 
-// One result per entry of `splits`. Throws std::runtime_error where CUDA fails or the peer was
+// One result per entry of `splits`, then Kernel 6's. Throws std::runtime_error where CUDA fails or the peer was
 // not built (no nvcc).
 std::vector<PlainResult> run_plain_laplacian(const PlainGrid& g, const std::vector<int>& splits, int iters, int reps);
 

@@ -75,7 +75,7 @@ int main(int argc, char** argv) {
        "then time the batches on the device too (Options::profile): device ms per application beside the host's")
       ("peers", po::bool_switch(&peers),
        "also run the lab notes' Kernel 5 written straight for nvcc (CUDA runtime, same GPU, same run), whole and "
-       "split as --split auto would split Kernel 7: rows with backend cuda-plain")
+       "split as --split auto would split Kernel 7, and in Kernel 6's order: rows with backend cuda-plain")
       ("backend", po::value(&backend)->default_value("auto"), "auto | cpu | rocr | cuda")
       ("format", po::value(&format)->default_value("table"), "table | csv | json");
   if (auto status = bench::parse_cli(argc, argv, desc, "laplacian-bench")) return *status;
