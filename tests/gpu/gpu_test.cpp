@@ -9,6 +9,7 @@
 #include "bitonic.hpp"
 #include "bitonic_workload.hpp"
 #include "hsad/hsad.hpp"
+#include "memory_checks.hpp"
 
 using namespace hsad;
 
@@ -168,6 +169,12 @@ TEST(Gpu, EmptyKernelBatchOfTenThousand) {
 // The LDS algorithm (--algo lds) under every ladder row, with the copies in the batch: on a real
 // GPU at 32768 keys (10 dispatches: long passes between local merges) and 2^20; on the
 // simulated one at one chunk (the rocr-sim suite sorts across chunks).
+// memory-bench's kernels at odd sizes and several work-group sizes, against the CPU's sums.
+TEST(GpuMemory, EveryWorkloadMatchesTheCpu) {
+  REQUIRE_GPU();
+  test::expect_every_memory_workload_matches(device, {1, 32, 48, 64, 256, 1024});
+}
+
 TEST(GpuBatch, BitonicLdsSortsEveryLadderRow) {
   REQUIRE_GPU();
   Options wanted = Options::all();
