@@ -2,6 +2,7 @@
 #pragma once
 
 #include <algorithm>
+#include <chrono>
 #include <cstddef>
 #include <vector>
 
@@ -24,6 +25,18 @@ inline double quantile(std::vector<double> sorted, double q) {
 
 inline Summary summarize(const std::vector<double>& samples) {
   return {quantile(samples, 0.5), quantile(samples, 0.1), quantile(samples, 0.9), samples.size()};
+}
+
+// The median wall time of `reps` calls of f, in seconds.
+template <class F>
+double median_seconds(int reps, F&& f) {
+  std::vector<double> s;
+  for (int r = 0; r < reps; ++r) {
+    const auto t0 = std::chrono::steady_clock::now();
+    f();
+    s.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+  }
+  return summarize(s).median;
 }
 
 }  // namespace hsad::bench

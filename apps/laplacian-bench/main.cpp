@@ -41,16 +41,6 @@ std::array<std::uint32_t, 3> parse_block(const std::string& text) {
   return b;
 }
 
-template <class F>
-double median_seconds(int reps, F&& f) {
-  std::vector<double> s;
-  for (int r = 0; r < reps; ++r) {
-    const auto t0 = std::chrono::steady_clock::now();
-    f();
-    s.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
-  }
-  return bench::summarize(s).median;
-}
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -113,10 +103,10 @@ int main(int argc, char** argv) {
 
     bench::LaplacianWorkload w(device, c, options);
     w.run();  // warm-up
-    const double t_app = median_seconds(reps, [&] { w.run(); }) / c.iters;
+    const double t_app = bench::median_seconds(reps, [&] { w.run(); }) / c.iters;
     double copy_bytes = 0;
     w.copy_run();
-    const double t_copy = median_seconds(reps, [&] { copy_bytes = w.copy_run(); }) / c.iters;
+    const double t_copy = bench::median_seconds(reps, [&] { copy_bytes = w.copy_run(); }) / c.iters;
     const double copy_gbs = copy_bytes / t_copy / 1e9;
     // The device's own time per application: the span of a profiled batch, over --iters.
     double device_ms = 0;

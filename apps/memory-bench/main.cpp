@@ -33,16 +33,6 @@ std::optional<std::uint32_t> parse_count(const std::string& text, const char* op
   return std::uint32_t(std::stoull(text));
 }
 
-template <class F>
-double median_seconds(int reps, F&& f) {
-  std::vector<double> s;
-  for (int r = 0; r < reps; ++r) {
-    const auto t0 = std::chrono::steady_clock::now();
-    f();
-    s.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
-  }
-  return bench::summarize(s).median;
-}
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -104,13 +94,13 @@ int main(int argc, char** argv) {
       bench::MemoryWorkload w(device, config_for(kind, divisor), options);
       w.copy_run();  // warm-up
       double copy_bytes = 0;
-      const double t_copy = median_seconds(reps, [&] { copy_bytes = w.copy_run(); }) / w.config().iters;
+      const double t_copy = bench::median_seconds(reps, [&] { copy_bytes = w.copy_run(); }) / w.config().iters;
       const double copy_gbs = copy_bytes / t_copy / 1e9;
       const std::vector<std::uint32_t> blocks = sweep ? kSweep : std::vector<std::uint32_t>{w.config().block};
       for (std::uint32_t block : blocks) {
         w.set_block(block);
         const auto check = w.verify();  // also the warm-up
-        const double t = median_seconds(reps, [&] { w.run(); }) / w.config().iters;
+        const double t = bench::median_seconds(reps, [&] { w.run(); }) / w.config().iters;
         const double gbs = w.bytes() / t / 1e9;
         const bool ok = check.wrong == 0;
         all_verified = all_verified && ok;
