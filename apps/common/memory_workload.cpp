@@ -191,14 +191,14 @@ void MemoryWorkload::record_matrix() {
 void MemoryWorkload::record_yax() {
   const bool wave = c_.kind == MemoryKind::yax_wave;
   // yax: one partial per work-group; yax-wave: one per row (its work-group's).
-  partial_groups_ = wave ? c_.rows : round_up(c_.rows, c_.block) / c_.block;
-  partials_ = device_.alloc(partial_groups_ * sizeof(double));
+  const std::uint64_t partial_count = wave ? c_.rows : round_up(c_.rows, c_.block) / c_.block;
+  partials_ = device_.alloc(partial_count * sizeof(double));
   const Kernel k = device_.kernel(wave ? "yax_groups_f64" : "yax_rows_f64");
   const Kernel sum = device_.kernel("sum_partials_f64");
   const std::uint64_t items = wave ? std::uint64_t(c_.rows) * c_.block : round_up(c_.rows, c_.block);
   for (int it = 0; it < c_.iters; ++it) {
     batch_.exec(k, Dim3{std::uint32_t(items)}, Dim3{c_.block}, {y_, input_, x_, partials_, c_.rows, c_.cols});
-    batch_.exec(sum, Dim3{kSumGroup}, Dim3{kSumGroup}, {partials_, out_, std::uint32_t(partial_groups_), 1u});  // one column
+    batch_.exec(sum, Dim3{kSumGroup}, Dim3{kSumGroup}, {partials_, out_, std::uint32_t(partial_count), 1u});  // one column
   }
 }
 
@@ -213,7 +213,6 @@ void MemoryWorkload::record_reduce() {
   const std::uint64_t needed = round_up((std::uint64_t(c_.sites) * c_.width + c_.block - 1) / c_.block, q);
   const std::uint64_t groups = std::max(q, std::min(round_up(wanted, q), needed));
   const std::uint32_t step = std::uint32_t(groups * c_.block / c_.width);
-  partial_groups_ = groups;
   partials_ = device_.alloc(groups * c_.width * sizeof(double));
   const bool staged = c_.kind == MemoryKind::reduce_staged;
   const Kernel pack = device_.kernel("pack_f64");

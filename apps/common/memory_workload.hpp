@@ -81,7 +81,6 @@ class MemoryWorkload {
   Queue queue_;
   Buffer input_, x_, y_, out_, partials_, bundle_, scratch_;
   std::size_t copy_count_ = 0;  // doubles per copy
-  std::size_t partial_groups_ = 0;
   Batch batch_, copies_;
   std::vector<double> expected_;  // the CPU's sums, once computed
 };

@@ -145,25 +145,19 @@ void check_dims(Runner& r) {
   }
 }
 
-// A private array indexed at run time: in registers (s_set_gpr_idx on gfx9, v_movrels on gfx10)...
-void check_gpr_index(Runner& r) {
+// A private array of `size` words indexed at run time: 48 stay in registers (s_set_gpr_idx on gfx9,
+// v_movrels on gfx10), 300 are too many and live in scratch (the private segment).
+static void check_indexed(Runner& r, const char* kernel, unsigned size, bool scratch, unsigned seed) {
   const unsigned n = 777;
-  const auto idx = random_u32(n, 0, 1u << 30, 5);
+  const auto idx = random_u32(n, 0, 1u << 30, seed);
   auto* out = static_cast<std::uint32_t*>(r.alloc(n * 4));
-  r.run("isa_gpr_index", {whole_groups(n)}, {256}, {r.upload(idx), out, n});
+  r.run(kernel, {whole_groups(n)}, {256}, {r.upload(idx), out, n});
   const auto got = r.download(out, n);
-  for (unsigned i = 0; i < n; ++i) ASSERT_EQ(got[i], indexed_reference(i, idx[i], 48, false)) << i;
+  for (unsigned i = 0; i < n; ++i) ASSERT_EQ(got[i], indexed_reference(i, idx[i], size, scratch)) << i;
 }
 
-// ... and one too large for registers, in scratch (the private segment).
-void check_scratch(Runner& r) {
-  const unsigned n = 777;
-  const auto idx = random_u32(n, 0, 1u << 30, 6);
-  auto* out = static_cast<std::uint32_t*>(r.alloc(n * 4));
-  r.run("isa_scratch", {whole_groups(n)}, {256}, {r.upload(idx), out, n});
-  const auto got = r.download(out, n);
-  for (unsigned i = 0; i < n; ++i) ASSERT_EQ(got[i], indexed_reference(i, idx[i], 300, true)) << i;
-}
+void check_gpr_index(Runner& r) { check_indexed(r, "isa_gpr_index", 48, false, 5); }
+void check_scratch(Runner& r) { check_indexed(r, "isa_scratch", 300, true, 6); }
 
 // Division and square root are the compiler's correctly rounded sequences: the results equal
 // IEEE division and sqrt, bit for bit; fma is fused.
