@@ -10,24 +10,35 @@ using hsad::kernels::LaplacianArgs;
       double invhxyz2
 #define HSAD_LAPLACIAN_PACK(sy, ey) LaplacianArgs{f, u, nx, ny, nz, invhx2, invhy2, invhz2, invhxyz2, sy, ey}
 
-#define HSAD_LAPLACIAN_KERNELS(M)                                                                         \
-  extern "C" __global__ void __launch_bounds__(256) laplacian5_m##M(HSAD_LAPLACIAN_ARGS) {               \
-    HSAD_BARRIER_WAIT();                                                                                  \
-    hsad::kernels::laplacian_item<M>(HSAD_LAPLACIAN_PACK(0, ny), threadIdx.x + blockIdx.x * blockDim.x,   \
-                                     M * (threadIdx.y + blockIdx.y * blockDim.y),                         \
-                                     threadIdx.z + blockIdx.z * blockDim.z);                              \
-  }                                                                                                       \
-  extern "C" __global__ void __launch_bounds__(256) laplacian6_m##M(HSAD_LAPLACIAN_ARGS) {               \
-    HSAD_BARRIER_WAIT();                                                                                  \
-    hsad::kernels::laplacian_item<M>(HSAD_LAPLACIAN_PACK(0, ny), threadIdx.x + blockIdx.z * blockDim.x,   \
-                                     M * (threadIdx.y + blockIdx.x * blockDim.y),                         \
-                                     threadIdx.z + blockIdx.y * blockDim.z);                              \
-  }                                                                                                       \
-  extern "C" __global__ void __launch_bounds__(256) laplacian7_m##M(HSAD_LAPLACIAN_ARGS, int sy, int ey) { \
-    HSAD_BARRIER_WAIT();                                                                                  \
-    hsad::kernels::laplacian_item<M>(HSAD_LAPLACIAN_PACK(sy, ey), threadIdx.x + blockIdx.x * blockDim.x,  \
-                                     sy + M * (threadIdx.y + blockIdx.y * blockDim.y),                    \
-                                     threadIdx.z + blockIdx.z * blockDim.z);                              \
+// With laplacian_tile's interior tile, nvcc gives Kernels 5-7 at m = 8 48 registers, so 5
+// work-groups of 256 fit an H100 SM. Held to 6, the plain kernel's occupancy, they
+// get 40 registers and a 16-byte spill, and run at 0.98-1.00 of the plain kernel at every size;
+// with 48 they fell to 0.93 at 1024^3 and in Kernel 7's splits (docs/results.md). m = 16 keeps
+// nvcc's choice (0: no minimum). hipcc's second bound means waves per EU; AMD code is as it was.
+#if defined(__CUDACC__) && !defined(__HIPCC__)
+#define HSAD_LAPLACIAN_BOUNDS(M) __launch_bounds__(256, (M) <= 8 ? 6 : 0)
+#else
+#define HSAD_LAPLACIAN_BOUNDS(M) __launch_bounds__(256)
+#endif
+
+#define HSAD_LAPLACIAN_KERNELS(M)                                                                            \
+  extern "C" __global__ void HSAD_LAPLACIAN_BOUNDS(M) laplacian5_m##M(HSAD_LAPLACIAN_ARGS) {                 \
+    HSAD_BARRIER_WAIT();                                                                                     \
+    hsad::kernels::laplacian_item<M>(HSAD_LAPLACIAN_PACK(0, ny), threadIdx.x + blockIdx.x * blockDim.x,      \
+                                     M * (threadIdx.y + blockIdx.y * blockDim.y),                            \
+                                     threadIdx.z + blockIdx.z * blockDim.z);                                 \
+  }                                                                                                          \
+  extern "C" __global__ void HSAD_LAPLACIAN_BOUNDS(M) laplacian6_m##M(HSAD_LAPLACIAN_ARGS) {                 \
+    HSAD_BARRIER_WAIT();                                                                                     \
+    hsad::kernels::laplacian_item<M>(HSAD_LAPLACIAN_PACK(0, ny), threadIdx.x + blockIdx.z * blockDim.x,      \
+                                     M * (threadIdx.y + blockIdx.x * blockDim.y),                            \
+                                     threadIdx.z + blockIdx.y * blockDim.z);                                 \
+  }                                                                                                          \
+  extern "C" __global__ void HSAD_LAPLACIAN_BOUNDS(M) laplacian7_m##M(HSAD_LAPLACIAN_ARGS, int sy, int ey) { \
+    HSAD_BARRIER_WAIT();                                                                                     \
+    hsad::kernels::laplacian_item<M>(HSAD_LAPLACIAN_PACK(sy, ey), threadIdx.x + blockIdx.x * blockDim.x,     \
+                                     sy + M * (threadIdx.y + blockIdx.y * blockDim.y),                       \
+                                     threadIdx.z + blockIdx.z * blockDim.z);                                 \
   }
 
 // Kernel 8: (blockIdx.x, y) to (x, y), blockIdx.z to the z-chunk; one plane deep (blockDim.z = 1).

@@ -28,19 +28,22 @@ struct LaplacianSeedArgs {
   double invhx2, invhy2, invhz2, invhxyz2;
 };
 
-// The column of M points (i, j..j+M-1, k). FULL: all M rows exist (j + M <= ny). Otherwise the
-// tile is cut at the array's edge (the seed's kernel assumes ny % M == 0): rows past the edge read
-// the last row that exists instead and are never stored, and their centre gives the row below
-// nothing. So every loop has a trip count known at compile time and every Lu index is a constant
-// once unrolled: a trip count of `rows` (an earlier form of this function) made nvcc keep Lu in
-// local memory, a 64-byte stack frame that held Kernels 5-7 to half the plain kernel's speed on
-// the H100 (docs/results.md).
-template <int M, bool FULL>
-HSAD_HD void laplacian_tile(const LaplacianArgs& a, int i, int j, int k) {
+// The column of M points (i, j..j+M-1, k); rows [1, yend) are stored, yend = min(ey, ny - 1).
+// INTERIOR: every row exists and is stored (0 < j, j + M <= yend), so the tile makes no test per
+// row; that is all tiles but the first and last of a sweep or subdomain. Otherwise (an edge tile)
+// each row is tested, and a tile cut at the array's edge (the seed's kernel assumes ny % M == 0)
+// reads the last row that exists in place of rows past the edge, never stores them, and their
+// centre gives the row below nothing. So every loop has a trip count known at compile time and
+// every Lu index is a constant once unrolled: a trip count of `rows` (an earlier form of this
+// function) made nvcc keep Lu in local memory, a 64-byte stack frame that held Kernels 5-7 to half
+// the plain kernel's speed on the H100 (docs/results.md). The per-row tests themselves held
+// Kernel 5 to 0.95 of the plain kernel at 512^3 there (docs/measurements/h100-laplacian-k5-explore.cu).
+template <int M, bool INTERIOR>
+HSAD_HD void laplacian_tile(const LaplacianArgs& a, int i, int j, int k, int yend) {
   const int nx = a.nx, ny = a.ny;
   const std::size_t slice = std::size_t(nx) * ny;
   const std::size_t pos = std::size_t(i) + std::size_t(nx) * j + slice * k;
-  const int rows = FULL ? M : (ny - j < M ? ny - j : M);
+  const int rows = INTERIOR ? M : (ny - j < M ? ny - j : M);
   const double* u = a.u;
   double Lu[M];
   HSAD_UNROLL
@@ -48,46 +51,43 @@ HSAD_HD void laplacian_tile(const LaplacianArgs& a, int i, int j, int k) {
 
   HSAD_UNROLL
   for (int n = 0; n < M; n++) {  // z - 1
-    const int r = FULL || n < rows ? n : rows - 1;
+    const int r = INTERIOR || n < rows ? n : rows - 1;
     Lu[n] += u[pos - slice + std::size_t(r) * nx] * a.invhz2;
   }
-  if (j > 0) Lu[0] += u[pos - nx] * a.invhy2;  // y - 1 of the first row
+  if (INTERIOR || j > 0) Lu[0] += u[pos - nx] * a.invhy2;  // y - 1 of the first row
   HSAD_UNROLL
   for (int n = 0; n < M; n++) {
-    const int r = FULL || n < rows ? n : rows - 1;
+    const int r = INTERIOR || n < rows ? n : rows - 1;
     const std::size_t p = pos + std::size_t(r) * nx;
     Lu[n] += u[p - 1] * a.invhx2;
     const double center = u[p];  // kept for the rows above and below
     Lu[n] += center * a.invhxyz2;
     Lu[n] += u[p + 1] * a.invhx2;
-    if (n > 0) Lu[n - 1] += center * (FULL || n < rows ? a.invhy2 : 0.0);
+    if (n > 0) Lu[n - 1] += center * (INTERIOR || n < rows ? a.invhy2 : 0.0);
     if (n < M - 1) Lu[n + 1] += center * a.invhy2;
   }
-  // y + 1 of the last row; a cut tile's last row is the array's edge and has none.
-  if (FULL && j + M < ny) Lu[M - 1] += u[pos + std::size_t(M) * nx] * a.invhy2;
+  // y + 1 of the last row: an interior tile ends below ny - 1; a cut tile's last row is the edge.
+  if (INTERIOR || j + M < ny) Lu[M - 1] += u[pos + std::size_t(M) * nx] * a.invhy2;
   HSAD_UNROLL
   for (int n = 0; n < M; n++) {  // z + 1
-    const int r = FULL || n < rows ? n : rows - 1;
+    const int r = INTERIOR || n < rows ? n : rows - 1;
     Lu[n] += u[pos + slice + std::size_t(r) * nx] * a.invhz2;
   }
 
-  // The plain kernel's three tests per row: y >= sy holds already (j >= sy), and testing it too
-  // held Kernel 5 to 0.957 of the plain kernel at 512^3 on the H100
-  // (docs/measurements/h100-laplacian-k5-explore.cu). y < ny - 1 also keeps a cut tile's stores
-  // inside it.
   HSAD_UNROLL
   for (int n = 0; n < M; n++) {
     const int y = j + n;
-    if (y > 0 && y < ny - 1 && y < a.ey) HSAD_STORE_NT(&a.f[pos + std::size_t(n) * nx], Lu[n]);
+    if (INTERIOR || (y > 0 && y < yend)) HSAD_STORE_NT(&a.f[pos + std::size_t(n) * nx], Lu[n]);
   }
 }
 
-// One work-item of any of the three kernels, given its (i, j, k).
+// One work-item of any of the three kernels, given its (i, j, k). A tile starts at or after sy.
 template <int M>
 HSAD_HD void laplacian_item(const LaplacianArgs& a, int i, int j, int k) {
-  if (i == 0 || i >= a.nx - 1 || k == 0 || k >= a.nz - 1 || j >= a.ey || j >= a.ny - 1) return;
-  if (j + M <= a.ny) laplacian_tile<M, true>(a, i, j, k);
-  else laplacian_tile<M, false>(a, i, j, k);
+  const int yend = a.ey < a.ny - 1 ? a.ey : a.ny - 1;
+  if (i == 0 || i >= a.nx - 1 || k == 0 || k >= a.nz - 1 || j >= yend) return;
+  if (j > 0 && j + M <= yend) laplacian_tile<M, true>(a, i, j, k, yend);
+  else laplacian_tile<M, false>(a, i, j, k, yend);
 }
 
 // Kernel 8 (this project's, not the seed's): a work-item marches up to M planes in z at one

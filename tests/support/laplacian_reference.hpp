@@ -1,12 +1,10 @@
 // What the Laplacian kernels compute, rounded as hipcc 5.2's code for them rounds it (read from
-// its disassembly): HIP contracts `a += b * c` into fused multiply-adds, in the source's order,
-// except where the compiler computes a product once for two uses (then it is rounded on its own
-// and added). The ISA interpreter's results must equal this bit for bit; the cpu agent's host
-// builds, which x86-64 compiles without fma, differ from it in the last bits.
+// its disassembly): HIP contracts `a += b * c` into fused multiply-adds, in the source's order.
+// The ISA interpreter's results must equal this bit for bit; the cpu agent's host builds, which
+// x86-64 compiles without fma, differ from it in the last bits.
 #pragma once
 
 #include <cmath>
-#include <algorithm>
 #include <cstddef>
 #include <vector>
 
@@ -17,19 +15,18 @@ struct LaplacianGrid {
   double invhx2, invhy2, invhz2, invhxyz2;
 };
 
-// Kernels 5, 6 and 7 (laplacian_tile): whatever the tile, a point's terms arrive in the order
-// z-1, y-1, x-1, centre, x+1, y+1, z+1. Each is one fma, except (for m >= 8) a y-neighbour inside
-// the tile whose product with hy the compiler computes once for the rows above and below it:
-// that product is rounded and added unfused (`shared_below`, `shared_above`).
-inline double fused_tile_point(const double* u, std::size_t p, const LaplacianGrid& g, bool shared_below,
-                               bool shared_above) {
+// Kernels 5, 6 and 7 (laplacian_tile): whatever the tile and m, a point's terms arrive in the
+// order z-1, y-1, x-1, centre, x+1, y+1, z+1, each one fma. (While full tiles tested their rows
+// one by one, hipcc computed an in-tile centre's product with hy once for the rows above and below
+// it, rounded on its own, at m >= 8; the interior tile that makes no tests fuses every term.)
+inline double fused_tile_point(const double* u, std::size_t p, const LaplacianGrid& g) {
   const std::size_t nx = std::size_t(g.nx), slice = nx * std::size_t(g.ny);
   double lu = std::fma(u[p - slice], g.invhz2, 0.0);
-  lu = shared_below ? lu + u[p - nx] * g.invhy2 : std::fma(u[p - nx], g.invhy2, lu);
+  lu = std::fma(u[p - nx], g.invhy2, lu);
   lu = std::fma(u[p - 1], g.invhx2, lu);
   lu = std::fma(u[p], g.invhxyz2, lu);
   lu = std::fma(u[p + 1], g.invhx2, lu);
-  lu = shared_above ? lu + u[p + nx] * g.invhy2 : std::fma(u[p + nx], g.invhy2, lu);
+  lu = std::fma(u[p + nx], g.invhy2, lu);
   return std::fma(u[p + slice], g.invhz2, lu);
 }
 
@@ -44,11 +41,11 @@ inline double fused_zmarch_point(const double* u, std::size_t p, const Laplacian
   return std::fma(u[p], g.invhxyz2, lu);
 }
 
-// f over the whole grid after one application of `kernel` (5, 6, 7 or 8) at tile size `m`: the
+// f over the whole grid after one application of `kernel` (5, 6, 7 or 8), at any tile size: the
 // interior points (of rows [sy, ey) for Kernel 7) computed, every other point left at `untouched`.
 // The same on every target hipcc builds for (gfx1030 once differed in a cut tile, while that tile
 // was a loop of `rows` iterations).
-inline std::vector<double> fused_laplacian(int kernel, int m, const std::vector<double>& u,
+inline std::vector<double> fused_laplacian(int kernel, const std::vector<double>& u,
                                            const LaplacianGrid& g, double untouched, int sy = 0, int ey = -1) {
   if (ey < 0) ey = g.ny;
   std::vector<double> f(u.size(), untouched);
@@ -58,22 +55,7 @@ inline std::vector<double> fused_laplacian(int kernel, int m, const std::vector<
       if (j < sy || j >= ey) continue;
       for (int i = 1; i < g.nx - 1; ++i) {
         const std::size_t p = std::size_t(i) + nx * std::size_t(j) + slice * std::size_t(k);
-        if (kernel == 8) {
-          f[p] = fused_zmarch_point(u.data(), p, g);
-          continue;
-        }
-        // The tile holding row j: tiles of m rows from row 0 (from sy for Kernel 7), the last
-        // one cut at the array's edge.
-        const int first = kernel == 7 ? sy : 0;
-        const int tile = first + (j - first) / m * m, rows = std::min(m, g.ny - tile);
-        // In a full tile of m >= 8 rows, row r's y-1 centre (row r-1) is a shared product when it
-        // serves two rows (r-1 >= 1) and r is not the last row; its y+1 centre when r+1 <= rows-2.
-        // m = 4 fuses every term, and so does a tile cut at the array's edge, on every target (its
-        // loops are unrolled like a full tile's, the rows past the edge predicated off).
-        const int r = j - tile;
-        bool below = false, above = false;
-        if (m >= 8 && rows == m) below = r >= 2 && r <= rows - 2, above = r <= rows - 3;
-        f[p] = fused_tile_point(u.data(), p, g, below, above);
+        f[p] = kernel == 8 ? fused_zmarch_point(u.data(), p, g) : fused_tile_point(u.data(), p, g);
       }
     }
   }
