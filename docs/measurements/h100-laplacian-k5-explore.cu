@@ -2,8 +2,9 @@
 // with the same DRAM bytes, load requests, registers and occupancy, and 4% more instructions
 // (docs/measurements/h100-laplacian-k5-ncu-2026-11-23.txt). This standalone program times the
 // differences one at a time, all at 512^3 on one GPU in one process: the plain kernel, the plain
-// kernel plus the project's griddepcontrol prologue, plus its sy/ey store checks, and the project's
-// own laplacian_item<8> (kernels/laplacian.hpp) with and without the prologue. Not built by CMake:
+// kernel plus the project's griddepcontrol prologue, plus the sy/ey store checks, and the project's
+// own laplacian_item<8> (kernels/laplacian.hpp) with and without the prologue, and held to the
+// plain kernel's occupancy. Not built by CMake (scripts/device-bundle.sh builds it into .dev/):
 //   nvcc -O3 -std=c++17 -arch=sm_90 -Ikernels -o k5x docs/measurements/h100-laplacian-k5-explore.cu
 #include <cuda_runtime.h>
 
@@ -81,6 +82,17 @@ __global__ void __launch_bounds__(256) project(ARGS) {
                                     threadIdx.z + blockIdx.z * blockDim.z);
 }
 
+// The project's kernel held to 6 blocks of 256 per SM, the plain kernel's occupancy, as
+// kernels/laplacian.cu builds it: nvcc then gives it 40 registers (and a 16-byte spill) instead of
+// 48 (`project` above, faster at 512^3, slower at 1024^3 and in Kernel 7's splits).
+__global__ void __launch_bounds__(256, 6) project_6blocks(ARGS) {
+  const LaplacianArgs a = PACK;
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+  asm volatile("griddepcontrol.launch_dependents;" :::);
+  hsad::kernels::laplacian_item<kM>(a, threadIdx.x + blockIdx.x * blockDim.x, kM * (threadIdx.y + blockIdx.y * blockDim.y),
+                                    threadIdx.z + blockIdx.z * blockDim.z);
+}
+
 __global__ void fill(double* u, size_t n) {
   for (size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x; i < n; i += size_t(gridDim.x) * blockDim.x)
     u[i] = double((i * 2654435761u) % 1000003u) * 1e-6;
@@ -114,13 +126,15 @@ int main() {
     return ms[ms.size() / 2];
   };
   // Interleaved rounds, so that clock and thermal drift land on every variant alike.
-  const char* names[] = {"plain", "plain+prologue", "plain+sy/ey", "plain+both", "project", "project-prologue"};
-  Kernel kernels[] = {plain<false, false>, plain<true, false>, plain<false, true>, plain<true, true>,
-                                      project<true>, project<false>};
-  std::vector<std::vector<float>> t(6);
+  const char* names[] = {"plain",   "plain+prologue",   "plain+sy/ey",         "plain+both",
+                         "project", "project-prologue", "project, 6 blocks/SM"};
+  Kernel kernels[] = {plain<false, false>, plain<true, false>,  plain<false, true>, plain<true, true>,
+                      project<true>,       project<false>,      project_6blocks};
+  constexpr int kVariants = sizeof(kernels) / sizeof(kernels[0]);
+  std::vector<std::vector<float>> t(kVariants);
   for (int round = 0; round < 3; ++round)
-    for (int v = 0; v < 6; ++v) t[v].push_back(time(kernels[v]));
-  for (int v = 0; v < 6; ++v) {
+    for (int v = 0; v < kVariants; ++v) t[v].push_back(time(kernels[v]));
+  for (int v = 0; v < kVariants; ++v) {
     std::sort(t[v].begin(), t[v].end());
     std::printf("%-18s %.4f ms  ratio to plain %.3f\n", names[v], t[v][1], t[0][1] / t[v][1]);
   }
