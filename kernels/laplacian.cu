@@ -12,7 +12,7 @@ using hsad::kernels::LaplacianArgs;
 
 // With laplacian_tile's interior tile, nvcc gives Kernels 5-7 at m = 8 48 registers, so 5
 // work-groups of 256 fit an H100 SM. Held to 6, the plain kernel's occupancy, they
-// get 40 registers and a 16-byte spill, and run at 0.98-1.00 of the plain kernel at every size;
+// get 40 registers and a 16-byte spill, and run at 0.98-1.01 of the plain kernel at every size;
 // with 48 they fell to 0.93 at 1024^3 and in Kernel 7's splits (docs/results.md). m = 16 keeps
 // nvcc's choice (0: no minimum). hipcc's second bound means waves per EU; AMD code is as it was.
 #if defined(__CUDACC__) && !defined(__HIPCC__)
