@@ -197,16 +197,30 @@ Batch& Batch::copy(const Buffer& dst, const Buffer& src, std::size_t bytes, std:
   return *this;
 }
 
+namespace {
+void check_same_backend(const detail::DeviceImpl* mine, const detail::DeviceImpl& theirs, const char* what) {
+  if (mine && theirs.info().backend != mine->info().backend) {
+    throw Error("batch", "wait",
+                "a dependency between devices of different backends (this batch runs on " + mine->info().backend +
+                    ", the " + what + " on " + theirs.info().backend + ")",
+                "wait for it on the host (Submission::wait), then submit");
+  }
+}
+}  // namespace
+
 Batch& Batch::wait(const Submission& other) {
   std::shared_ptr<detail::CompletionImpl> completion = other.completion();
   if (!completion) throw Error("batch", "wait", "the Submission is empty (moved from, or default-constructed)");
-  if (device_ && completion->device().info().backend != device_->info().backend) {
-    throw Error("batch", "wait",
-                "a dependency between devices of different backends (this batch runs on " + device_->info().backend +
-                    ", the submission ran on " + completion->device().info().backend + ")",
-                "wait for it on the host (Submission::wait), then submit");
-  }
-  waits_.push_back({std::move(completion)});
+  check_same_backend(device_, completion->device(), "submission ran");
+  waits_.push_back({std::move(completion), nullptr, 0});
+  push(detail::CommandKind::wait, waits_.size() - 1);
+  return *this;
+}
+
+Batch& Batch::wait(const Queue& other, std::int64_t offset) {
+  if (!other) throw Error("batch", "wait", "the Queue is empty (default-constructed)");
+  check_same_backend(device_, other.impl().owner(), "queue runs");
+  waits_.push_back({nullptr, other.shared_impl(), offset});
   push(detail::CommandKind::wait, waits_.size() - 1);
   return *this;
 }

@@ -24,7 +24,7 @@ Submission::~Submission() {
   // A submission that was never waited for still holds pool blocks and signals: take them back.
   // Errors were the caller's to see through wait(); a destructor must not throw.
   try {
-    if (impl_) impl_->wait(detail::Clock::now() + kDefaultTimeout);
+    if (impl_ && !impl_->release_if_complete()) impl_->wait(detail::Clock::now() + kDefaultTimeout);
   } catch (...) {
   }
 }
@@ -42,15 +42,56 @@ std::shared_ptr<detail::CompletionImpl> Submission::completion() const {
   return impl_ ? impl_->completion() : nullptr;
 }
 
+namespace {
+// What each wait of `batch` means for the submission `self` is about to make (its number is
+// self.timeline.submitted() + 1; the caller holds its submit mutex).
+detail::ResolvedWaits resolve_waits(const Batch& batch, detail::QueueImpl& self) {
+  detail::ResolvedWaits resolved;
+  resolved.reserve(batch.waits().size());
+  const std::uint64_t before = self.timeline.submitted();
+  for (const detail::Wait& w : batch.waits()) {
+    if (w.completion) {
+      resolved.push_back(w.completion);
+      continue;
+    }
+    const std::int64_t number = std::int64_t(before) + w.offset;
+    if (number <= 0) {
+      resolved.push_back(nullptr);
+      continue;
+    }
+    const std::uint64_t made = w.queue->timeline.submitted();
+    if (std::uint64_t(number) > made) {
+      throw Error(self.owner().info().backend, "submit",
+                  "the batch waits for submission " + std::to_string(number) + " of a queue that has made " +
+                      std::to_string(made) + " (this queue has made " + std::to_string(before) + ", offset " +
+                      std::to_string(w.offset) + ")",
+                  "submit to the other queue first, or wait for an earlier submission of it");
+    }
+    resolved.push_back(w.queue->timeline.completion_of(std::uint64_t(number)));
+  }
+  return resolved;
+}
+}  // namespace
+
 Submission Queue::submit(const Batch& batch, const Options& options, std::chrono::milliseconds timeout) {
-  return Submission(impl_->submit(batch, options, detail::Clock::now() + timeout));
+  return Submission(submit_impl(batch, options, detail::Clock::now() + timeout));
+}
+
+std::unique_ptr<detail::SubmissionImpl> Queue::submit_impl(const Batch& batch, const Options& options,
+                                                           std::chrono::steady_clock::time_point deadline) {
+  detail::QueueImpl& q = *impl_;
+  std::lock_guard<std::mutex> lock(q.timeline.submit_mutex());
+  auto sub = q.submit(batch, options, deadline, resolve_waits(batch, q));
+  q.timeline.record(sub->completion());
+  return sub;
 }
 
 void Queue::run(const Batch& batch, const Options& options, std::chrono::milliseconds timeout) {
   const auto deadline = detail::Clock::now() + timeout;
-  auto s = impl_->submit(batch, options, deadline);
-  s->wait(deadline);
+  submit_impl(batch, options, deadline)->wait(deadline);
 }
+
+std::uint64_t Queue::submissions() const { return impl_->timeline.submitted(); }
 
 std::uint32_t Queue::size() const { return impl_->size(); }
 

@@ -143,7 +143,7 @@ std::vector<Recorded> record(const Device& owner, const Kernel& kernel, const Op
   }
   EXPECT_EQ(batch.size(), 120u);
   const auto deadline = detail::Clock::now() + std::chrono::seconds(10);
-  queue->submit(batch, o, deadline)->wait(deadline);
+  queue->submit(batch, o, deadline, {})->wait(deadline);  // the batch has no waits to resolve
   return rec.records;
 }
 

@@ -16,6 +16,7 @@
 namespace hsad {
 
 class Submission;
+class Queue;
 
 // One explicit kernel argument, by value. A Buffer passes its device address.
 class Arg {
@@ -40,6 +41,7 @@ class Arg {
 namespace detail {
 class DeviceImpl;
 class CompletionImpl;
+class QueueImpl;
 
 struct Dispatch {
   Kernel kernel;
@@ -60,8 +62,12 @@ struct Copy {
   bool host_pinned = false;          // the host side is pinned memory of its buffer's device: no staging
 };
 
+// Either one submission's completion, kept alive, or a point on another queue's timeline: its
+// submission number k + offset, where k counts the submissions the waiting queue made before.
 struct Wait {
-  std::shared_ptr<CompletionImpl> completion;  // the other submission's completion, kept alive
+  std::shared_ptr<CompletionImpl> completion;  // set: wait for this submission
+  std::shared_ptr<QueueImpl> queue;            // else: wait for this queue's submission k + offset
+  std::int64_t offset = 0;
 };
 
 enum class CommandKind : std::uint8_t { exec, copy, wait };
@@ -93,6 +99,16 @@ class Batch {
   // another device of the same backend) has completed; the wait happens on the device, not the
   // host. The batch keeps what the wait needs alive for as long as it exists.
   Batch& wait(const Submission& other);
+  // The same for a batch recorded once and submitted again and again, which cannot name one
+  // submission: the commands after this one start once `other` has completed its submission
+  // number k + offset, where k is the number of submissions the queue this batch goes to had
+  // made before this one (Queue::submissions()). Queues fed in lockstep, one batch each per
+  // iteration, so name "other's previous iteration" with offset 0 and "other's same iteration"
+  // with offset 1 (submit to `other` first). A number of 0 or less waits for nothing; one that
+  // `other` has not reached when this batch is submitted is refused then (hsad::Error naming
+  // both queues' counts): the wait is resolved at submit, so it can never wait for work that
+  // the host has not yet submitted. `other` may be a queue of another device of the backend.
+  Batch& wait(const Queue& other, std::int64_t offset);
 
   std::size_t size() const { return commands_.size(); }  // commands of every kind
   bool empty() const { return commands_.empty(); }

@@ -65,10 +65,15 @@ class Queue {
   void run(const Batch& batch, const Options& options, std::chrono::milliseconds timeout = kDefaultTimeout);
 
   std::uint32_t size() const;  // ring size in packets
+  // Submissions made to this queue so far: the timeline Batch::wait(queue, offset) counts on.
+  std::uint64_t submissions() const;
   explicit operator bool() const { return impl_ != nullptr; }
   detail::QueueImpl& impl() const { return *impl_; }
+  const std::shared_ptr<detail::QueueImpl>& shared_impl() const { return impl_; }
 
  private:
+  std::unique_ptr<detail::SubmissionImpl> submit_impl(const Batch& batch, const Options& options,
+                                                      std::chrono::steady_clock::time_point deadline);
   std::shared_ptr<detail::QueueImpl> impl_;
 };
 

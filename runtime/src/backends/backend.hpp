@@ -21,6 +21,7 @@
 #include "hsad/queue.hpp"
 #include "hsad/runtime.hpp"
 #include "hsad/stats.hpp"
+#include "timeline.hpp"
 
 namespace hsad::detail {
 
@@ -86,16 +87,27 @@ class SubmissionImpl {
  public:
   virtual ~SubmissionImpl() = default;
   virtual void wait(Clock::time_point deadline) = 0;
+  // True, having released what it held, when the submission has already completed: a handle
+  // dropped after work that followed it was waited for costs no host wait. False otherwise.
+  virtual bool release_if_complete() noexcept = 0;
   virtual std::shared_ptr<CompletionImpl> completion() = 0;
   virtual std::vector<CommandTime> timestamps() const = 0;
 };
 
+// What each wait command of a batch means for one submission, in batch.waits() order: the
+// completion to wait for on the device, or nullptr where nothing is left to wait for.
+using ResolvedWaits = std::vector<std::shared_ptr<CompletionImpl>>;
+
 class QueueImpl {
  public:
   virtual ~QueueImpl() = default;
+  // `waits`: batch.waits() resolved for this submission (Queue::submit does it).
   virtual std::unique_ptr<SubmissionImpl> submit(const Batch& batch, const Options& options,
-                                                 Clock::time_point deadline) = 0;
+                                                 Clock::time_point deadline, const ResolvedWaits& waits) = 0;
   virtual std::uint32_t size() const = 0;
+  virtual DeviceImpl& owner() const = 0;
+
+  Timeline timeline;  // numbers this queue's submissions for Batch::wait(queue, offset)
 };
 
 class DeviceImpl : public std::enable_shared_from_this<DeviceImpl> {

@@ -22,9 +22,10 @@ const char* copy_name(CopyKind k) {
 }
 }  // namespace
 
-AqlBatchWriter::AqlBatchWriter(AqlQueue& queue, const Batch& batch, const Options& options, Clock::time_point deadline,
-                               AqlSubmission& sub)
-    : q_(queue), agent_(queue.agent()), ring_(queue.ring()), counters_(queue.counters()), batch_(batch), o_(options),
+AqlBatchWriter::AqlBatchWriter(AqlQueue& queue, const Batch& batch, const ResolvedWaits& waits, const Options& options,
+                               Clock::time_point deadline, AqlSubmission& sub)
+    : q_(queue), agent_(queue.agent()), ring_(queue.ring()), counters_(queue.counters()), batch_(batch), waits_(waits),
+      o_(options),
       deadline_(deadline), sub_(sub), copies_in_ring_(queue.agent().copies_in_ring()) {}
 
 std::size_t AqlBatchWriter::signals_needed() const {
@@ -191,9 +192,10 @@ void AqlBatchWriter::write_async_copy(std::uint32_t command, const Copy& c, bool
   after_step(done, "copy completion");
 }
 
-void AqlBatchWriter::add_wait(const Wait& w) {
+void AqlBatchWriter::add_wait(const CompletionImpl* w) {
+  if (!w) return;  // nothing left to wait for (a timeline wait for a released submission, or number 0)
   // Backends were matched before writing: an AQL queue waits only for AQL submissions.
-  const auto& other = static_cast<const AqlCompletion&>(*w.completion);
+  const auto& other = static_cast<const AqlCompletion&>(*w);
   const hsa_signal_t s = other.signal();
   if (s.handle == 0) return;  // it had completed before this batch was recorded or submitted
   counters_.device_waits.fetch_add(1, std::memory_order_relaxed);
@@ -227,7 +229,7 @@ void AqlBatchWriter::write() {
         else write_async_copy(command, batch_.copies()[c.index], last);
         break;
       case CommandKind::wait:
-        add_wait(batch_.waits()[c.index]);
+        add_wait(waits_[c.index].get());
         break;
     }
   }

@@ -12,8 +12,8 @@ namespace hsad::detail {
 
 class AqlBatchWriter {
  public:
-  AqlBatchWriter(AqlQueue& queue, const Batch& batch, const Options& options, Clock::time_point deadline,
-                 AqlSubmission& sub);
+  AqlBatchWriter(AqlQueue& queue, const Batch& batch, const ResolvedWaits& waits, const Options& options,
+                 Clock::time_point deadline, AqlSubmission& sub);
 
   // Signals beyond the submission's first that the batch takes at once (edges around async
   // copies, one per command when profiling), so the pool can be grown to hold them.
@@ -28,7 +28,7 @@ class AqlBatchWriter {
   void write_dispatch(std::uint32_t command, std::uint32_t index, bool last, bool before_copy);
   void write_ring_copy(std::uint32_t command, const Copy& c, bool last);
   void write_async_copy(std::uint32_t command, const Copy& c, bool last);
-  void add_wait(const Wait& w);
+  void add_wait(const CompletionImpl* w);
   // Barrier-AND packets for the dependencies the next packet must wait for; `completion` goes on
   // the last of them (written even without dependencies), `system_after` sets its release scope.
   void flush_deps(hsa_signal_t completion = {0}, bool system_after = false);
@@ -43,6 +43,7 @@ class AqlBatchWriter {
   AqlRing& ring_;
   Counters& counters_;
   const Batch& batch_;
+  const ResolvedWaits& waits_;
   const Options& o_;
   Clock::time_point deadline_;
   AqlSubmission& sub_;

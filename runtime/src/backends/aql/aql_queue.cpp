@@ -81,6 +81,11 @@ void AqlQueue::block(const std::string& why) {
   is_blocked_.store(true, std::memory_order_release);
 }
 
+std::string AqlQueue::blocked_reason() const {
+  std::lock_guard<std::mutex> lock(blocked_mutex_);
+  return blocked_;
+}
+
 std::uint64_t AqlQueue::reserve_slot(Clock::time_point deadline, AqlSubmission& sub) {
   const std::uint64_t index = ring_->add_write_index(1);
   int spins = 0;
@@ -133,7 +138,7 @@ KernargPool::Block AqlQueue::acquire_block(std::size_t bytes, Clock::time_point 
 }
 
 // Everything a batch can be refused for is checked before its first packet is written.
-void AqlQueue::check_submittable(const Batch& batch) const {
+void AqlQueue::check_submittable(const Batch& batch, const ResolvedWaits& waits) const {
   const char* backend = agent_.backend_name();
   if (is_blocked_.load(std::memory_order_acquire)) {
     std::lock_guard<std::mutex> lock(blocked_mutex_);
@@ -160,14 +165,15 @@ void AqlQueue::check_submittable(const Batch& batch) const {
                   "submit it to a queue of one of the two devices");
     }
   }
-  for (const Wait& w : batch.waits()) {
-    if (w.completion->device().info().backend != owner_->info().backend) {
+  for (const std::shared_ptr<CompletionImpl>& w : waits) {
+    if (!w) continue;
+    if (w->device().info().backend != owner_->info().backend) {
       throw Error(backend, "submit",
-                  "a dependency between devices of different backends (" + w.completion->device().info().backend +
+                  "a dependency between devices of different backends (" + w->device().info().backend +
                       " submission, " + owner_->info().backend + " queue)",
                   "wait for it on the host (Submission::wait), then submit");
     }
-    const std::string why = w.completion->failure();
+    const std::string why = w->failure();
     if (!why.empty()) {
       throw Error(backend, "submit", "the batch waits for a submission whose queue failed: " + why,
                   "resubmit the work it depends on on a new queue first");
@@ -175,14 +181,14 @@ void AqlQueue::check_submittable(const Batch& batch) const {
   }
 }
 
-std::unique_ptr<SubmissionImpl> AqlQueue::submit(const Batch& batch, const Options& o, Clock::time_point deadline) {
-  check_submittable(batch);
+std::unique_ptr<SubmissionImpl> AqlQueue::submit(const Batch& batch, const Options& o, Clock::time_point deadline,
+                                                 const ResolvedWaits& waits) {
+  check_submittable(batch, waits);
   auto sub = std::make_unique<AqlSubmission>(shared_from_this(), o);
   if (batch.empty()) return sub;
   sub->code = batch.code();
-  if (!batch.waits().empty()) {
-    sub->waits_for.reserve(batch.waits().size());
-    for (const Wait& w : batch.waits()) sub->waits_for.push_back(w.completion);
+  for (const std::shared_ptr<CompletionImpl>& w : waits) {
+    if (w) sub->waits_for.push_back(w);
   }
   if (o.profile) std::call_once(profiling_enabled_, [this] { ring_->enable_profiling(); });
 
@@ -200,7 +206,7 @@ std::unique_ptr<SubmissionImpl> AqlQueue::submit(const Batch& batch, const Optio
     counters_.kernarg_allocations.fetch_add(1, std::memory_order_relaxed);
   }
 
-  AqlBatchWriter writer(*this, batch, o, deadline, *sub);
+  AqlBatchWriter writer(*this, batch, waits, o, deadline, *sub);
   if (o.signal) reserve_signals(writer.signals_needed() + 1);
   try {
     writer.write();

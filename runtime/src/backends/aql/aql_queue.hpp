@@ -27,9 +27,10 @@ class AqlQueue : public QueueImpl, public std::enable_shared_from_this<AqlQueue>
   AqlQueue(std::shared_ptr<DeviceImpl> owner, AqlAgent& agent, std::unique_ptr<AqlRing> ring, Config config);
   ~AqlQueue() override;
 
-  std::unique_ptr<SubmissionImpl> submit(const Batch& batch, const Options& options,
-                                         Clock::time_point deadline) override;
+  std::unique_ptr<SubmissionImpl> submit(const Batch& batch, const Options& options, Clock::time_point deadline,
+                                         const ResolvedWaits& waits) override;
   std::uint32_t size() const override { return ring_->size(); }
+  DeviceImpl& owner() const override { return *owner_; }
 
   DeviceImpl& device() const { return *owner_; }
   AqlAgent& agent() const { return agent_; }
@@ -57,12 +58,13 @@ class AqlQueue : public QueueImpl, public std::enable_shared_from_this<AqlQueue>
   // opens, so the queue refuses further work, saying why.
   void block(const std::string& why);
   bool blocked() const { return is_blocked_.load(std::memory_order_acquire); }
+  std::string blocked_reason() const;
 
  private:
   // A barrier-AND packet with a completion signal, waited on: every earlier packet of the
   // submission has then completed, so its kernarg blocks can be reused.
   void drain(AqlSubmission& sub, Clock::time_point deadline);
-  void check_submittable(const Batch& batch) const;
+  void check_submittable(const Batch& batch, const ResolvedWaits& waits) const;
 
   std::shared_ptr<DeviceImpl> owner_;
   AqlAgent& agent_;

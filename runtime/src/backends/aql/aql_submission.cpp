@@ -23,6 +23,10 @@ std::string AqlCompletion::failure() const {
   if (signal_.signal.handle && queue_->ring().failed() && queue_->agent().load_signal(signal_.signal) != 0) {
     return queue_->ring().error();
   }
+  // Stuck behind a failed dependency of its own: it will never complete either.
+  if (signal_.signal.handle && queue_->blocked() && queue_->agent().load_signal(signal_.signal) != 0) {
+    return queue_->blocked_reason();
+  }
   return {};
 }
 
@@ -84,6 +88,20 @@ void AqlSubmission::wait(Clock::time_point deadline) {
   if (options_.profile && !waited_ && !abandon_in_flight) read_times();  // the baseline's too: each was waited for
   waited_ = true;
   release_all();
+  // Complete: a completion nobody else holds gives its signal back now; a queue's timeline then
+  // finds nothing left to wait for. One a batch or an in-flight submission holds stays with it.
+  shared_.reset();
+}
+
+bool AqlSubmission::release_if_complete() noexcept {
+  if (abandon_in_flight) return false;
+  if (final_signal.handle != 0) {
+    if (queue_->agent().load_signal(final_signal) != 0) return false;
+    final_signal = {0};
+  }
+  release_all();
+  shared_.reset();
+  return true;
 }
 
 void AqlSubmission::read_times() {

@@ -43,6 +43,7 @@ class AqlSubmission : public SubmissionImpl {
   ~AqlSubmission() override;
 
   void wait(Clock::time_point deadline) override;
+  bool release_if_complete() noexcept override;
   std::shared_ptr<CompletionImpl> completion() override;
   std::vector<CommandTime> timestamps() const override;
 

@@ -33,13 +33,17 @@ std::size_t page_round(std::size_t bytes) {
 }
 }  // namespace
 
-// One worker per usable CPU but one, which the queues' packet processors and the submitting
-// host thread share; a single CPU still gets one worker.
-CpuDevice::CpuDevice() : pool_(usable_cpus() > 1 ? usable_cpus() - 1 : 1) {
+CpuDevice::CpuDevice(std::shared_ptr<WorkerPool> pool, std::uint32_t index, std::uint32_t count)
+    : pool_(std::move(pool)) {
   utsname u{};
   uname(&u);
   info_.backend = "cpu";
-  info_.name = "hsadispatch cpu agent (" + std::to_string(pool_.threads()) + " threads)";
+  info_.name = "hsadispatch cpu agent (" + std::to_string(pool_->threads()) + " threads)";
+  if (count > 1) {
+    info_.name = "hsadispatch cpu agent " + std::to_string(index) + " of " + std::to_string(count) + " (" +
+                 std::to_string(pool_->threads()) + " shared threads)";
+  }
+  hardware_id_ = index;  // agents of one process are told apart by their index, as GPUs by ordinal
   info_.isa = u.machine;
   info_.wavefront_size = 1;
   info_.compute_units = usable_cpus();
@@ -53,11 +57,41 @@ CpuDevice::CpuDevice() : pool_(usable_cpus() > 1 ? usable_cpus() - 1 : 1) {
 
 CpuDevice::~CpuDevice() { raw_deallocate(staging_, kStagingBytes, Memory::pinned_host); }
 
-BackendStatus CpuDevice::probe() {
-  return {"cpu", true, "software HSA agent on " + std::to_string(usable_cpus()) + " host threads"};
+std::uint32_t CpuDevice::device_count() {
+  const char* text = std::getenv("HSAD_CPU_DEVICES");
+  if (!text || !*text) return 1;
+  const std::string s(text);
+  const bool digits = s.size() <= 3 && s.find_first_not_of("0123456789") == std::string::npos;
+  const unsigned long n = digits ? std::stoul(s) : 0;
+  if (n < 1 || n > kMaxDevices) {
+    throw Error("cpu", "HSAD_CPU_DEVICES",
+                "HSAD_CPU_DEVICES must be a whole number from 1 to " + std::to_string(kMaxDevices) + ", got '" + s + "'",
+                "unset it for one device");
+  }
+  return std::uint32_t(n);
 }
 
-std::vector<std::shared_ptr<detail::DeviceImpl>> CpuDevice::open() { return {std::make_shared<CpuDevice>()}; }
+BackendStatus CpuDevice::probe() {
+  try {
+    const std::uint32_t n = device_count();
+    return {"cpu", true,
+            (n > 1 ? std::to_string(n) + " software HSA agents sharing " : std::string("software HSA agent on ")) +
+                std::to_string(usable_cpus()) + " host threads"};
+  } catch (const Error& e) {
+    return {"cpu", false, e.status()};
+  }
+}
+
+std::vector<std::shared_ptr<detail::DeviceImpl>> CpuDevice::open() {
+  const std::uint32_t n = device_count();
+  // One worker per usable CPU but one, which the queues' packet processors and the submitting
+  // host thread share; a single CPU still gets one worker. Every agent draws on the same workers.
+  const unsigned cpus = usable_cpus();
+  auto pool = std::make_shared<WorkerPool>(cpus > 1 ? cpus - 1 : 1);
+  std::vector<std::shared_ptr<detail::DeviceImpl>> devices;
+  for (std::uint32_t i = 0; i < n; ++i) devices.push_back(std::make_shared<CpuDevice>(pool, i, n));
+  return devices;
+}
 
 std::shared_ptr<detail::QueueImpl> CpuDevice::create_queue(std::uint32_t packets) {
   if (packets == 0) packets = kDefaultQueuePackets;
@@ -65,7 +99,7 @@ std::shared_ptr<detail::QueueImpl> CpuDevice::create_queue(std::uint32_t packets
     throw Error("cpu", "create_queue", "queue size " + std::to_string(packets) + " is not a power of two in [2, " +
                                            std::to_string(kMaxQueuePackets) + "]");
   }
-  auto ring = std::make_unique<CpuRing>(packets, pool_, next_queue_id_++);
+  auto ring = std::make_unique<CpuRing>(packets, *pool_, next_queue_id_++);
   return std::make_shared<detail::AqlQueue>(shared_from_this(), *this, std::move(ring), detail::AqlQueue::Config{});
 }
 

@@ -12,7 +12,9 @@ namespace hsad::cpu {
 
 class CpuDevice : public detail::DeviceImpl, public detail::AqlAgent {
  public:
-  CpuDevice();
+  // Device `index` of `count` (HSAD_CPU_DEVICES): software agents that share one worker pool,
+  // and so the cores, as several GPUs of a node share nothing but are driven by one process.
+  CpuDevice(std::shared_ptr<WorkerPool> pool, std::uint32_t index, std::uint32_t count);
   ~CpuDevice() override;
 
   std::shared_ptr<detail::QueueImpl> create_queue(std::uint32_t packets) override;
@@ -37,6 +39,10 @@ class CpuDevice : public detail::DeviceImpl, public detail::AqlAgent {
 
   static BackendStatus probe();
   static std::vector<std::shared_ptr<detail::DeviceImpl>> open();
+  // HSAD_CPU_DEVICES: how many agents the backend presents (1 where unset); throws hsad::Error
+  // naming the value when it is not a whole number from 1 to kMaxDevices.
+  static std::uint32_t device_count();
+  static constexpr std::uint32_t kMaxDevices = 64;
 
  protected:
   std::shared_ptr<const detail::KernelImpl> load_kernel(std::string_view name) override;
@@ -48,7 +54,7 @@ class CpuDevice : public detail::DeviceImpl, public detail::AqlAgent {
  private:
   std::size_t staged_copy(void* dst, const void* src, std::size_t bytes);
 
-  WorkerPool pool_;
+  std::shared_ptr<WorkerPool> pool_;
   std::mutex staging_mutex_;
   void* staging_ = nullptr;  // pinned bounce buffer for pageable transfers
   std::uint64_t next_queue_id_ = 0;

@@ -56,6 +56,19 @@ class CudaSubmission : public detail::SubmissionImpl {
     }
     waited_ = true;
     release();
+    // Complete: a completion nobody else holds gives its signal back now; a queue's timeline
+    // then finds nothing left to wait for.
+    shared_.reset();
+  }
+
+  bool release_if_complete() noexcept override {
+    if (pending_) {
+      if (!q_->reached(signal)) return false;
+      pending_ = false;
+    }
+    release();
+    shared_.reset();
+    return true;
   }
 
   std::shared_ptr<detail::CompletionImpl> completion() override {
@@ -404,7 +417,12 @@ const CudaQueue::Graph& CudaQueue::graph_for(const Batch& batch) {
   return graphs_.emplace(batch.id(), std::move(g)).first->second;
 }
 
-void CudaQueue::check_submittable(const Batch& batch) const {
+bool CudaQueue::reached(const CudaSignal& s) const noexcept {
+  if (s.flag) return __atomic_load_n(s.flag, __ATOMIC_ACQUIRE) == s.target;
+  return s.event && d_.cuEventQuery(s.event) == CUDA_SUCCESS;
+}
+
+void CudaQueue::check_submittable(const Batch& batch, const detail::ResolvedWaits& waits) const {
   if (batch.device() && !device_->same_device(batch.device())) {
     throw Error("cuda", "submit",
                 "the batch names device '" + batch.device()->info().name + "' (" + batch.device()->info().backend +
@@ -423,14 +441,15 @@ void CudaQueue::check_submittable(const Batch& batch) const {
                   "submit it to a queue of one of the two devices");
     }
   }
-  for (const detail::Wait& w : batch.waits()) {
-    if (w.completion->device().info().backend != "cuda") {
+  for (const std::shared_ptr<detail::CompletionImpl>& w : waits) {
+    if (!w) continue;
+    if (w->device().info().backend != "cuda") {
       throw Error("cuda", "submit",
-                  "a dependency between devices of different backends (" + w.completion->device().info().backend +
+                  "a dependency between devices of different backends (" + w->device().info().backend +
                       " submission, cuda queue)",
                   "wait for it on the host (Submission::wait), then submit");
     }
-    const std::string why = w.completion->failure();
+    const std::string why = w->failure();
     if (!why.empty()) {
       throw Error("cuda", "submit", "the batch waits for a submission whose queue failed: " + why,
                   "resubmit the work it depends on first");
@@ -439,15 +458,18 @@ void CudaQueue::check_submittable(const Batch& batch) const {
 }
 
 std::unique_ptr<detail::SubmissionImpl> CudaQueue::submit(const Batch& batch, const Options& o,
-                                                          detail::Clock::time_point deadline) {
+                                                          detail::Clock::time_point deadline,
+                                                          const detail::ResolvedWaits& waits) {
   std::lock_guard<std::mutex> lock(mutex_);  // one stream: capture and launches must not interleave
   device_->make_current();
-  check_submittable(batch);
+  check_submittable(batch, waits);
   auto sub = std::make_unique<CudaSubmission>(shared_from_this());
   const std::size_t count = batch.size();
   if (count == 0) return sub;
   sub->code = batch.code();
-  for (const detail::Wait& w : batch.waits()) sub->waits_for.push_back(w.completion);
+  for (const std::shared_ptr<detail::CompletionImpl>& w : waits) {
+    if (w) sub->waits_for.push_back(w);
+  }
 
   if (o.signal) {
     sub->pooled = signals_.acquire(std::chrono::duration_cast<std::chrono::milliseconds>(deadline - detail::Clock::now()));
@@ -461,7 +483,8 @@ std::unique_ptr<detail::SubmissionImpl> CudaQueue::submit(const Batch& batch, co
     sub->signal = create_signal();
   }
   auto wait_for = [&](std::size_t index) {
-    static_cast<const CudaCompletion&>(*batch.waits()[index].completion).wait_on(stream_);
+    if (!waits[index]) return;  // nothing left to wait for
+    static_cast<const CudaCompletion&>(*waits[index]).wait_on(stream_);
     counters_.device_waits.fetch_add(1, std::memory_order_relaxed);
   };
 

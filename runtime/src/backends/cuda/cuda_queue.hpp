@@ -58,8 +58,12 @@ class CudaQueue : public detail::QueueImpl, public std::enable_shared_from_this<
   ~CudaQueue() override;
 
   std::unique_ptr<detail::SubmissionImpl> submit(const Batch& batch, const Options& options,
-                                                 detail::Clock::time_point deadline) override;
+                                                 detail::Clock::time_point deadline,
+                                                 const detail::ResolvedWaits& waits) override;
   std::uint32_t size() const override { return 0; }  // a stream has no fixed ring
+  detail::DeviceImpl& owner() const override { return *device_; }
+  // Whether the signal has been reached, without waiting (or counting a wait).
+  bool reached(const CudaSignal& s) const noexcept;
 
   CudaDevice& device() const { return *device_; }
   const Driver& driver() const { return d_; }
@@ -96,7 +100,7 @@ class CudaQueue : public detail::QueueImpl, public std::enable_shared_from_this<
   void wait(const CudaSignal& s, detail::Clock::time_point deadline, const CudaSubmission* sub);
   const Graph& graph_for(const Batch& batch);
   void destroy(Graph& g) noexcept;
-  void check_submittable(const Batch& batch) const;
+  void check_submittable(const Batch& batch, const detail::ResolvedWaits& waits) const;
   CUevent timing_event();
 
   std::shared_ptr<CudaDevice> device_;

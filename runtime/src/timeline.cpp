@@ -1,0 +1,29 @@
+// Timeline: numbering submissions and finding a recent one's completion by its number.
+#include "timeline.hpp"
+
+namespace hsad::detail {
+
+std::uint64_t Timeline::submitted() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return submitted_;
+}
+
+void Timeline::record(const std::shared_ptr<CompletionImpl>& completion) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  ++submitted_;
+  recent_.push_back(completion);
+  // Released submissions at the front are complete: forget them, so the view stays as short as
+  // the work still in flight.
+  while (!recent_.empty() && recent_.front().expired()) {
+    recent_.pop_front();
+    ++first_;
+  }
+}
+
+std::shared_ptr<CompletionImpl> Timeline::completion_of(std::uint64_t number) const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (number < first_ || number > submitted_) return nullptr;
+  return recent_[number - first_].lock();
+}
+
+}  // namespace hsad::detail

@@ -1,0 +1,39 @@
+// Timeline: a queue's count of submissions and a view of the recent ones' completions, so that a
+// batch recorded once can wait for "queue X's submission number k" (Batch::wait(queue, offset)),
+// resolved to that submission's completion each time the batch is submitted.
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <mutex>
+
+namespace hsad::detail {
+
+class CompletionImpl;
+
+class Timeline {
+ public:
+  // Held across one whole submit of the owning queue, so that its number and the numbers its
+  // waits resolve against are consistent when several threads submit to one queue.
+  std::mutex& submit_mutex() { return submit_mutex_; }
+
+  // Submissions made so far (the next one is number submitted() + 1).
+  std::uint64_t submitted() const;
+  // Records the next submission's completion (nullptr: nothing left to wait for).
+  void record(const std::shared_ptr<CompletionImpl>& completion);
+  // What waiting for submission `number` (1-based) means now: its completion, or nullptr when
+  // there is nothing to wait for (number 0, or the submission was released, which a Submission
+  // is only once it completed). `number` past submitted() is the caller's error to report.
+  std::shared_ptr<CompletionImpl> completion_of(std::uint64_t number) const;
+
+ private:
+  std::mutex submit_mutex_;
+  mutable std::mutex mutex_;  // a leaf: never held while taking another lock
+  std::uint64_t submitted_ = 0;
+  std::uint64_t first_ = 1;   // the number of recent_.front()
+  // Weak: a timeline keeps nothing alive; a submission's own handle does until it completed.
+  std::deque<std::weak_ptr<CompletionImpl>> recent_;
+};
+
+}  // namespace hsad::detail
