@@ -7,16 +7,45 @@
 #include "laplacian.hpp"
 
 namespace hsad::bench {
-namespace {
-double initial_u(std::size_t i) {
-  // A cheap deterministic hash in [0, 1): neighbours differ, so a wrong index shows.
+
+double laplacian_initial_u(std::size_t i) {
+  // Neighbours differ, so a wrong index shows.
   std::uint64_t x = i * 0x9E3779B97F4A7C15ull;
   x ^= x >> 29;
   x *= 0xBF58476D1CE4E5B9ull;
   x ^= x >> 32;
   return double(x >> 11) * (1.0 / 9007199254740992.0);
 }
-}  // namespace
+
+LaplacianCoefficients laplacian_coefficients(int nx, int ny, int nz) {
+  const double hx = 1.0 / (nx - 1), hy = 1.0 / (ny - 1), hz = 1.0 / (nz - 1);
+  const double x = 1.0 / (hx * hx), y = 1.0 / (hy * hy), z = 1.0 / (hz * hz);
+  return {x, y, z, -2.0 * (x + y + z)};
+}
+
+void record_laplacian(Batch& batch, const Kernel& k, const LaplacianConfig& c, double* f, const double* u, int first,
+                      int planes, const LaplacianCoefficients& co) {
+  if (planes < 1) return;
+  const std::size_t offset = std::size_t(first - 1) * std::size_t(c.nx) * std::size_t(c.ny);
+  double* fs = f + offset;
+  const double* us = u + offset;
+  const int nz = planes + 2;
+  const Dim3 group{c.block[0], c.block[1], c.block[2]};
+  if (c.kernel == 7) {
+    const int rows = (c.ny - 1) / c.split + 1;  // the seed's bny
+    for (int s = 0; s < c.split; ++s) {
+      const int sy = rows * s, ey = std::min(c.ny, sy + rows);
+      if (sy >= ey) break;
+      const auto shape = kernels::laplacian_shape(7, c.m, c.block.data(), c.nx, ey - sy, nz);
+      batch.exec(k, Dim3{shape.grid[0], shape.grid[1], shape.grid[2]}, group,
+                 {fs, us, c.nx, c.ny, nz, co.x, co.y, co.z, co.centre, sy, ey});
+    }
+  } else {
+    const auto shape = kernels::laplacian_shape(c.kernel, c.m, c.block.data(), c.nx, c.ny, nz);
+    batch.exec(k, Dim3{shape.grid[0], shape.grid[1], shape.grid[2]}, group,
+               {fs, us, c.nx, c.ny, nz, co.x, co.y, co.z, co.centre});
+  }
+}
 
 void validate(const LaplacianConfig& c, const DeviceInfo& device) {
   const char* names[] = {"--nx", "--ny", "--nz"};
@@ -56,6 +85,10 @@ void validate(const LaplacianConfig& c, const DeviceInfo& device) {
   }
 }
 
+std::string laplacian_kernel_name(const LaplacianConfig& c) {
+  return "laplacian" + std::to_string(c.kernel) + "_m" + std::to_string(c.m);
+}
+
 int auto_zmarch_planes(int nx, int ny, std::optional<std::uint64_t> llc) {
   if (!llc || *llc == 0) return 32;
   const double plane = double(nx) * ny * sizeof(double);
@@ -82,7 +115,7 @@ LaplacianWorkload::LaplacianWorkload(const Device& device, const LaplacianConfig
   f_ = device.alloc(points_ * sizeof(double));
   scratch_ = device.alloc(points_ * sizeof(double));
   host_u_.resize(points_);
-  for (std::size_t i = 0; i < points_; ++i) host_u_[i] = initial_u(i);
+  for (std::size_t i = 0; i < points_; ++i) host_u_[i] = laplacian_initial_u(i);
   {
     // Both arrays in one submission: copies are commands of a batch like the dispatches.
     const std::vector<double> sentinel(points_, kSentinel);
@@ -91,30 +124,16 @@ LaplacianWorkload::LaplacianWorkload(const Device& device, const LaplacianConfig
         .copy_to_device(f_, sentinel.data(), points_ * sizeof(double));
     queue_.run(setup, options_, std::chrono::minutes(10));
   }
-  const double hx = 1.0 / (c_.nx - 1), hy = 1.0 / (c_.ny - 1), hz = 1.0 / (c_.nz - 1);
-  invhx2_ = 1.0 / (hx * hx);
-  invhy2_ = 1.0 / (hy * hy);
-  invhz2_ = 1.0 / (hz * hz);
-  invhxyz2_ = -2.0 * (invhx2_ + invhy2_ + invhz2_);
+  const LaplacianCoefficients co = laplacian_coefficients(c_.nx, c_.ny, c_.nz);
+  invhx2_ = co.x;
+  invhy2_ = co.y;
+  invhz2_ = co.z;
+  invhxyz2_ = co.centre;
 
-  const std::string name = "laplacian" + std::to_string(c_.kernel) + "_m" + std::to_string(c_.m);
-  const Kernel k = device.kernel(name);
-  const Dim3 group{c_.block[0], c_.block[1], c_.block[2]};
+  const Kernel k = device.kernel(laplacian_kernel_name(c_));
   for (int it = 0; it < c_.iters; ++it) {
-    if (c_.kernel == 7) {
-      const int rows = (c_.ny - 1) / c_.split + 1;  // the seed's bny
-      for (int s = 0; s < c_.split; ++s) {
-        const int sy = rows * s, ey = std::min(c_.ny, sy + rows);
-        if (sy >= ey) break;
-        const auto shape = kernels::laplacian_shape(7, c_.m, c_.block.data(), c_.nx, ey - sy, c_.nz);
-        batch_.exec(k, Dim3{shape.grid[0], shape.grid[1], shape.grid[2]}, group,
-                    {f_, u_, c_.nx, c_.ny, c_.nz, invhx2_, invhy2_, invhz2_, invhxyz2_, sy, ey});
-      }
-    } else {
-      const auto shape = kernels::laplacian_shape(c_.kernel, c_.m, c_.block.data(), c_.nx, c_.ny, c_.nz);
-      batch_.exec(k, Dim3{shape.grid[0], shape.grid[1], shape.grid[2]}, group,
-                  {f_, u_, c_.nx, c_.ny, c_.nz, invhx2_, invhy2_, invhz2_, invhxyz2_});
-    }
+    record_laplacian(batch_, k, c_, static_cast<double*>(f_.device_ptr()), static_cast<const double*>(u_.device_ptr()),
+                     1, c_.nz - 2, co);
   }
   const Kernel copy = device.kernel("hsad_copy_f64");
   const std::uint64_t groups = (points_ + 255) / 256;

@@ -35,6 +35,26 @@ int auto_split(int nx, int ny, std::optional<std::uint64_t> last_level_cache_byt
 // every size (at 512^3, where 4 is best, 32 gave 0.935 of the copy bandwidth against 0.976).
 int auto_zmarch_planes(int nx, int ny, std::optional<std::uint64_t> last_level_cache_bytes);
 
+// The operator's four coefficients, as the kernels take them.
+struct LaplacianCoefficients {
+  double x, y, z, centre;
+};
+// The lab notes' Laplacian on a grid of nx x ny x nz points, unit cube: 1/h^2 per axis.
+LaplacianCoefficients laplacian_coefficients(int nx, int ny, int nz);
+// The grid's starting values: a cheap deterministic hash of the point's global index, in [0, 1).
+double laplacian_initial_u(std::size_t global_index);
+
+// Records one application of `k` (config's kernel, split and block) that computes the planes
+// [first, first + planes) of an array of nx x ny x (any) points whose plane 0 is at f and u; it
+// reads planes first - 1 to first + planes. The kernels only ever see an array of planes + 2
+// planes starting at plane first - 1, so a slab of a larger grid, or one plane of it, computes
+// exactly what the whole grid's dispatch computes at those points.
+void record_laplacian(Batch& batch, const Kernel& k, const LaplacianConfig& c, double* f, const double* u, int first,
+                      int planes, const LaplacianCoefficients& co);
+
+// "laplacian7_m8": the kernel a configuration dispatches.
+std::string laplacian_kernel_name(const LaplacianConfig& c);
+
 class LaplacianWorkload {
  public:
   LaplacianWorkload(const Device& device, const LaplacianConfig& config, const Options& options);

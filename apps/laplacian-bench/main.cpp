@@ -10,6 +10,7 @@
 #include "hsad/hsad.hpp"
 #include "laplacian.hpp"
 #include "laplacian_workload.hpp"
+#include "multi_device.hpp"
 #include "cli.hpp"
 #include "cuda_plain.hpp"
 #include "report.hpp"
@@ -45,7 +46,8 @@ std::array<std::uint32_t, 3> parse_block(const std::string& text) {
 
 int main(int argc, char** argv) {
   bench::LaplacianConfig c;
-  std::string kernel_text, split_text, block_text, m_text, backend, format, opt_text;
+  std::string kernel_text, split_text, block_text, m_text, backend, format, opt_text, devices_text, halo_text,
+      scaling;
   int reps = 0;
   bool verify = false, profile = false, peers = false;
   po::options_description desc("laplacian-bench: figure of merit of the Laplacian kernel sequences");
@@ -66,6 +68,13 @@ int main(int argc, char** argv) {
       ("peers", po::bool_switch(&peers),
        "also run the lab notes' Kernel 5 written straight for nvcc (CUDA runtime, same GPU, same run), whole and "
        "split as --split auto would split Kernel 7, and in Kernel 6's order: rows with backend cuda-plain")
+      ("devices", po::value(&devices_text)->default_value("1"),
+       "N | all: split the grid along z over N devices of the backend, halos exchanged on the devices; each "
+       "step is then a heat-equation step (the same kernels), and a one-device row of the same run comes first")
+      ("halo", po::value(&halo_text)->default_value("auto"),
+       "with --devices: auto | peer (device to device) | staged (through pinned host memory)")
+      ("scaling", po::value(&scaling)->default_value("strong"),
+       "with --devices: strong (the grid is the whole) | weak (the grid is each device's: N times the planes)")
       ("backend", po::value(&backend)->default_value("auto"), "auto | cpu | rocr | cuda")
       ("format", po::value(&format)->default_value("table"), "table | csv | json");
   if (auto status = bench::parse_cli(argc, argv, desc, "laplacian-bench")) return *status;
@@ -86,7 +95,14 @@ int main(int argc, char** argv) {
       probe.split = 1;
       bench::validate(probe, DeviceInfo{});
     }
+    const int device_count = bench::parse_device_count(devices_text);
+    const bench::HaloRoute route = bench::parse_halo_route(halo_text);
+    if (scaling != "strong" && scaling != "weak") {
+      throw Error("laplacian-bench", "--scaling", "unknown scaling '" + scaling + "'", "valid: strong, weak");
+    }
+    if (device_count > 1) bench::split_planes(scaling == "weak" ? device_count * (c.nz - 2) + 2 : c.nz, device_count);
     Runtime rt = Runtime::open(backend);
+    const std::vector<Device> devices = bench::pick_devices(rt, device_count);
     const Device& device = rt.device();
     if (peers && rt.backend() != "cuda") {
       throw Error("laplacian-bench", "--peers",
@@ -101,6 +117,22 @@ int main(int argc, char** argv) {
     c.block = parse_block(block_text.empty() ? (c.kernel == 8 ? "64,4,1" : "256,1,1") : block_text);
     c.split = c.kernel != 7 ? 1 : (split ? split : bench::auto_split(c.nx, c.ny, device.info().last_level_cache_bytes));
 
+    if (devices.size() > 1) {
+      if (peers) throw Error("laplacian-bench", "--peers", "--peers runs beside one device", "drop --devices or --peers");
+      if (profile) throw Error("laplacian-bench", "--profile", "--profile times one device's batches", "drop --devices or --profile");
+      bench::MultiDeviceRun run{c, scaling == "weak", route, options, reps, verify};
+      bool verified = true;
+      const std::vector<bench::Row> rows = bench::run_multi_device(rt.backend(), devices, run, verified);
+      if (format == "json") bench::print_json(std::cout, {}, rows);
+      else if (format == "csv") bench::print_csv(std::cout, rows);
+      else bench::print_table(std::cout, rows);
+      if (!verified) {
+        std::cerr << "laplacian-bench: verification failed: " << devices.size()
+                  << " devices differ from one device, or one device from the host\n";
+        return 3;
+      }
+      return 0;
+    }
     bench::LaplacianWorkload w(device, c, options);
     w.run();  // warm-up
     const double t_app = bench::median_seconds(reps, [&] { w.run(); }) / c.iters;

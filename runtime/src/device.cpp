@@ -112,6 +112,11 @@ void Device::copy_to_host(void* dst, const Buffer& src, std::size_t bytes, std::
   impl_->copy_to_host(dst, static_cast<const unsigned char*>(src.device_ptr()) + src_offset, bytes);
 }
 
+bool Device::can_access_peer(const Device& other) const {
+  if (!other || impl_->same_device(&other.impl()) || other.info().backend != info().backend) return false;
+  return impl_->peer_access(other.impl());
+}
+
 Stats Device::stats() const { return impl_->counters().snapshot(); }
 
 Buffer::Buffer(std::shared_ptr<detail::DeviceImpl> owner, void* ptr, std::size_t bytes, Memory kind)

@@ -54,6 +54,12 @@ class Device {
   void copy_to_device(const Buffer& dst, const void* src, std::size_t bytes, std::size_t dst_offset = 0) const;
   void copy_to_host(void* dst, const Buffer& src, std::size_t bytes, std::size_t src_offset = 0) const;
 
+  // Whether this device reaches `other`'s memory directly, so that a Batch::copy between them goes
+  // peer to peer (enabled on the first call where the driver needs it: cuCtxEnablePeerAccess).
+  // cpu agents: always (one host memory); cuda: cuDeviceCanAccessPeer; rocr: the agent may
+  // access the other's memory pool. False for the device itself and another backend's device.
+  bool can_access_peer(const Device& other) const;
+
   Stats stats() const;
   detail::DeviceImpl& impl() const { return *impl_; }
   explicit operator bool() const { return impl_ != nullptr; }

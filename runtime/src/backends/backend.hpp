@@ -132,6 +132,10 @@ class DeviceImpl : public std::enable_shared_from_this<DeviceImpl> {
   void* allocate(std::size_t bytes, Memory kind);
   void deallocate(void* ptr, std::size_t bytes, Memory kind) noexcept;
   virtual bool host_can_read(Memory kind) const = 0;
+  // Whether this device's copies reach `other`'s memory directly (peer to peer), enabling that
+  // access where the driver needs it; false where a copy between them would be staged. Another
+  // backend's device: false.
+  virtual bool peer_access(DeviceImpl& other) = 0;
 
   // Counts bytes, decides pinned vs pageable by looking the host range up among this device's
   // pinned allocations, and calls the backend's transfer.

@@ -21,6 +21,7 @@ class CpuDevice : public detail::DeviceImpl, public detail::AqlAgent {
   // Refused, saying why: the cpu agent runs host kernels registered by name, not GPU code.
   std::shared_ptr<detail::ModuleImpl> load_module(std::string_view bytes, const std::string& origin) override;
   bool host_can_read(Memory) const override { return true; }
+  bool peer_access(detail::DeviceImpl& other) override { return other.info().backend == "cpu"; }  // one host memory
 
   hsa_signal_t create_signal(std::int64_t initial) override;
   void destroy_signal(hsa_signal_t signal) noexcept override;

@@ -70,6 +70,22 @@ CudaDevice::~CudaDevice() {
   d_.cuDevicePrimaryCtxRelease(device_);
 }
 
+bool CudaDevice::peer_access(detail::DeviceImpl& other_impl) {
+  if (other_impl.info().backend != "cuda") return false;
+  auto& other = static_cast<CudaDevice&>(other_impl);
+  std::lock_guard<std::mutex> lock(peers_mutex_);
+  if (auto it = peers_.find(other.device_); it != peers_.end()) return it->second;
+  int can = 0;
+  check(d_.cuDeviceCanAccessPeer(&can, device_, other.device_), "cuDeviceCanAccessPeer");
+  if (can) {
+    make_current();
+    const CUresult r = d_.cuCtxEnablePeerAccess(other.context_, 0);
+    if (r != CUDA_SUCCESS && r != CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED) check(r, "cuCtxEnablePeerAccess");
+  }
+  peers_[other.device_] = can != 0;
+  return can != 0;
+}
+
 void CudaDevice::make_current() const { check(d_.cuCtxSetCurrent(context_), "cuCtxSetCurrent"); }
 
 std::shared_ptr<detail::QueueImpl> CudaDevice::create_queue(std::uint32_t) {
@@ -176,7 +192,8 @@ void* CudaDevice::raw_allocate(std::size_t bytes, Memory kind) {
   make_current();
   if (kind == Memory::pinned_host) {
     void* p = nullptr;
-    check(d_.cuMemHostAlloc(&p, bytes, 0), "cuMemHostAlloc");
+    // Portable: pinned for every context, so another device's copy from it is a DMA too.
+    check(d_.cuMemHostAlloc(&p, bytes, CU_MEMHOSTALLOC_PORTABLE), "cuMemHostAlloc");
     return p;
   }
   CUdeviceptr p = 0;

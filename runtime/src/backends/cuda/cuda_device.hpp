@@ -3,7 +3,9 @@
 // through CU_LAUNCH_PARAM_BUFFER_POINTER; a recorded batch can be replayed as a CUDA graph.
 #pragma once
 
+#include <map>
 #include <memory>
+#include <mutex>
 
 #include "backends/backend.hpp"
 #include "backends/cuda/cuda_driver.hpp"
@@ -17,6 +19,8 @@ class CudaDevice : public detail::DeviceImpl {
 
   std::shared_ptr<detail::QueueImpl> create_queue(std::uint32_t packets) override;
   bool host_can_read(Memory kind) const override { return kind == Memory::pinned_host; }
+  // cuDeviceCanAccessPeer, then cuCtxEnablePeerAccess from this context (once per peer).
+  bool peer_access(detail::DeviceImpl& other) override;
   void make_current() const;
   const Driver& driver() const { return d_; }
   CUcontext context() const { return context_; }
@@ -41,6 +45,8 @@ class CudaDevice : public detail::DeviceImpl {
   CUdevice device_ = 0;
   CUcontext context_ = nullptr;
   std::shared_ptr<CUmod_st> module_;
+  std::mutex peers_mutex_;
+  std::map<CUdevice, bool> peers_;  // what peer_access found, by the other's device
 };
 
 }  // namespace hsad::cuda

@@ -310,6 +310,16 @@ std::shared_ptr<detail::ModuleImpl> RocrDevice::load_module(std::string_view byt
   return m;
 }
 
+bool RocrDevice::peer_access(detail::DeviceImpl& other_impl) {
+  if (other_impl.info().backend != "rocr") return false;
+  const auto& other = static_cast<RocrDevice&>(other_impl);
+  hsa_amd_memory_pool_access_t access = HSA_AMD_MEMORY_POOL_ACCESS_NEVER_ALLOWED;
+  check(api_.hsa_amd_agent_memory_pool_get_info(agent_, other.pools_.device, HSA_AMD_AGENT_MEMORY_POOL_INFO_ACCESS,
+                                                &access),
+        "hsa_amd_agent_memory_pool_get_info(ACCESS)");
+  return access != HSA_AMD_MEMORY_POOL_ACCESS_NEVER_ALLOWED;
+}
+
 void* RocrDevice::raw_allocate(std::size_t bytes, Memory kind) {
   const hsa_amd_memory_pool_t pool = kind == Memory::pinned_host ? pools_.fine_host : pools_.device;
   void* p = nullptr;

@@ -26,6 +26,9 @@ class RocrDevice : public detail::DeviceImpl, public detail::AqlAgent {
 
   std::shared_ptr<detail::QueueImpl> create_queue(std::uint32_t packets) override;
   bool host_can_read(Memory kind) const override { return kind == Memory::pinned_host; }
+  // Whether this agent may reach the other GPU's memory pool (ROCr: its access is not
+  // NEVER_ALLOWED), so that an async copy between their memory goes directly.
+  bool peer_access(detail::DeviceImpl& other) override;
 
   hsa_signal_t create_signal(std::int64_t initial) override;
   void destroy_signal(hsa_signal_t signal) noexcept override;

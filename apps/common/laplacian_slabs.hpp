@@ -1,0 +1,72 @@
+// The Laplacian over several devices: the grid split along z into slabs, one per device, each with
+// a halo plane on either side. One application is one explicit heat-equation step (the Laplacian
+// kernels with coefficients dt/h^2 and 1 - 2 dt (sum of 1/h^2), dt = 1 / (4 sum 1/h^2): the values
+// stay in [0, 1) however many steps run), reading the array the step before wrote, so that the
+// halos carry data each step needs. Every device computes its two boundary planes first on one
+// queue and pushes them into its neighbours' halos (peer to peer, or through pinned host memory)
+// while its interior computes on a second queue. Every batch is recorded once; the waits between
+// queues and devices are on the devices (Batch::wait(queue, offset)); the host waits once per run.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "hsad/hsad.hpp"
+#include "laplacian_workload.hpp"
+
+namespace hsad::bench {
+
+// The interior planes [first, first + planes) of the global grid a device computes.
+struct Slab {
+  int first = 1;
+  int planes = 0;
+};
+// The nz - 2 interior planes over `devices` slabs that differ by at most one plane (the larger
+// ones first). Throws hsad::Error naming both numbers when there are more devices than planes.
+std::vector<Slab> split_planes(int nz, int devices);
+
+enum class HaloRoute { automatic, peer, staged };
+// "auto", "peer" or "staged"; throws hsad::Error naming the valid ones.
+HaloRoute parse_halo_route(const std::string& text);
+
+class LaplacianSlabs {
+ public:
+  // `devices`: one slab each, in order along z. `route`: automatic takes peer copies where every
+  // pair of neighbours reaches each other's memory (Device::can_access_peer), staged otherwise.
+  LaplacianSlabs(const std::vector<Device>& devices, const LaplacianConfig& config, const Options& options,
+                 HaloRoute route = HaloRoute::automatic);
+  ~LaplacianSlabs();
+  LaplacianSlabs(const LaplacianSlabs&) = delete;
+  LaplacianSlabs& operator=(const LaplacianSlabs&) = delete;
+
+  void run();        // config.iters steps: 2 submissions per device and step, one host wait
+  double copy_run(); // every device copies its slab config.iters times at once; returns bytes per step
+  // The current state of the whole grid (nx * ny * nz values), gathered to the host.
+  std::vector<double> gather() const;
+  // The same number of steps from the starting values, on the host (exactly the kernels' order of
+  // operations, but the compiler may contract differently, so compare with a tolerance).
+  static std::vector<double> reference(const LaplacianConfig& config, int steps);
+
+  const std::vector<Slab>& slabs() const { return slabs_; }
+  const char* halo_path() const;  // "peer", "staged", or "none" (one device)
+  std::uint64_t halo_bytes_per_step() const;
+  std::size_t dispatches_per_step() const { return dispatches_per_step_; }
+  int steps_done() const { return steps_; }
+
+ private:
+  struct Part;  // one device's arrays, queues and recorded batches
+  void record(std::size_t d, int parity);
+
+  std::vector<Device> devices_;
+  LaplacianConfig c_;
+  Options options_;
+  std::vector<Slab> slabs_;
+  bool staged_ = false;
+  std::vector<std::unique_ptr<Part>> parts_;
+  std::size_t dispatches_per_step_ = 0;
+  int steps_ = 0;
+};
+
+}  // namespace hsad::bench
