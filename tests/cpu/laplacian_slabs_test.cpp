@@ -1,0 +1,127 @@
+// The Laplacian over several cpu agents (HSAD_CPU_DEVICES): slabs bit-exact to one device for
+// every kernel and an uneven split, both halo routes, one host wait per run, and the counters
+// that show where the waits and fences went.
+#include <gtest/gtest.h>
+
+#include <cstring>
+
+#include "env_pin.hpp"
+#include "error_text.hpp"
+#include "hsad/hsad.hpp"
+#include "laplacian_slabs.hpp"
+
+using namespace hsad;
+using bench::LaplacianSlabs;
+
+namespace {
+// Three agents, opened once: the environment is read when the runtime opens.
+const Runtime& three_agents() {
+  static const Runtime rt = [] {
+    test::EnvPin pin("HSAD_CPU_DEVICES", "3");
+    return Runtime::open("cpu");
+  }();
+  return rt;
+}
+
+std::vector<Device> first(std::size_t n) {
+  const auto& all = three_agents().devices();
+  return {all.begin(), all.begin() + n};
+}
+
+bench::LaplacianConfig grid(int kernel) {
+  bench::LaplacianConfig c;
+  c.nx = 37;  // partial work-groups in x and, with m = 8, a cut tile in y
+  c.ny = 29;
+  c.nz = 24;  // 22 interior planes: 8 + 7 + 7 over three agents
+  c.kernel = kernel;
+  c.m = kernel == 8 ? 4 : 8;
+  c.split = kernel == 7 ? 3 : 1;
+  c.block = kernel == 8 ? std::array<std::uint32_t, 3>{16, 4, 1} : std::array<std::uint32_t, 3>{32, 1, 1};
+  c.iters = 3;  // odd: the next run starts on the other parity
+  return c;
+}
+
+bool same_bits(const std::vector<double>& a, const std::vector<double>& b) {
+  return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(double)) == 0;
+}
+
+Stats total(const std::vector<Device>& ds) {
+  Stats s;
+  for (const Device& d : ds) s = s + d.stats();
+  return s;
+}
+}  // namespace
+
+TEST(LaplacianSlabsSplit, PlanesDifferByAtMostOneLargerFirst) {
+  const auto s = bench::split_planes(24, 3);
+  ASSERT_EQ(s.size(), 3u);
+  EXPECT_EQ(s[0].first, 1);
+  EXPECT_EQ(s[0].planes, 8);
+  EXPECT_EQ(s[1].first, 9);
+  EXPECT_EQ(s[1].planes, 7);
+  EXPECT_EQ(s[2].first, 16);
+  EXPECT_EQ(s[2].planes, 7);
+  const std::string text = test::error_text([] { bench::split_planes(4, 3); });
+  EXPECT_NE(text.find("3 devices for 2 interior planes"), std::string::npos) << text;
+}
+
+class LaplacianSlabsKernel : public ::testing::TestWithParam<int> {};
+
+TEST_P(LaplacianSlabsKernel, EveryDeviceCountGivesTheOneDeviceBits) {
+  const bench::LaplacianConfig c = grid(GetParam());
+  LaplacianSlabs one(first(1), c, Options::all());
+  one.run();
+  one.run();  // six steps, across a parity change between runs
+  const std::vector<double> want = one.gather();
+  const std::vector<double> ref = LaplacianSlabs::reference(c, 6);
+  double worst = 0;
+  for (std::size_t i = 0; i < ref.size(); ++i) worst = std::max(worst, std::abs(want[i] - ref[i]));
+  EXPECT_LT(worst, 1e-12) << "one device against the host's steps";
+  for (std::size_t n : {2u, 3u}) {
+    for (bench::HaloRoute route : {bench::HaloRoute::peer, bench::HaloRoute::staged}) {
+      SCOPED_TRACE(std::to_string(n) + " devices, " + (route == bench::HaloRoute::peer ? "peer" : "staged"));
+      LaplacianSlabs many(first(n), c, Options::all(), route);
+      EXPECT_STREQ(many.halo_path(), route == bench::HaloRoute::peer ? "peer" : "staged");
+      many.run();
+      many.run();
+      EXPECT_TRUE(same_bits(many.gather(), want));
+    }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Kernels, LaplacianSlabsKernel, ::testing::Values(5, 6, 7, 8),
+                         [](const auto& info) { return "Kernel" + std::to_string(info.param); });
+
+TEST(LaplacianSlabs, AWrongHaloWouldShow) {
+  // The positive control of the bit-exact check: one device's result after more steps differs
+  // from the three devices' after fewer, so a halo that carried stale data would be seen.
+  bench::LaplacianConfig c = grid(5);
+  LaplacianSlabs one(first(1), c, Options::all());
+  one.run();
+  c.iters = 2;
+  LaplacianSlabs many(first(3), c, Options::all());
+  many.run();
+  EXPECT_FALSE(same_bits(one.gather(), many.gather()));
+}
+
+TEST(LaplacianSlabs, TheHostWaitsOncePerRunAndTheDevicesWaitForEachOther) {
+  const bench::LaplacianConfig c = grid(8);
+  const std::vector<Device> ds = first(3);
+  LaplacianSlabs w(ds, c, Options::all());
+  const Stats before = total(ds);
+  w.run();
+  const Stats s = total(ds) - before;
+  EXPECT_EQ(s.host_waits, 1u);
+  // Per step: boundary queues wait for their interior and their neighbours (1 + 1, 1 + 2, 1 + 1),
+  // interior queues for their boundary queue (3); the last step's first interior also for its
+  // own boundary queue and the other two devices' two queues. Step 0 waits for nothing: the
+  // steps before it (none, or the last run's, released) are complete.
+  const std::uint64_t per_step = 7 + 3;
+  EXPECT_EQ(s.device_waits, per_step * (c.iters - 1) + 5);
+  // Halos: 2 per neighbouring pair and step, each a plane.
+  EXPECT_EQ(s.copies, 4u * c.iters);
+  EXPECT_EQ(s.bytes_copied, w.halo_bytes_per_step() * c.iters);
+  EXPECT_EQ(w.halo_bytes_per_step(), 4u * 37 * 29 * sizeof(double));
+  // One doorbell per submission: two per device and step.
+  EXPECT_EQ(s.doorbells, 6u * c.iters);
+}
