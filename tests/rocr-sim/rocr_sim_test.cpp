@@ -18,6 +18,7 @@
 #include "bitonic_workload.hpp"
 #include "error_text.hpp"
 #include "hsad/hsad.hpp"
+#include "laplacian_slabs.hpp"
 #include "laplacian_workload.hpp"
 
 using namespace hsad;
@@ -556,4 +557,40 @@ TEST(RocrSimFaultCopies, ACopyBehindAFaultDoesNotBlockLaterCopies) {
   EXPECT_EQ(back, keys);
   EXPECT_NO_THROW(d.load_module(module_path("bundle.hsaco")));
   EXPECT_TRUE(sorts(d, 1024, Options::all()));
+}
+
+// The Laplacian's slabs over every simulated GPU (hsad-sim --gpus 2): each packet's fences as
+// the rule says. A dispatch releases at system scope exactly where another agent reads what it
+// wrote (the copy engine pushing a boundary plane, or whoever waits for its submission's end):
+// those are the dispatches carrying a signal; every other dispatch keeps agent scope. Only a
+// submission's first packet acquires at system scope (the host wrote before it): step 0's
+// interior; later ones start with a barrier-AND that does, and their dispatches follow it.
+TEST(RocrSimSlabs, DispatchesReleaseAtSystemScopeOnlyWhereAnotherAgentReads) {
+  const std::string path = start_trace();
+  const Runtime rt = Runtime::open("rocr");
+  if (rt.devices().size() < 2) GTEST_SKIP() << "one simulated GPU: RocrSim.TwoGpus.SlabFences runs this under --gpus 2";
+  bench::LaplacianConfig c;
+  c.nx = 20, c.ny = 12, c.nz = 9, c.kernel = 7, c.split = 2, c.m = 4, c.iters = 2;
+  bench::LaplacianSlabs w(rt.devices(), c, Options::all());
+  const Stats before = rt.device(0).stats() + rt.device(1).stats();
+  w.run();
+  const Stats s = rt.device(0).stats() + rt.device(1).stats() - before;
+  EXPECT_EQ(s.host_waits, 1u) << "the host waited between steps";
+  std::size_t system = 0, agent = 0, barriers_waiting_for_others = 0;
+  for (const TraceLine& t : read_trace(path)) {
+    if (t["type"] == "barrier_and" && t["acquire"] == "system") ++barriers_waiting_for_others;
+    if (t["kernel"].rfind("laplacian7", 0) != 0) continue;
+    SCOPED_TRACE("queue " + t["queue"] + " packet " + t["packet"]);
+    EXPECT_EQ(t["acquire"], t["packet"] == "0" ? "system" : "agent");
+    EXPECT_EQ(t["release"], t["signal"] == "1" ? "system" : "agent");
+    ++(t["release"] == "system" ? system : agent);
+  }
+  // Per step and device: the boundary plane (2 dispatches, the second before the push) and the
+  // interior (2, the second ending its submission): half at each scope, but for the last step's
+  // interior on the first GPU, whose submission ends with a barrier-AND (waiting for the other
+  // queues' last step) that releases for it.
+  EXPECT_EQ(system, 2u * 2 * c.iters - 1);
+  EXPECT_EQ(agent, 2u * 2 * c.iters + 1);
+  EXPECT_GT(barriers_waiting_for_others, 0u);
+  std::remove(path.c_str());
 }
