@@ -19,11 +19,13 @@ fi
 # Standalone explorations measured beside the apps (docs/measurements/*-explore.cu), where nvcc is here.
 if [ -x /usr/local/cuda/bin/nvcc ]; then
   /usr/local/cuda/bin/nvcc -O3 -std=c++17 -arch=sm_90 -Ikernels -o .dev/k5x docs/measurements/h100-laplacian-k5-explore.cu
+  # The CUDA-runtime peer of laplacian-bench --devices (issue 22).
+  /usr/local/cuda/bin/nvcc -O3 -std=c++17 -arch=sm_90 -Ikernels -o .dev/peer docs/measurements/multi-gpu-laplacian-peer.cu
 fi
 # The measurement scripts, run from .dev/ (bash h100-issue15.sh, bash h100-memory.sh 1, ...).
-cp docs/measurements/h100-*.sh .dev/
+cp docs/measurements/h100-*.sh docs/measurements/multi-gpu-*.sh .dev/
 # The device machine has no Boost: the apps' one shared library travels (LD_LIBRARY_PATH=lib).
 cp -L /usr/lib/x86_64-linux-gnu/libboost_program_options.so.1.74.0 .dev/lib/
 strip --strip-debug .dev/* .dev/example/saxpy-pipeline 2>/dev/null || true  # (the scripts are left as they are)
-grep -qx '/.dev/' .git/info/exclude 2>/dev/null || echo '/.dev/' >> .git/info/exclude
+mkdir -p .git/info && grep -qx '/.dev/' .git/info/exclude 2>/dev/null || echo '/.dev/' >> .git/info/exclude
 du -sh .dev

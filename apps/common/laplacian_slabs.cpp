@@ -116,7 +116,7 @@ LaplacianSlabs::LaplacianSlabs(const std::vector<Device>& devices, const Laplaci
         std::memcpy(p.down[parity].host_ptr(), host.data() + plane, plane * sizeof(double));
       }
     }
-    if (n > 1) p.boundary = p.device.create_queue();
+    if (n > 1) p.boundary = p.device.create_queue(0, Priority::high);  // boundary first: others wait for it
     p.interior = p.device.create_queue();
     p.copier = p.device.create_queue();
   }

@@ -85,7 +85,9 @@ const DeviceInfo& Device::info() const { return impl_->info(); }
 
 Kernel Device::kernel(std::string_view name) const { return Kernel(impl_->kernel(name)); }
 
-Queue Device::create_queue(std::uint32_t packets) const { return Queue(impl_->create_queue(packets)); }
+Queue Device::create_queue(std::uint32_t packets, Priority priority) const {
+  return Queue(impl_->create_queue(packets, priority));
+}
 
 Buffer Device::alloc(std::size_t bytes, Memory kind) const {
   return Buffer(impl_, impl_->allocate(bytes, kind), bytes, kind);

@@ -46,7 +46,7 @@ class Device {
   Module load_module(const std::string& path) const;
   Module load_module(const void* bytes, std::size_t size) const;
   // packets = 0: the backend's default ring size.
-  Queue create_queue(std::uint32_t packets = 0) const;
+  Queue create_queue(std::uint32_t packets = 0, Priority priority = Priority::normal) const;
   Buffer alloc(std::size_t bytes, Memory kind = Memory::device) const;
 
   // Blocking transfers. Host memory that is not a pinned Buffer of this device is pageable

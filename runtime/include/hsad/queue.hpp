@@ -15,6 +15,12 @@ namespace detail { class QueueImpl; class SubmissionImpl; class CompletionImpl; 
 
 inline constexpr std::chrono::milliseconds kDefaultTimeout{30000};
 
+// How the device schedules a queue's work against other queues' when both wait for it: work that
+// others wait for (a stencil's boundary planes and their halo pushes) goes on a high-priority one.
+// cuda: a stream of the context's greatest priority; rocr: hsa_amd_queue_set_priority(HIGH); the
+// cpu agent runs every queue alike.
+enum class Priority : std::uint8_t { normal, high };
+
 // When one dispatch or copy of a submission ran on the device (Options::profile). Times are
 // nanoseconds of the device's clock: differences within one device are meaningful, the
 // absolute values are not comparable across devices or with the host's clock.

@@ -127,7 +127,7 @@ class DeviceImpl : public std::enable_shared_from_this<DeviceImpl> {
   // An application's own code: an AMD code object or bundle (rocr), a cubin, fatbin or PTX
   // (cuda). Throws hsad::Error saying why the bytes cannot run here.
   virtual std::shared_ptr<ModuleImpl> load_module(std::string_view bytes, const std::string& origin) = 0;
-  virtual std::shared_ptr<QueueImpl> create_queue(std::uint32_t packets) = 0;
+  virtual std::shared_ptr<QueueImpl> create_queue(std::uint32_t packets, Priority priority) = 0;
 
   void* allocate(std::size_t bytes, Memory kind);
   void deallocate(void* ptr, std::size_t bytes, Memory kind) noexcept;

@@ -93,7 +93,7 @@ std::vector<std::shared_ptr<detail::DeviceImpl>> CpuDevice::open() {
   return devices;
 }
 
-std::shared_ptr<detail::QueueImpl> CpuDevice::create_queue(std::uint32_t packets) {
+std::shared_ptr<detail::QueueImpl> CpuDevice::create_queue(std::uint32_t packets, Priority) {
   if (packets == 0) packets = kDefaultQueuePackets;
   if (packets < 2 || packets > kMaxQueuePackets || (packets & (packets - 1)) != 0) {
     throw Error("cpu", "create_queue", "queue size " + std::to_string(packets) + " is not a power of two in [2, " +

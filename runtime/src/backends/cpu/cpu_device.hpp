@@ -17,7 +17,7 @@ class CpuDevice : public detail::DeviceImpl, public detail::AqlAgent {
   CpuDevice(std::shared_ptr<WorkerPool> pool, std::uint32_t index, std::uint32_t count);
   ~CpuDevice() override;
 
-  std::shared_ptr<detail::QueueImpl> create_queue(std::uint32_t packets) override;
+  std::shared_ptr<detail::QueueImpl> create_queue(std::uint32_t packets, Priority priority) override;
   // Refused, saying why: the cpu agent runs host kernels registered by name, not GPU code.
   std::shared_ptr<detail::ModuleImpl> load_module(std::string_view bytes, const std::string& origin) override;
   bool host_can_read(Memory) const override { return true; }

@@ -88,8 +88,8 @@ bool CudaDevice::peer_access(detail::DeviceImpl& other_impl) {
 
 void CudaDevice::make_current() const { check(d_.cuCtxSetCurrent(context_), "cuCtxSetCurrent"); }
 
-std::shared_ptr<detail::QueueImpl> CudaDevice::create_queue(std::uint32_t) {
-  return std::make_shared<CudaQueue>(std::static_pointer_cast<CudaDevice>(shared_from_this()));
+std::shared_ptr<detail::QueueImpl> CudaDevice::create_queue(std::uint32_t, Priority priority) {
+  return std::make_shared<CudaQueue>(std::static_pointer_cast<CudaDevice>(shared_from_this()), priority);
 }
 
 std::shared_ptr<detail::KernelImpl> CudaDevice::make_kernel(CUmodule module, const std::string& name,

@@ -17,7 +17,7 @@ class CudaDevice : public detail::DeviceImpl {
   CudaDevice(const Driver& d, int ordinal);
   ~CudaDevice() override;
 
-  std::shared_ptr<detail::QueueImpl> create_queue(std::uint32_t packets) override;
+  std::shared_ptr<detail::QueueImpl> create_queue(std::uint32_t packets, Priority priority) override;
   bool host_can_read(Memory kind) const override { return kind == Memory::pinned_host; }
   // cuDeviceCanAccessPeer, then cuCtxEnablePeerAccess from this context (once per peer).
   bool peer_access(detail::DeviceImpl& other) override;

@@ -21,7 +21,8 @@ namespace hsad::cuda {
   X(cuGraphDestroy) X(cuStreamWriteValue32) X(cuStreamQuery) X(cuMemHostGetDevicePointer) X(cuLaunchKernelEx) \
   X(cuMemcpyHtoDAsync) X(cuMemcpyDtoHAsync) X(cuMemcpyDtoDAsync) X(cuMemcpyPeerAsync) X(cuStreamWaitEvent)      \
   X(cuStreamWaitValue32) X(cuEventElapsedTime) X(cuModuleLoadDataEx) X(cuModuleGetFunctionCount)                   \
-  X(cuModuleEnumerateFunctions) X(cuFuncGetName) X(cuDeviceCanAccessPeer) X(cuCtxEnablePeerAccess)
+  X(cuModuleEnumerateFunctions) X(cuFuncGetName) X(cuDeviceCanAccessPeer) X(cuCtxEnablePeerAccess) \
+  X(cuCtxGetStreamPriorityRange) X(cuStreamCreateWithPriority)
 
 struct Driver {
 #define HSAD_CUDA_MEMBER(name) decltype(&::name) name = nullptr;

@@ -171,7 +171,7 @@ std::string CudaCompletion::failure() const {
   return pending_ ? queue_->error() : std::string();
 }
 
-CudaQueue::CudaQueue(std::shared_ptr<CudaDevice> device)
+CudaQueue::CudaQueue(std::shared_ptr<CudaDevice> device, Priority priority)
     : device_(std::move(device)), d_(device_->driver()), counters_(device_->counters()),
       // Measured on an H100 (docs/results.md): a stream memory write is the faster completion.
       completion_(env_is("HSAD_CUDA_COMPLETION", "event") ? Completion::event : Completion::memwrite),
@@ -202,7 +202,13 @@ CudaQueue::CudaQueue(std::shared_ptr<CudaDevice> device)
             if (completion_ == Completion::event) d_.cuEventDestroy(reinterpret_cast<CUevent>(h));
           }) {
   counters_.kernarg_allocations.fetch_add(1, std::memory_order_relaxed);
-  check(d_.cuStreamCreate(&stream_, CU_STREAM_NON_BLOCKING), "cuStreamCreate");
+  if (priority == Priority::high) {
+    int least = 0, greatest = 0;  // numerically lower is higher
+    check(d_.cuCtxGetStreamPriorityRange(&least, &greatest), "cuCtxGetStreamPriorityRange");
+    check(d_.cuStreamCreateWithPriority(&stream_, CU_STREAM_NON_BLOCKING, greatest), "cuStreamCreateWithPriority");
+  } else {
+    check(d_.cuStreamCreate(&stream_, CU_STREAM_NON_BLOCKING), "cuStreamCreate");
+  }
 }
 
 CudaQueue::~CudaQueue() {

@@ -54,7 +54,7 @@ class CudaCompletion : public detail::CompletionImpl {
 
 class CudaQueue : public detail::QueueImpl, public std::enable_shared_from_this<CudaQueue> {
  public:
-  explicit CudaQueue(std::shared_ptr<CudaDevice> device);
+  CudaQueue(std::shared_ptr<CudaDevice> device, Priority priority);
   ~CudaQueue() override;
 
   std::unique_ptr<detail::SubmissionImpl> submit(const Batch& batch, const Options& options,

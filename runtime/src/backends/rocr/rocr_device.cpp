@@ -194,13 +194,14 @@ RocrDevice::~RocrDevice() {
   api_.hsa_signal_destroy(copy_signal_);
 }
 
-std::shared_ptr<detail::QueueImpl> RocrDevice::create_queue(std::uint32_t packets) {
+std::shared_ptr<detail::QueueImpl> RocrDevice::create_queue(std::uint32_t packets, Priority priority) {
   if (packets == 0) packets = std::min(kDefaultQueuePackets, info_.max_queue_packets);
   if (packets < 2 || packets > info_.max_queue_packets || (packets & (packets - 1)) != 0) {
     throw Error("rocr", "create_queue", "queue size " + std::to_string(packets) + " is not a power of two in [2, " +
                                             std::to_string(info_.max_queue_packets) + "] (this agent's maximum)");
   }
   auto ring = std::make_unique<RocrRing>(api_, agent_, packets);
+  if (priority == Priority::high) ring->set_high_priority();
   return std::make_shared<detail::AqlQueue>(shared_from_this(), *this, std::move(ring), detail::AqlQueue::Config{});
 }
 

@@ -24,7 +24,7 @@ class RocrDevice : public detail::DeviceImpl, public detail::AqlAgent {
   RocrDevice(const Api& api, hsa_agent_t agent, const Pools& pools);
   ~RocrDevice() override;
 
-  std::shared_ptr<detail::QueueImpl> create_queue(std::uint32_t packets) override;
+  std::shared_ptr<detail::QueueImpl> create_queue(std::uint32_t packets, Priority priority) override;
   bool host_can_read(Memory kind) const override { return kind == Memory::pinned_host; }
   // Whether this agent may reach the other GPU's memory pool (ROCr: its access is not
   // NEVER_ALLOWED), so that an async copy between their memory goes directly.

@@ -32,6 +32,10 @@ RocrRing::RocrRing(const Api& api, hsa_agent_t agent, std::uint32_t packets) : a
 
 RocrRing::~RocrRing() { api_.hsa_queue_destroy(queue_); }
 
+void RocrRing::set_high_priority() {
+  check(api_.hsa_amd_queue_set_priority(queue_, HSA_AMD_QUEUE_PRIORITY_HIGH), "hsa_amd_queue_set_priority");
+}
+
 void RocrRing::on_error(hsa_status_t status, hsa_queue_t*, void* data) {
   static_cast<RocrRing*>(data)->status_.store(status, std::memory_order_release);
 }

@@ -12,6 +12,8 @@ namespace hsad::rocr {
 class RocrRing : public detail::AqlRing {
  public:
   RocrRing(const Api& api, hsa_agent_t agent, std::uint32_t packets);
+  // hsa_amd_queue_set_priority(HIGH): its dispatches go before normal queues' (Priority::high).
+  void set_high_priority();
   ~RocrRing() override;
   RocrRing(const RocrRing&) = delete;
   RocrRing& operator=(const RocrRing&) = delete;
