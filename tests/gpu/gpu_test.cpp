@@ -362,6 +362,39 @@ TEST(GpuModule, AnApplicationsKernelsRunFromEveryKindOfImage) {
   }
 }
 
+// Teardown in any order: a Module, its Kernel, a Buffer and a Queue held past the Runtime and the
+// Device handle that made them still work, and each releases its driver handle before the context
+// or agent that owns it (compute-sanitizer's memcheck used to report cuModuleUnload after the
+// context was released; docs/results.md).
+TEST(GpuTeardown, HandlesOutliveTheirRuntimeInAnyOrder) {
+  REQUIRE_GPU();
+  const char* exec = std::getenv("HSAD_SIM_EXEC");
+  if (simulated(device) && exec && std::string(exec) == "host") GTEST_SKIP() << "module kernels need --exec isa";
+  for (int order = 0; order < 3; ++order) {
+    SCOPED_TRACE("order " + std::to_string(order));
+    Module m;
+    Kernel k;
+    Buffer buf;
+    Queue q;
+    {
+      const Runtime own = Runtime::open(rt->backend());
+      m = own.device().load_module(module_files(own.device()).front());
+      k = m.kernel("module_scale");
+      buf = own.device().alloc(256 * 4);
+      q = own.device().create_queue();
+    }
+    std::vector<float> x(256, 2.0f), back(256);
+    Batch b;
+    b.copy_to_device(buf, x.data(), 256 * 4).exec(k, Dim3{256}, Dim3{256}, {buf, 0.5f, 256u}).copy_to_host(back.data(), buf, 256 * 4);
+    q.run(b, Options::all());
+    EXPECT_EQ(back[255], 1.0f);
+    b.clear();
+    if (order == 0) m = Module(), k = Kernel(), q = Queue(), buf = Buffer();
+    if (order == 1) buf = Buffer(), q = Queue(), k = Kernel(), m = Module();
+    if (order == 2) q = Queue(), m = Module(), buf = Buffer(), k = Kernel();
+  }
+}
+
 TEST(GpuModule, ForeignAndMissingCodeIsRefused) {
   REQUIRE_GPU();
   const std::string foreign = modules_dir() + (device.info().backend == "rocr" ? "/module.ptx" : "/bundle.hsaco");

@@ -38,6 +38,11 @@ std::vector<std::shared_ptr<detail::DeviceImpl>> CudaDevice::open() {
 CudaDevice::CudaDevice(const Driver& d, int ordinal) : d_(d) {
   check(d_.cuDeviceGet(&device_, ordinal), "cuDeviceGet");
   check(d_.cuDevicePrimaryCtxRetain(&context_, device_), "cuDevicePrimaryCtxRetain");
+  {
+    const Driver* drv = &d_;
+    const CUdevice dev = device_;
+    primary_.reset(context_, [drv, dev](CUcontext) { drv->cuDevicePrimaryCtxRelease(dev); });
+  }
   make_current();
   char name[256] = {};
   check(d_.cuDeviceGetName(name, sizeof name, device_), "cuDeviceGetName");
@@ -61,13 +66,24 @@ CudaDevice::CudaDevice(const Driver& d, int ordinal) : d_(d) {
 
   CUmodule module = nullptr;
   check(d_.cuModuleLoadData(&module, hsad_cuda_fatbin), "cuModuleLoadData");
-  const Driver* drv = &d_;
-  module_.reset(module, [drv](CUmodule m) { drv->cuModuleUnload(m); });
+  module_ = own_module(module);
 }
 
+// The context is released when the device and the last module loaded in it have let go: a
+// Kernel or Module may outlive its Device handle and the Runtime, and its module is then
+// unloaded in a context that still exists.
 CudaDevice::~CudaDevice() {
   module_.reset();
-  d_.cuDevicePrimaryCtxRelease(device_);
+  primary_.reset();
+}
+
+std::shared_ptr<CUmod_st> CudaDevice::own_module(CUmodule module) const {
+  const Driver* drv = &d_;
+  std::shared_ptr<CUctx_st> context = primary_;
+  return {module, [drv, context](CUmodule m) {
+            drv->cuCtxSetCurrent(context.get());  // cuModuleUnload acts on the current context
+            drv->cuModuleUnload(m);
+          }};
 }
 
 bool CudaDevice::peer_access(detail::DeviceImpl& other_impl) {
@@ -126,16 +142,17 @@ std::shared_ptr<const detail::KernelImpl> CudaDevice::load_kernel(std::string_vi
 namespace {
 class CudaModule : public detail::ModuleImpl {
  public:
-  CudaModule(CudaDevice& device, std::shared_ptr<CUmod_st> module) : device_(device), module_(std::move(module)) {}
+  CudaModule(std::shared_ptr<CudaDevice> device, std::shared_ptr<CUmod_st> module)
+      : device_(std::move(device)), module_(std::move(module)) {}
 
  protected:
   std::shared_ptr<detail::KernelImpl> load_kernel(const std::string& name) override {
     // An application's kernel may not wait for its predecessor itself: no early launch.
-    return device_.make_kernel(module_.get(), name, "module '" + origin + "'");
+    return device_->make_kernel(module_.get(), name, "module '" + origin + "'");
   }
 
  private:
-  CudaDevice& device_;
+  std::shared_ptr<CudaDevice> device_;  // a module may outlive its Device handle: it keeps the device
   std::shared_ptr<CUmod_st> module_;
 };
 }  // namespace
@@ -167,10 +184,8 @@ std::shared_ptr<detail::ModuleImpl> CudaDevice::load_module(std::string_view byt
                                            (log[0] ? std::string(": ") + log : std::string(" (malformed or truncated)")));
   }
   check(r, "cuModuleLoadDataEx");
-  const Driver* drv = &d_;
-  std::shared_ptr<CUmod_st> owned(module, [drv](CUmodule m) { drv->cuModuleUnload(m); });
-
-  auto m = std::make_shared<CudaModule>(*this, owned);
+  std::shared_ptr<CUmod_st> owned = own_module(module);
+  auto m = std::make_shared<CudaModule>(std::static_pointer_cast<CudaDevice>(shared_from_this()), owned);
   m->device = this;
   m->origin = origin;
   m->target = f == detail::ModuleFormat::cuda_fatbin ? targets + " (loaded for " + info_.isa + ")" : targets;

@@ -44,6 +44,10 @@ class CudaDevice : public detail::DeviceImpl {
   const Driver& d_;
   CUdevice device_ = 0;
   CUcontext context_ = nullptr;
+  // Owns `module` in this device's context: unloaded before the context is released.
+  std::shared_ptr<CUmod_st> own_module(CUmodule module) const;
+
+  std::shared_ptr<CUctx_st> primary_;  // the primary context, held by the device and by every module
   std::shared_ptr<CUmod_st> module_;
   std::mutex peers_mutex_;
   std::map<CUdevice, bool> peers_;  // what peer_access found, by the other's device
