@@ -5,6 +5,7 @@
 
 #include "env_pin.hpp"
 #include "hsad/hsad.hpp"
+#include "test_kernels.hpp"
 
 using namespace hsad;
 
@@ -142,4 +143,31 @@ TEST(Buffer, MoveTransfersOwnership) {
   EXPECT_EQ(b.device_ptr(), p);
   EXPECT_EQ(a.device_ptr(), nullptr);
   EXPECT_EQ(b.size(), 256u);
+}
+
+// Teardown in any order: a Kernel, a Buffer and a Queue held past the Runtime and Device handle
+// that made them still run, and drop in any order (ASan and TSan watch the destructors).
+TEST(CpuTeardown, HandlesOutliveTheirRuntimeInAnyOrder) {
+  test::register_test_kernels();
+  for (int order = 0; order < 3; ++order) {
+    SCOPED_TRACE("order " + std::to_string(order));
+    Kernel k;
+    Buffer buf;
+    Queue q;
+    {
+      const Runtime own = Runtime::open("cpu");
+      k = own.device().kernel("test_add");
+      buf = own.device().alloc(64 * 4);
+      q = own.device().create_queue();
+    }
+    std::vector<std::uint32_t> zero(64, 0), back(64);
+    Batch b;
+    b.copy_to_device(buf, zero.data(), 64 * 4).exec(k, Dim3{64}, Dim3{64}, {buf, 3u}).copy_to_host(back.data(), buf, 64 * 4);
+    q.run(b, Options::all());
+    EXPECT_EQ(back[63], 3u);
+    b.clear();
+    if (order == 0) k = Kernel(), q = Queue(), buf = Buffer();
+    if (order == 1) buf = Buffer(), q = Queue(), k = Kernel();
+    if (order == 2) q = Queue(), buf = Buffer(), k = Kernel();
+  }
 }
