@@ -71,7 +71,7 @@ struct LaplacianSlabs::Part {
 
 LaplacianSlabs::LaplacianSlabs(const std::vector<Device>& devices, const LaplacianConfig& config,
                                const Options& options, HaloRoute route)
-    : devices_(devices), c_(config), options_(options), slabs_(split_planes(config.nz, int(devices.size()))) {
+    : c_(config), options_(options), slabs_(split_planes(config.nz, int(devices.size()))) {
   if (devices.empty()) throw Error("laplacian", "--devices", "no device given");
   {
     LaplacianConfig largest = c_;  // each device holds its slab and halos, not the grid

@@ -53,13 +53,11 @@ class LaplacianSlabs {
   const char* halo_path() const;  // "peer", "staged", or "none" (one device)
   std::uint64_t halo_bytes_per_step() const;
   std::size_t dispatches_per_step() const { return dispatches_per_step_; }
-  int steps_done() const { return steps_; }
 
  private:
   struct Part;  // one device's arrays, queues and recorded batches
   void record(std::size_t d, int parity);
 
-  std::vector<Device> devices_;
   LaplacianConfig c_;
   Options options_;
   std::vector<Slab> slabs_;

@@ -9,25 +9,26 @@ namespace hsad {
 Submission::Submission() = default;
 Submission::Submission(std::unique_ptr<detail::SubmissionImpl> impl) : impl_(std::move(impl)) {}
 Submission::Submission(Submission&&) noexcept = default;
+namespace {
+// A handle let go without wait(): what it held comes back, with no host wait when it had already
+// completed. Errors were the caller's to see through wait(); this must not throw.
+void release(detail::SubmissionImpl* impl) noexcept {
+  try {
+    if (impl && !impl->release_if_complete()) impl->wait(detail::Clock::now() + kDefaultTimeout);
+  } catch (...) {
+  }
+}
+}  // namespace
+
 Submission& Submission::operator=(Submission&& o) noexcept {
   if (this != &o) {
-    try {
-      if (impl_) impl_->wait(detail::Clock::now() + kDefaultTimeout);
-    } catch (...) {
-    }
+    release(impl_.get());
     impl_ = std::move(o.impl_);
   }
   return *this;
 }
 
-Submission::~Submission() {
-  // A submission that was never waited for still holds pool blocks and signals: take them back.
-  // Errors were the caller's to see through wait(); a destructor must not throw.
-  try {
-    if (impl_ && !impl_->release_if_complete()) impl_->wait(detail::Clock::now() + kDefaultTimeout);
-  } catch (...) {
-  }
-}
+Submission::~Submission() { release(impl_.get()); }
 
 void Submission::wait(std::chrono::milliseconds timeout) {
   if (impl_) impl_->wait(detail::Clock::now() + timeout);
