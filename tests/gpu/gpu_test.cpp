@@ -362,6 +362,27 @@ TEST(GpuModule, AnApplicationsKernelsRunFromEveryKindOfImage) {
   }
 }
 
+// A kernel's parameters, counted from the image (a cubin's .nv.info, PTX's .entry) and laid out by
+// the driver, asked only for parameters that exist; a fatbin whose every image is compressed is
+// counted by asking until the driver refuses (docs/api.md). The same layout from each.
+TEST(GpuModule, ParameterLayoutsAreTheSameFromEveryKindOfImage) {
+  REQUIRE_GPU();
+  if (device.info().backend != "cuda") GTEST_SKIP() << "nvcc's images: cuda only";
+  const std::string dir = modules_dir();
+  std::vector<std::string> files = {dir + "/params.fatbin", dir + "/params.ptx", dir + "/params-compressed.fatbin"};
+  if (device.info().isa == "sm_90") files.push_back(dir + "/params.cubin");
+  for (const std::string& path : files) {
+    SCOPED_TRACE(path);
+    const Module m = device.load_module(path);
+    EXPECT_TRUE(m.kernel("params_none").info().args.empty());
+    std::vector<std::pair<std::uint32_t, std::uint32_t>> layout;
+    for (const ArgInfo& a : m.kernel("params_struct").info().args) layout.emplace_back(a.offset, a.size);
+    EXPECT_EQ(layout, (std::vector<std::pair<std::uint32_t, std::uint32_t>>{{0, 16}, {16, 1}, {24, 8}, {32, 8}}));
+    EXPECT_EQ(m.kernel("params_scalars").info().args.size(), 3u);
+    EXPECT_EQ(m.kernel("params_scalars").info().kernarg_segment_size, 24u);  // the double aligned at 16
+  }
+}
+
 // Teardown in any order: a Module, its Kernel, a Buffer and a Queue held past the Runtime and the
 // Device handle that made them still work, and each releases its driver handle before the context
 // or agent that owns it (compute-sanitizer's memcheck used to report cuModuleUnload after the

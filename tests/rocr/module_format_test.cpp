@@ -3,8 +3,8 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
-#include <iterator>
 
+#include "file_bytes.hpp"
 #include "hsad/code_object.hpp"
 #include "hsad/error.hpp"
 #include "module/module_format.hpp"
@@ -13,18 +13,14 @@ using namespace hsad;
 using detail::ModuleFormat;
 
 namespace {
-std::string slurp(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-}
-std::string module(const char* name) { return slurp(std::string(HSAD_MODULES_DIR) + "/" + name); }
+std::string module(const char* name) { return test::test_module(name); }
 bool have_cuda_modules() { return std::ifstream(std::string(HSAD_MODULES_DIR) + "/module.fatbin").good(); }
 }  // namespace
 
 TEST(ModuleFormat, TellsAmdCodeObjectsApart) {
   EXPECT_EQ(detail::detect_module_format(module("bundle.hsaco")), ModuleFormat::amd_bundle);
   EXPECT_EQ(detail::detect_module_format(module("gfx908.hsaco")), ModuleFormat::amd_elf);
-  EXPECT_EQ(detail::detect_module_format(slurp(HSAD_V5_FIXTURE)), ModuleFormat::amd_elf);
+  EXPECT_EQ(detail::detect_module_format(test::file_bytes(HSAD_V5_FIXTURE)), ModuleFormat::amd_elf);
 }
 
 TEST(ModuleFormat, TellsCudaImagesApartAndListsTheirTargets) {
@@ -46,7 +42,7 @@ TEST(ModuleFormat, ATruncatedFatbinIsAnError) {
 TEST(ModuleFormat, AnythingElseIsNamedAsSuch) {
   EXPECT_EQ(detail::detect_module_format(""), ModuleFormat::empty);
   EXPECT_EQ(detail::detect_module_format("hello, world"), ModuleFormat::unknown);
-  EXPECT_EQ(detail::detect_module_format(slurp("/bin/sh")), ModuleFormat::unknown);  // an x86 ELF
+  EXPECT_EQ(detail::detect_module_format(test::file_bytes("/bin/sh")), ModuleFormat::unknown);  // an x86 ELF
   EXPECT_NE(std::string(detail::describe(ModuleFormat::unknown)).find("not a code object"), std::string::npos);
 }
 

@@ -8,6 +8,7 @@
 
 #include "codeobject/amdgpu_metadata.hpp"
 #include "codeobject/byte_reader.hpp"
+#include "codeobject/elf_sections.hpp"
 
 namespace hsad {
 namespace {
@@ -37,29 +38,7 @@ std::string processor_of(std::string_view target) {
   return std::string(p.substr(0, p.find(':')));
 }
 
-struct Section {
-  std::string_view bytes;
-  std::uint32_t type = 0;
-  std::uint32_t link = 0;
-  std::uint64_t entsize = 0;
-};
-
-std::vector<Section> sections_of(std::string_view elf, const Elf64_Ehdr& eh) {
-  std::vector<Section> out;
-  if (eh.e_shoff == 0 || eh.e_shnum == 0) return out;
-  if (eh.e_shentsize != sizeof(Elf64_Shdr)) malformed("section header size " + std::to_string(eh.e_shentsize));
-  slice(elf, eh.e_shoff, std::uint64_t(eh.e_shnum) * sizeof(Elf64_Shdr), "section header table");
-  for (std::uint32_t i = 0; i < eh.e_shnum; ++i) {
-    const auto sh = read_at<Elf64_Shdr>(elf, eh.e_shoff + std::uint64_t(i) * sizeof(Elf64_Shdr), "section header");
-    Section s;
-    s.type = sh.sh_type;
-    s.link = sh.sh_link;
-    s.entsize = sh.sh_entsize;
-    if (sh.sh_type != SHT_NOBITS && sh.sh_type != SHT_NULL) s.bytes = slice(elf, sh.sh_offset, sh.sh_size, "section");
-    out.push_back(s);
-  }
-  return out;
-}
+using codeobject::ElfSection;
 
 // Note entries: 4-byte aligned name and descriptor (the AMDGPU backend's alignment).
 void read_notes(std::string_view notes, CodeObject& out, bool& found) {
@@ -81,9 +60,9 @@ void read_notes(std::string_view notes, CodeObject& out, bool& found) {
 }
 
 // The value of each symbol that names a kernel descriptor ("foo.kd").
-std::map<std::string, std::uint64_t, std::less<>> descriptor_symbols(const std::vector<Section>& sections) {
+std::map<std::string, std::uint64_t, std::less<>> descriptor_symbols(const std::vector<ElfSection>& sections) {
   std::map<std::string, std::uint64_t, std::less<>> out;
-  for (const Section& s : sections) {
+  for (const ElfSection& s : sections) {
     if (s.type != SHT_SYMTAB && s.type != SHT_DYNSYM) continue;
     if (s.link >= sections.size()) malformed("symbol table links to section " + std::to_string(s.link));
     const std::string_view strtab = sections[s.link].bytes;
@@ -115,9 +94,9 @@ CodeObject read_code_object(std::string_view elf) {
     malformed("code object v" + std::to_string(out.code_object_version) + " has no msgpack metadata (v3 and later only)");
   }
 
-  const std::vector<Section> sections = sections_of(elf, eh);
+  const std::vector<ElfSection> sections = codeobject::elf_sections(elf, eh);
   bool found = false;
-  for (const Section& s : sections) {
+  for (const ElfSection& s : sections) {
     if (s.type == SHT_NOTE) read_notes(s.bytes, out, found);
   }
   if (!found && eh.e_phoff != 0) {  // no section headers (stripped): the PT_NOTE segments

@@ -4,6 +4,7 @@
 
 #include <elf.h>
 
+#include <algorithm>
 #include <cstring>
 
 #include "codeobject/byte_reader.hpp"
@@ -15,6 +16,7 @@ namespace {
 constexpr std::uint32_t kFatbinMagic = 0xBA55ED50;
 constexpr std::uint16_t kFatbinPtx = 1;
 constexpr std::uint16_t kFatbinElf = 2;
+constexpr std::uint64_t kFatbinCompressed = 0x2000 | 0x8000;  // LZ4 (before CUDA 12.8), zstd
 #ifndef EM_CUDA
 constexpr std::uint16_t EM_CUDA = 190;
 #endif
@@ -90,8 +92,20 @@ std::string cuda_image_targets(std::string_view b) {
     case ModuleFormat::cuda_fatbin: break;
     default: return {};
   }
+  std::string out;
+  for (const FatbinImage& image : fatbin_images(b)) {
+    if (image.kind == FatbinImage::Kind::cubin) out += (out.empty() ? "" : ", ") + std::string("sm_") + std::to_string(image.sm);
+    if (image.kind == FatbinImage::Kind::ptx) {
+      out += (out.empty() ? "" : ", ") + std::string("compute_") + std::to_string(image.sm) + " (PTX)";
+    }
+  }
+  return out;
+}
+
+std::vector<FatbinImage> fatbin_images(std::string_view b) {
   // The fatbin header (magic, version, header size, size of the entries), then entries, each
-  // with its own header: kind, version, header size, payload size, ..., the SM at offset 28.
+  // with its own header: kind, version, header size, payload size, compressed size, ..., the SM
+  // at offset 28, flags at 40 (0x2000: LZ4, 0x8000: zstd).
   using codeobject::read_at;
   const auto header_size = read_at<std::uint16_t>(b, 6, "fatbin header");
   const auto fat_size = read_at<std::uint64_t>(b, 8, "fatbin header");
@@ -99,15 +113,18 @@ std::string cuda_image_targets(std::string_view b) {
     throw Error("module", "load", "truncated CUDA fatbin: it declares " + std::to_string(fat_size) + " bytes of entries, " +
                                       std::to_string(b.size()) + " bytes in all");
   }
-  std::string out;
+  std::vector<FatbinImage> out;
   for (std::uint64_t at = header_size; at + 32 <= header_size + fat_size;) {
     const auto kind = read_at<std::uint16_t>(b, at, "fatbin entry");
     const auto entry_header = read_at<std::uint32_t>(b, at + 4, "fatbin entry");
     const auto payload = read_at<std::uint64_t>(b, at + 8, "fatbin entry");
-    const auto sm = read_at<std::uint32_t>(b, at + 28, "fatbin entry");
-    if (kind == kFatbinElf) out += (out.empty() ? "" : ", ") + std::string("sm_") + std::to_string(sm);
-    if (kind == kFatbinPtx) out += (out.empty() ? "" : ", ") + std::string("compute_") + std::to_string(sm) + " (PTX)";
-    if (entry_header == 0 || payload > b.size() || entry_header > b.size()) break;
+    if (entry_header == 0 || !codeobject::in_bounds(at + entry_header, payload, b.size())) break;
+    FatbinImage image;
+    image.kind = kind == kFatbinElf ? FatbinImage::Kind::cubin : kind == kFatbinPtx ? FatbinImage::Kind::ptx : FatbinImage::Kind::other;
+    image.sm = read_at<std::uint32_t>(b, at + 28, "fatbin entry");
+    if (entry_header >= 48) image.compressed = (read_at<std::uint64_t>(b, at + 40, "fatbin entry") & kFatbinCompressed) != 0;
+    image.payload = b.substr(at + entry_header, payload);
+    out.push_back(image);
     at += entry_header + payload;
   }
   return out;

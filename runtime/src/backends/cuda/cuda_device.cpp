@@ -1,5 +1,5 @@
 // CudaDevice: the embedded fatbin (sm_80, sm_90 and PTX) loaded once per device; kernarg
-// layouts from cuFuncGetParamInfo.
+// layouts from cuFuncGetParamInfo, for as many parameters as the image says the kernel has.
 #include "backends/cuda/cuda_device.hpp"
 
 #include <algorithm>
@@ -7,6 +7,7 @@
 #include "backends/cuda/cuda_backend.hpp"
 #include "backends/cuda/cuda_queue.hpp"
 #include "hsad/error.hpp"
+#include "module/cuda_params.hpp"
 #include "module/module_format.hpp"
 
 extern "C" const unsigned char hsad_cuda_fatbin[];
@@ -108,8 +109,8 @@ std::shared_ptr<detail::QueueImpl> CudaDevice::create_queue(std::uint32_t, Prior
   return std::make_shared<CudaQueue>(std::static_pointer_cast<CudaDevice>(shared_from_this()), priority);
 }
 
-std::shared_ptr<detail::KernelImpl> CudaDevice::make_kernel(CUmodule module, const std::string& name,
-                                                            const std::string& where) {
+std::shared_ptr<detail::KernelImpl> CudaDevice::make_kernel(CUmodule module, std::string_view image,
+                                                            const std::string& name, const std::string& where) {
   make_current();
   CUfunction f = nullptr;
   if (d_.cuModuleGetFunction(&f, module, name.c_str()) != CUDA_SUCCESS) {
@@ -118,9 +119,14 @@ std::shared_ptr<detail::KernelImpl> CudaDevice::make_kernel(CUmodule module, con
   auto k = std::make_shared<detail::KernelImpl>();
   k->info.name = name;
   k->info.wavefront_size = info_.wavefront_size;
-  for (std::size_t i = 0;; ++i) {
+  // Where the image cannot tell (every image of a fatbin compressed), the count is found by
+  // asking until the driver refuses: one failing call per kernel, which sanitizers report.
+  const std::optional<std::size_t> count = detail::cuda_param_count(image, name);
+  for (std::size_t i = 0; !count || i < *count; ++i) {
     std::size_t offset = 0, size = 0;
-    if (d_.cuFuncGetParamInfo(f, i, &offset, &size) != CUDA_SUCCESS) break;
+    const CUresult r = d_.cuFuncGetParamInfo(f, i, &offset, &size);
+    if (r != CUDA_SUCCESS && count) check(r, "cuFuncGetParamInfo");
+    if (r != CUDA_SUCCESS) break;
     k->info.args.push_back({"arg" + std::to_string(i), std::uint32_t(offset), std::uint32_t(size), ArgKind::by_value, {}});
     k->info.kernarg_segment_size = std::uint32_t(offset + size);
   }
@@ -133,7 +139,8 @@ std::shared_ptr<detail::KernelImpl> CudaDevice::make_kernel(CUmodule module, con
 }
 
 std::shared_ptr<const detail::KernelImpl> CudaDevice::load_kernel(std::string_view name) {
-  auto k = make_kernel(module_.get(), std::string(name), "the embedded fatbin");
+  const std::string_view image(reinterpret_cast<const char*>(hsad_cuda_fatbin), hsad_cuda_fatbin_size);
+  auto k = make_kernel(module_.get(), image, std::string(name), "the embedded fatbin");
   k->early_launch_ok = true;  // every kernel of the embedded fatbin starts with HSAD_BARRIER_WAIT()
   k->keep_alive = module_;
   return k;
@@ -142,18 +149,19 @@ std::shared_ptr<const detail::KernelImpl> CudaDevice::load_kernel(std::string_vi
 namespace {
 class CudaModule : public detail::ModuleImpl {
  public:
-  CudaModule(std::shared_ptr<CudaDevice> device, std::shared_ptr<CUmod_st> module)
-      : device_(std::move(device)), module_(std::move(module)) {}
+  CudaModule(std::shared_ptr<CudaDevice> device, std::shared_ptr<CUmod_st> module, std::string image)
+      : device_(std::move(device)), module_(std::move(module)), image_(std::move(image)) {}
 
  protected:
   std::shared_ptr<detail::KernelImpl> load_kernel(const std::string& name) override {
     // An application's kernel may not wait for its predecessor itself: no early launch.
-    return device_->make_kernel(module_.get(), name, "module '" + origin + "'");
+    return device_->make_kernel(module_.get(), image_, name, "module '" + origin + "'");
   }
 
  private:
   std::shared_ptr<CudaDevice> device_;  // a module may outlive its Device handle: it keeps the device
   std::shared_ptr<CUmod_st> module_;
+  std::string image_;  // the bytes loaded, for the kernels' parameter counts
 };
 }  // namespace
 
@@ -185,7 +193,7 @@ std::shared_ptr<detail::ModuleImpl> CudaDevice::load_module(std::string_view byt
   }
   check(r, "cuModuleLoadDataEx");
   std::shared_ptr<CUmod_st> owned = own_module(module);
-  auto m = std::make_shared<CudaModule>(std::static_pointer_cast<CudaDevice>(shared_from_this()), owned);
+  auto m = std::make_shared<CudaModule>(std::static_pointer_cast<CudaDevice>(shared_from_this()), owned, image);
   m->device = this;
   m->origin = origin;
   m->target = f == detail::ModuleFormat::cuda_fatbin ? targets + " (loaded for " + info_.isa + ")" : targets;

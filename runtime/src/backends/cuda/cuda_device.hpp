@@ -30,8 +30,9 @@ class CudaDevice : public detail::DeviceImpl {
 
   // A cubin, fatbin or PTX (JIT-compiled by the driver) through cuModuleLoadDataEx.
   std::shared_ptr<detail::ModuleImpl> load_module(std::string_view bytes, const std::string& origin) override;
-  // A kernel of `module`, its argument layout from cuFuncGetParamInfo.
-  std::shared_ptr<detail::KernelImpl> make_kernel(CUmodule module, const std::string& name, const std::string& where);
+  // A kernel of `module` (loaded from `image`), its argument layout from cuFuncGetParamInfo.
+  std::shared_ptr<detail::KernelImpl> make_kernel(CUmodule module, std::string_view image, const std::string& name,
+                                                  const std::string& where);
 
  protected:
   std::shared_ptr<const detail::KernelImpl> load_kernel(std::string_view name) override;
