@@ -13,6 +13,7 @@ packages=(
   llvm-15 lld-15                 # llvm-readelf (independent check of the reader), the v5 test code object
   llvm-15-dev                    # the AMDGPU disassembler the simulated GPU's ISA interpreter decodes with (tests)
   libhsakmt-dev                  # the KFD thunk's types, for the simulated GPU's stand-in libhsakmt (tests)
+  libopenmpi-dev openmpi-bin     # laplacian-bench --mpi and its tests (optional: without MPI it is left out)
 )
 
 missing=()

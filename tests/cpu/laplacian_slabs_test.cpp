@@ -3,7 +3,12 @@
 // that show where the waits and fences went.
 #include <gtest/gtest.h>
 
+#include <condition_variable>
 #include <cstring>
+#include <map>
+#include <mutex>
+#include <thread>
+#include <tuple>
 
 #include "env_pin.hpp"
 #include "error_text.hpp"
@@ -124,4 +129,105 @@ TEST(LaplacianSlabs, TheHostWaitsOncePerRunAndTheDevicesWaitForEachOther) {
   EXPECT_EQ(w.halo_bytes_per_step(), 4u * 37 * 29 * sizeof(double));
   // One doorbell per submission: two per device and step.
   EXPECT_EQ(s.doorbells, 6u * c.iters);
+}
+
+namespace {
+// Stands in for MPI (apps/laplacian-bench/mpi_run.cpp): "processes" are threads of this one, and a
+// plane sent is a copy left in a mailbox under (to, from, exchange number).
+struct Mailbox {
+  std::mutex mutex;
+  std::condition_variable changed;
+  std::map<std::tuple<int, int, int>, std::vector<double>> planes;
+};
+
+class LoopbackHalos : public bench::ExternalHalos {
+ public:
+  LoopbackHalos(Mailbox& box, int rank, int ranks, bool direct) : box_(box), rank_(rank), ranks_(ranks), direct_(direct) {}
+  bool below() const override { return rank_ > 0; }
+  bool above() const override { return rank_ + 1 < ranks_; }
+  bool direct() const override { return direct_; }
+  void exchange(const double* send_down, const double* send_up, double* recv_below, double* recv_above,
+                std::size_t points) override {
+    std::unique_lock<std::mutex> lock(box_.mutex);
+    if (send_down) box_.planes[{rank_ - 1, rank_, count_}] = std::vector<double>(send_down, send_down + points);
+    if (send_up) box_.planes[{rank_ + 1, rank_, count_}] = std::vector<double>(send_up, send_up + points);
+    box_.changed.notify_all();
+    auto take = [&](int from, double* into) {
+      if (!into) return;
+      const auto key = std::make_tuple(rank_, from, count_);
+      box_.changed.wait(lock, [&] { return box_.planes.count(key) != 0; });
+      std::memcpy(into, box_.planes[key].data(), points * sizeof(double));
+      box_.planes.erase(key);
+    };
+    take(rank_ - 1, recv_below);
+    take(rank_ + 1, recv_above);
+    ++exchanges;
+    ++count_;
+  }
+  int exchanges = 0;
+
+ private:
+  Mailbox& box_;
+  int rank_, ranks_;
+  bool direct_;
+  int count_ = 0;
+};
+}  // namespace
+
+// Two or three processes (one with two devices of its own), the planes between them exchanged
+// through pinned copies or straight from the arrays: the one-device bits, and one host wait per
+// step for the planes that leave plus one per run.
+TEST(LaplacianSlabsProcesses, ExternalHalosGiveTheOneDeviceBits) {
+  const std::vector<Device> all = first(3);
+  for (int kernel : {5, 8}) {
+    const bench::LaplacianConfig c = grid(kernel);
+    LaplacianSlabs one({all[0]}, c, Options::all());
+    one.run();
+    one.run();
+    const std::vector<double> want = one.gather();
+    // {devices of process 0}, {devices of process 1}, ...
+    const std::vector<std::vector<std::vector<Device>>> layouts = {
+        {{all[0]}, {all[1]}}, {{all[0]}, {all[1]}, {all[2]}}, {{all[0]}, {all[1], all[2]}}};
+    for (const auto& layout : layouts) {
+      for (bool direct : {false, true}) {
+        const int ranks = int(layout.size());
+        SCOPED_TRACE("kernel " + std::to_string(kernel) + ", " + std::to_string(ranks) + " processes, " +
+                     (direct ? "direct" : "pinned"));
+        const std::vector<bench::Slab> ranges = bench::split_planes(c.nz, ranks);
+        Mailbox box;
+        std::vector<double> got(want.size(), -1.0);
+        std::vector<std::uint64_t> waits(ranks);
+        std::vector<int> exchanges(ranks);
+        std::vector<std::string> errors(ranks);
+        std::vector<std::thread> threads;
+        for (int r = 0; r < ranks; ++r) {
+          threads.emplace_back([&, r] {
+            try {
+              LoopbackHalos halos(box, r, ranks, direct);
+              const Stats before = total(layout[r]);
+              LaplacianSlabs part(layout[r], c, Options::all(), bench::HaloRoute::automatic, {ranges[r], &halos});
+              part.run();
+              part.run();
+              waits[r] = (total(layout[r]) - before).host_waits;
+              exchanges[r] = halos.exchanges;
+              const std::vector<double> mine = part.gather();
+              const std::size_t plane = std::size_t(c.nx) * c.ny;
+              std::memcpy(got.data() + std::size_t(part.gather_first()) * plane, mine.data(), mine.size() * sizeof(double));
+            } catch (const std::exception& e) {
+              errors[r] = e.what();
+            }
+          });
+        }
+        for (auto& t : threads) t.join();
+        for (int r = 0; r < ranks; ++r) {
+          ASSERT_EQ(errors[r], "") << "process " << r;
+          EXPECT_EQ(exchanges[r], 2 * c.iters) << "process " << r;
+          // One wait per step for each device whose planes leave the process, one per run.
+          const std::uint64_t leaving = layout[r].size() == 1 ? 1 : std::uint64_t(r > 0) + std::uint64_t(r + 1 < ranks);
+          EXPECT_EQ(waits[r], 2 * (c.iters * leaving + 1)) << "process " << r;
+        }
+        EXPECT_TRUE(same_bits(got, want));
+      }
+    }
+  }
 }
