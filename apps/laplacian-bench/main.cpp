@@ -10,6 +10,7 @@
 #include "hsad/hsad.hpp"
 #include "laplacian.hpp"
 #include "laplacian_workload.hpp"
+#include "mpi_run.hpp"
 #include "multi_device.hpp"
 #include "cli.hpp"
 #include "cuda_plain.hpp"
@@ -48,8 +49,9 @@ int main(int argc, char** argv) {
   bench::LaplacianConfig c;
   std::string kernel_text, split_text, block_text, m_text, backend, format, opt_text, devices_text, halo_text,
       scaling;
-  int reps = 0;
-  bool verify = false, profile = false, peers = false;
+  std::string mpi_halo;
+  int reps = 0, inject_fault = -1;
+  bool verify = false, profile = false, peers = false, mpi = false;
   po::options_description desc("laplacian-bench: figure of merit of the Laplacian kernel sequences");
   desc.add_options()("help,h", "this text")
       ("nx", po::value(&c.nx)->default_value(512), "grid points in x (at least 3)")
@@ -75,6 +77,13 @@ int main(int argc, char** argv) {
        "with --devices: auto | peer (device to device) | staged (through pinned host memory)")
       ("scaling", po::value(&scaling)->default_value("strong"),
        "with --devices: strong (the grid is the whole) | weak (the grid is each device's: N times the planes)")
+      ("mpi", po::bool_switch(&mpi),
+       "under mpirun -n R: the grid's planes over the ranks (and each rank's over its --devices), halos by "
+       "MPI_Isend/MPI_Irecv; rank 0 prints a one-device row and the row of all ranks")
+      ("mpi-halo", po::value(&mpi_halo)->default_value("auto"),
+       "with --mpi: auto | staged (pinned host copies) | direct (device memory to MPI: where MPI reaches it)")
+      ("inject-fault", po::value(&inject_fault),
+       "with --mpi, for tests: this rank runs a faulting batch mid-run (every rank must report it)")
       ("backend", po::value(&backend)->default_value("auto"), "auto | cpu | rocr | cuda")
       ("format", po::value(&format)->default_value("table"), "table | csv | json");
   if (auto status = bench::parse_cli(argc, argv, desc, "laplacian-bench")) return *status;
@@ -100,6 +109,29 @@ int main(int argc, char** argv) {
     if (scaling != "strong" && scaling != "weak") {
       throw Error("laplacian-bench", "--scaling", "unknown scaling '" + scaling + "'", "valid: strong, weak");
     }
+    if (mpi_halo != "auto" && mpi_halo != "staged" && mpi_halo != "direct") {
+      throw Error("laplacian-bench", "--mpi-halo", "unknown MPI halo path '" + mpi_halo + "'", "valid: auto, staged, direct");
+    }
+    // The choices a device makes for "auto" (its last-level cache), for one process or every rank.
+    auto resolve = [&, kernel, split, m](bench::LaplacianConfig& cfg, const Device& on) {
+      // auto: Kernel 8, the z-marching kernel (docs/results.md: 0.91-0.98 of the copy bandwidth on
+      // the H100 where Kernels 5-7 reach 0.37-0.46; also the fastest on the cpu agent).
+      cfg.kernel = kernel ? kernel : 8;
+      cfg.m = m ? m : (cfg.kernel == 8 ? bench::auto_zmarch_planes(cfg.nx, cfg.ny, on.info().last_level_cache_bytes) : 8);
+      // Kernel 8's items march in z; a group several rows tall keeps its y neighbours in L1.
+      cfg.block = parse_block(block_text.empty() ? (cfg.kernel == 8 ? "64,4,1" : "256,1,1") : block_text);
+      cfg.split = cfg.kernel != 7 ? 1 : (split ? split : bench::auto_split(cfg.nx, cfg.ny, on.info().last_level_cache_bytes));
+    };
+    if (mpi) {
+      if (peers || profile) throw Error("laplacian-bench", "--mpi", "--peers and --profile run in one process", "drop them");
+      if (device_count == 0) throw Error("laplacian-bench", "--devices", "--devices all with --mpi", "give a number per rank");
+      bench::MpiRun run;
+      run.backend = backend, run.config = c, run.devices_per_rank = device_count, run.weak = scaling == "weak";
+      run.route = route, run.mpi_halo = mpi_halo, run.options = options, run.reps = reps, run.verify = verify;
+      run.format = format, run.inject_fault_rank = inject_fault, run.resolve = resolve;
+      return bench::run_mpi(argc, argv, run);
+    }
+    if (inject_fault >= 0) throw Error("laplacian-bench", "--inject-fault", "--inject-fault is for --mpi runs");
     if (device_count > 1) bench::split_planes(scaling == "weak" ? device_count * (c.nz - 2) + 2 : c.nz, device_count);
     Runtime rt = Runtime::open(backend);
     const std::vector<Device> devices = bench::pick_devices(rt, device_count);
@@ -109,13 +141,7 @@ int main(int argc, char** argv) {
                   "the plain CUDA peer runs only beside the cuda backend (this run uses " + rt.backend() + ")",
                   "use --backend cuda on an NVIDIA GPU");
     }
-    // auto: Kernel 8, the z-marching kernel (docs/results.md: 0.91-0.98 of the copy bandwidth on
-    // the H100 where Kernels 5-7 reach 0.37-0.46; also the fastest on the cpu agent).
-    c.kernel = kernel ? kernel : 8;
-    if (!m) c.m = c.kernel == 8 ? bench::auto_zmarch_planes(c.nx, c.ny, device.info().last_level_cache_bytes) : 8;
-    // Kernel 8's items march in z; a group several rows tall keeps its y neighbours in L1.
-    c.block = parse_block(block_text.empty() ? (c.kernel == 8 ? "64,4,1" : "256,1,1") : block_text);
-    c.split = c.kernel != 7 ? 1 : (split ? split : bench::auto_split(c.nx, c.ny, device.info().last_level_cache_bytes));
+    resolve(c, device);
 
     if (devices.size() > 1) {
       if (peers) throw Error("laplacian-bench", "--peers", "--peers runs beside one device", "drop --devices or --peers");
