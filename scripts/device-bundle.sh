@@ -23,7 +23,10 @@ if [ -x /usr/local/cuda/bin/nvcc ]; then
   /usr/local/cuda/bin/nvcc -O3 -std=c++17 -arch=sm_90 -Ikernels -o .dev/peer docs/measurements/multi-gpu-laplacian-peer.cu
 fi
 # The measurement scripts, run from .dev/ (bash h100-issue15.sh, bash h100-memory.sh 1, ...).
-cp docs/measurements/h100-*.sh docs/measurements/multi-gpu-*.sh docs/measurements/gpu-sanitizers.sh .dev/
+cp docs/measurements/h100-*.sh docs/measurements/multi-gpu-*.sh docs/measurements/gpu-sanitizers.sh \
+   docs/measurements/mpi-laplacian.sh .dev/
+# Open MPI's runtime for laplacian-bench --mpi (the GPU machine has none): .dev/openmpi/env.sh.
+if command -v orterun >/dev/null; then bash scripts/openmpi-bundle.sh .dev/openmpi >/dev/null; fi
 # The device machine has no Boost: the apps' one shared library travels (LD_LIBRARY_PATH=lib).
 cp -L /usr/lib/x86_64-linux-gnu/libboost_program_options.so.1.74.0 .dev/lib/
 strip --strip-debug .dev/* .dev/example/saxpy-pipeline 2>/dev/null || true  # (the scripts are left as they are)
