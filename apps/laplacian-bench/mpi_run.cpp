@@ -229,6 +229,16 @@ void run_faulting_batch(const Device& device, const LaplacianConfig& c, const Op
   device.create_queue().run(b, options, std::chrono::seconds(60));
 }
 
+// agree(), and where a rank failed, every rank prints the first failure before any ends (mpirun
+// ends the job when the first rank exits with an error).
+bool any_failed(const MpiSession& mpi, const std::string& failure) {
+  const std::string first = agree(mpi, failure);
+  if (first.empty()) return false;
+  say("laplacian-bench: " + mpi.who() + ": " + (failure.empty() ? "stopped: " : "") + first);
+  MPI_Barrier(MPI_COMM_WORLD);
+  return true;
+}
+
 struct Plan {
   LaplacianConfig global;           // the whole grid
   std::vector<Slab> ranges;         // per rank
@@ -310,11 +320,7 @@ int run_mpi(int& argc, char**& argv, MpiRun run) {
   } catch (const Error& e) {
     failure = e.what();
   }
-  if (const std::string f = agree(mpi, failure); !f.empty()) {
-    say(me + ": " + (failure.empty() ? "stopped: " : "") + f);
-    MPI_Barrier(MPI_COMM_WORLD);
-    return 1;
-  }
+  if (any_failed(mpi, failure)) return 1;
   // Rank 0's device decides what "auto" means, so that every rank records the same kernels.
   LaplacianConfig c = p.global;
   int choices[6] = {};
@@ -342,11 +348,7 @@ int run_mpi(int& argc, char**& argv, MpiRun run) {
   } catch (const Error& e) {
     failure = e.what();
   }
-  if (const std::string f = agree(mpi, failure); !f.empty()) {
-    say(me + ": " + (failure.empty() ? "stopped: " : "") + f);
-    MPI_Barrier(MPI_COMM_WORLD);
-    return 1;
-  }
+  if (any_failed(mpi, failure)) return 1;
   const std::string path = std::string(direct ? "mpi-direct" : "mpi-staged") +
                            (devices.size() > 1 ? std::string("+") + slabs->halo_path() : std::string());
   {

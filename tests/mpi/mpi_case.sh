@@ -64,6 +64,9 @@ case $case in
   more-ranks-than-planes)  # refused on every rank with the same words
     mpi 3 -- "$bench" --mpi --backend cpu --nz 4; status 2 $?
     expect '^laplacian-bench: rank [012] of 3: .*3 ranks for 2 interior planes \(nz = 4\): every rank needs at least one' 3 ;;
+  set-up-failure)  # every rank fails to open two devices of one: all agree and print the first rank's error
+    mpi 2 -- "$bench" --mpi --devices 2 --backend cpu "${small[@]}"; status 1 $?
+    expect '^laplacian-bench: rank [01] of 2: rank 0 of 2: .*--devices 2 per rank: the cpu backend has 1' 2 ;;
   *) echo "unknown case '$case'"; exit 2 ;;
 esac
 echo "PASS: $case"
