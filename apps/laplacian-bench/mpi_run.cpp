@@ -145,6 +145,7 @@ void wait_all(std::vector<MPI_Request>& requests, FailureNotices& notices, const
     if (std::chrono::steady_clock::now() > until) {
       throw Error("mpi", what, "nothing arrived in " + std::to_string(kHaloTimeout.count()) + " minutes");
     }
+    std::this_thread::yield();  // ranks may outnumber cores: let the one computing run
   }
 }
 
