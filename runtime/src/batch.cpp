@@ -51,11 +51,22 @@ void Batch::clear() {
   arena_.clear();
   device_ = nullptr;
   code_.reset();
+  labels_.reset();
   ++version_;
 }
 
 void Batch::push(detail::CommandKind kind, std::size_t index) {
   commands_.push_back({kind, static_cast<std::uint32_t>(index)});
+  if (!labels_) labels_ = std::make_shared<std::vector<std::string>>();
+  else if (labels_.use_count() > 1) labels_ = std::make_shared<std::vector<std::string>>(*labels_);
+  switch (kind) {
+    case detail::CommandKind::exec: labels_->push_back(dispatches_[index].kernel.name()); break;
+    case detail::CommandKind::wait: labels_->push_back("wait"); break;
+    case detail::CommandKind::copy:
+      labels_->push_back(copies_[index].kind == detail::CopyKind::to_device ? "copy_to_device"
+                         : copies_[index].kind == detail::CopyKind::to_host ? "copy_to_host" : "copy");
+      break;
+  }
   ++version_;
 }
 

@@ -2,6 +2,7 @@
 // (kernel cache, pinned-range registry, transfer accounting).
 #include "hsad/device.hpp"
 
+#include <algorithm>
 #include <utility>
 
 #include "backends/backend.hpp"
@@ -32,6 +33,7 @@ std::shared_ptr<const KernelImpl> DeviceImpl::kernel(std::string_view name) {
   auto loaded = load_kernel(name);
   auto k = std::make_shared<KernelImpl>(*loaded);
   k->device = this;
+  k->generation = generation();
   kernels_.emplace(std::string(name), k);
   return k;
 }
@@ -46,12 +48,88 @@ void* DeviceImpl::allocate(std::size_t bytes, Memory kind) {
   return p;
 }
 
-void DeviceImpl::deallocate(void* ptr, std::size_t bytes, Memory kind) noexcept {
+void DeviceImpl::deallocate(void* ptr, std::size_t bytes, Memory kind, std::uint64_t generation) noexcept {
   if (kind == Memory::pinned_host) {
     std::lock_guard<std::mutex> lock(pinned_mutex_);
     pinned_.erase(reinterpret_cast<std::uintptr_t>(ptr));
   }
+  if (generation != this->generation() && reset_invalidates_memory()) return;  // the reset took it back
+  // A kernel that never ended may still use it, and CUDA's cuMemFree waits for that kernel.
+  bool defer = false;
+  try {
+    defer = !stuck().empty();
+  } catch (...) {
+  }
+  if (defer) {
+    std::lock_guard<std::mutex> lock(deferred_mutex_);
+    deferred_.push_back({ptr, bytes, kind, generation});
+    return;
+  }
   raw_deallocate(ptr, bytes, kind);
+  free_deferred();
+}
+
+void DeviceImpl::free_deferred() noexcept {
+  std::vector<Deferred> ready;
+  {
+    std::lock_guard<std::mutex> lock(deferred_mutex_);
+    if (deferred_.empty()) return;
+    ready.swap(deferred_);
+  }
+  for (const Deferred& d : ready) {
+    if (d.generation != generation() && reset_invalidates_memory()) continue;
+    raw_deallocate(d.ptr, d.bytes, d.kind);
+  }
+}
+
+void DeviceImpl::track(const std::shared_ptr<QueueImpl>& queue) {
+  queue->generation = generation();
+  std::lock_guard<std::mutex> lock(queues_mutex_);
+  // Forget queues that are gone, so a program that makes many keeps this short.
+  queues_.erase(std::remove_if(queues_.begin(), queues_.end(), [](const auto& w) { return w.expired(); }),
+                queues_.end());
+  queues_.push_back(queue);
+}
+
+std::vector<std::shared_ptr<QueueImpl>> DeviceImpl::live_queues() {
+  std::vector<std::shared_ptr<QueueImpl>> live;
+  std::lock_guard<std::mutex> lock(queues_mutex_);
+  for (const auto& w : queues_) {
+    if (auto q = w.lock()) live.push_back(std::move(q));
+  }
+  return live;
+}
+
+std::string DeviceImpl::stuck() {
+  for (const auto& q : live_queues()) {
+    std::string running = q->still_running();
+    if (!running.empty()) return running;
+  }
+  return {};
+}
+
+void DeviceImpl::reset() {
+  const auto queues = live_queues();
+  reset_device(queues);  // throws where the backend cannot reset now: nothing changed then
+  generation_.fetch_add(1, std::memory_order_acq_rel);
+  for (const auto& q : queues) q->shut_down("the device was reset (Device::reset) after this queue was made");
+  if (reset_invalidates_memory()) {
+    clear_kernel_cache();
+    std::lock_guard<std::mutex> lock(pinned_mutex_);
+    pinned_.clear();
+  }
+  free_deferred();
+}
+
+void DeviceImpl::clear_kernel_cache() {
+  std::lock_guard<std::mutex> lock(kernels_mutex_);
+  kernels_.clear();
+}
+
+void DeviceImpl::check_generation(std::uint64_t generation, const char* what, const char* call) const {
+  if (generation == this->generation()) return;
+  throw Error(info_.backend, call, "this " + std::string(what) + " was made before the device was reset (Device::reset)",
+              std::string("make it again: the reset took back every ") + what + " of the device");
 }
 
 bool DeviceImpl::is_pinned(const void* ptr, std::size_t bytes) const {
@@ -86,16 +164,21 @@ const DeviceInfo& Device::info() const { return impl_->info(); }
 Kernel Device::kernel(std::string_view name) const { return Kernel(impl_->kernel(name)); }
 
 Queue Device::create_queue(std::uint32_t packets, Priority priority) const {
-  return Queue(impl_->create_queue(packets, priority));
+  auto q = impl_->create_queue(packets, priority);
+  impl_->track(q);
+  return Queue(std::move(q));
 }
 
 Buffer Device::alloc(std::size_t bytes, Memory kind) const {
   return Buffer(impl_, impl_->allocate(bytes, kind), bytes, kind);
 }
 
+void Device::reset() const { impl_->reset(); }
+
 namespace {
 void check_range(const Device& d, const Buffer& b, std::size_t bytes, std::size_t offset, const char* call) {
   if (!b.device_ptr()) throw Error(d.info().backend, call, "empty Buffer");
+  if (d.impl().reset_invalidates_memory()) d.impl().check_generation(b.generation(), "buffer", call);
   if (offset > b.size() || bytes > b.size() - offset) {
     throw Error(d.info().backend, call,
                 std::to_string(bytes) + " bytes at offset " + std::to_string(offset) + " overrun a buffer of " +
@@ -122,11 +205,11 @@ bool Device::can_access_peer(const Device& other) const {
 Stats Device::stats() const { return impl_->counters().snapshot(); }
 
 Buffer::Buffer(std::shared_ptr<detail::DeviceImpl> owner, void* ptr, std::size_t bytes, Memory kind)
-    : owner_(std::move(owner)), ptr_(ptr), bytes_(bytes), kind_(kind) {}
+    : owner_(std::move(owner)), ptr_(ptr), bytes_(bytes), kind_(kind), generation_(owner_->generation()) {}
 
 Buffer::Buffer(Buffer&& o) noexcept
     : owner_(std::move(o.owner_)), ptr_(std::exchange(o.ptr_, nullptr)), bytes_(std::exchange(o.bytes_, 0)),
-      kind_(o.kind_) {}
+      kind_(o.kind_), generation_(o.generation_) {}
 
 Buffer& Buffer::operator=(Buffer&& o) noexcept {
   if (this != &o) {
@@ -135,6 +218,7 @@ Buffer& Buffer::operator=(Buffer&& o) noexcept {
     ptr_ = std::exchange(o.ptr_, nullptr);
     bytes_ = std::exchange(o.bytes_, 0);
     kind_ = o.kind_;
+    generation_ = o.generation_;
   }
   return *this;
 }
@@ -142,7 +226,7 @@ Buffer& Buffer::operator=(Buffer&& o) noexcept {
 Buffer::~Buffer() { reset(); }
 
 void Buffer::reset() noexcept {
-  if (owner_ && ptr_) owner_->deallocate(ptr_, bytes_, kind_);
+  if (owner_ && ptr_) owner_->deallocate(ptr_, bytes_, kind_, generation_);
   owner_.reset();
   ptr_ = nullptr;
   bytes_ = 0;

@@ -1,6 +1,8 @@
 // Queue and Submission: deadlines from timeouts, and the destructor's bounded wait.
 #include "hsad/queue.hpp"
 
+#include <algorithm>
+
 #include "backends/backend.hpp"
 #include "hsad/error.hpp"
 
@@ -11,10 +13,15 @@ Submission::Submission(std::unique_ptr<detail::SubmissionImpl> impl) : impl_(std
 Submission::Submission(Submission&&) noexcept = default;
 namespace {
 // A handle let go without wait(): what it held comes back, with no host wait when it had already
-// completed. Errors were the caller's to see through wait(); this must not throw.
+// completed. Otherwise it waits, but no longer than the submit's own timeout (a little, where
+// that has passed): then the submission is abandoned, and its queue keeps what the work still
+// uses. One already abandoned is not waited for again. Errors were the caller's to see through
+// wait(); this must not throw.
 void release(detail::SubmissionImpl* impl) noexcept {
   try {
-    if (impl && !impl->release_if_complete()) impl->wait(detail::Clock::now() + kDefaultTimeout);
+    if (!impl || impl->release_if_complete() || impl->abandoned()) return;
+    const auto now = detail::Clock::now();
+    impl->wait(std::max(impl->deadline, now + std::chrono::milliseconds(10)));
   } catch (...) {
   }
 }
@@ -82,7 +89,14 @@ std::unique_ptr<detail::SubmissionImpl> Queue::submit_impl(const Batch& batch, c
                                                            std::chrono::steady_clock::time_point deadline) {
   detail::QueueImpl& q = *impl_;
   std::lock_guard<std::mutex> lock(q.timeline.submit_mutex());
+  detail::DeviceImpl& device = q.owner();
+  device.check_generation(q.generation, "queue", "submit");
+  if (const std::string running = q.still_running(); !running.empty()) {
+    throw Error(device.info().backend, "submit", running + ": this queue runs nothing after it",
+                "other queues of the device still run; Device::reset() stops it where the backend can");
+  }
   auto sub = q.submit(batch, options, deadline, resolve_waits(batch, q));
+  sub->deadline = deadline;
   q.timeline.record(sub->completion());
   return sub;
 }

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <mutex>
+#include <vector>
 
 #include "backends/cpu/futex.hpp"
 
@@ -26,7 +28,29 @@ void fire() {
 
 constexpr auto kLongestSleep = std::chrono::milliseconds(2);
 
+std::mutex memory_events_mutex;
+std::vector<SimEvent*>& memory_events() {
+  static auto* v = new std::vector<SimEvent*>;
+  return *v;
+}
+
 }  // namespace
+
+void raise_memory_fault(std::uint32_t node, std::uint64_t address, bool write) {
+  std::lock_guard<std::mutex> lock(memory_events_mutex);
+  for (SimEvent* e : memory_events()) {
+    HsaMemoryAccessFault& f = e->event.EventData.EventData.MemoryAccessFault;
+    f = {};
+    f.NodeId = node;
+    f.VirtualAddress = address;
+    f.Failure.NotPresent = 1;  // outside every allocation: no page there
+    f.Failure.ReadOnly = 0;
+    (void)write;
+    f.Flags = HSA_EVENTID_MEMORY_FATAL_PROCESS;
+    __atomic_store_n(&e->mailbox, 1, __ATOMIC_RELEASE);
+  }
+  fire();
+}
 
 HsaEvent* create_event(HSA_EVENTTYPE type, bool signaled) {
   static std::atomic<HSAuint32> next{1};
@@ -35,10 +59,22 @@ HsaEvent* create_event(HSA_EVENTTYPE type, bool signaled) {
   e->event.EventData.EventType = type;
   e->event.EventData.HWData2 = reinterpret_cast<HSAuint64>(&e->mailbox);
   e->mailbox = signaled ? 1 : 0;
+  if (type == HSA_EVENTTYPE_MEMORY) {
+    std::lock_guard<std::mutex> lock(memory_events_mutex);
+    memory_events().push_back(e);
+  }
   return &e->event;
 }
 
-void destroy_event(HsaEvent* event) { delete reinterpret_cast<SimEvent*>(event); }
+void destroy_event(HsaEvent* event) {
+  auto* e = reinterpret_cast<SimEvent*>(event);
+  {
+    std::lock_guard<std::mutex> lock(memory_events_mutex);
+    auto& v = memory_events();
+    v.erase(std::remove(v.begin(), v.end(), e), v.end());
+  }
+  delete e;
+}
 
 void set_event(HsaEvent* event) {
   __atomic_store_n(&reinterpret_cast<SimEvent*>(event)->mailbox, 1, __ATOMIC_RELEASE);

@@ -19,6 +19,10 @@ void set_event(HsaEvent* event);
 // without events (a queue's inactive signal) between waits. True where satisfied.
 bool wait_events(HsaEvent* const* events, std::uint32_t count, bool all, std::uint32_t ms);
 
+// What KFD does on a GPU memory fault without XNACK: every memory event (ROCr creates one, for
+// its VM-fault handler) gets the fault's data (node, address, NotPresent, FATAL_PROCESS) and fires.
+void raise_memory_fault(std::uint32_t node, std::uint64_t address, bool write);
+
 // The command processor's side of a signal the packet processor just updated.
 void signal_updated(const amd_signal_t* signal);
 

@@ -59,25 +59,29 @@ std::shared_ptr<const Entry> entry_for(std::uint64_t object) {
   return it->second;
 }
 
+std::string hex(std::uint64_t v) {
+  char b[32];
+  std::snprintf(b, sizeof b, "0x%llx", static_cast<unsigned long long>(v));
+  return b;
+}
+
 // One work-group of a dispatch, as a host kernel: the packet says which code.
 void run_group(const WorkGroup& wg) {
   const auto* packet = static_cast<const isa::DispatchPacket*>(wg.dispatch_packet);
   if (!packet) throw std::runtime_error("the ISA interpreter needs the dispatch packet");
   const std::shared_ptr<const Entry> e = entry_for(packet->kernel_object);
-  const isa::Dispatch dispatch{e->name, packet, 0, 0};
+  const isa::Dispatch dispatch{e->name, packet, 0, 0, wg.cancel};
   const std::uint32_t group[3] = {wg.id.x, wg.id.y, wg.id.z};
   SimMemory memory;
   try {
     isa::run_work_group(*e->code->program, e->kd, e->object, dispatch, group, memory);
+  } catch (const isa::MemoryFault& f) {
+    // The prefix tells the queue (sim_queue.cpp) to raise KFD's memory event, not a wave trap.
+    throw std::runtime_error(std::string(kMemoryFaultPrefix) + hex(f.address) + (f.write ? " (write)" : " (read)") +
+                             ": " + f.what());
   } catch (const isa::Fault& f) {
     throw std::runtime_error(f.what());
   }
-}
-
-std::string hex(std::uint64_t v) {
-  char b[32];
-  std::snprintf(b, sizeof b, "0x%llx", static_cast<unsigned long long>(v));
-  return b;
 }
 
 }  // namespace

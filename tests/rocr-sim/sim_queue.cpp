@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <map>
 #include <memory>
@@ -196,6 +197,12 @@ struct SimQueue {
   hsa_signal_t doorbell{0};
   std::unique_ptr<cpu::PacketProcessor> processor;
   ~SimQueue() {
+    // The driver preempts the queue's waves: the interpreter stops them at its next check. A host
+    // build stuck inside a work-group is left running with what it uses.
+    if (!processor->stop(std::chrono::seconds(2))) {
+      processor.release();  // NOLINT: reachable from the stuck thread; kept until exit
+      return;
+    }
     processor.reset();
     cpu::destroy_soft_signal(doorbell);
   }
@@ -243,17 +250,26 @@ std::uint64_t create_aql_queue(std::uint32_t node, void* ring, std::uint64_t rin
   hooks.trace = &trace;
   hooks.fault = &fault;
   hooks.on_signal = [](hsa_signal_t s) { signal_updated(reinterpret_cast<const amd_signal_t*>(s.handle)); };
-  hooks.on_error = [read_index, error_reason, ring](const std::string& what) {
-    std::fprintf(stderr, "rocr-sim: queue error: %s\n", what.c_str());
+  hooks.on_error = [node, read_index, error_reason, ring](const std::string& what) {
     {
       std::lock_guard<std::mutex> lock(errors_mutex);
       queue_errors()[ring] = what;
     }
+    // A memory fault (no XNACK on the simulated target): KFD's memory event, as the real driver
+    // raises it; the queue has stopped. Anything else (a trap, an unknown instruction) is a
+    // queue exception.
+    const std::size_t at = what.find(kMemoryFaultPrefix);
+    if (at != std::string::npos) {
+      std::fprintf(stderr, "rocr-sim: memory fault: %s\n", what.c_str());
+      const std::string rest = what.substr(at + std::strlen(kMemoryFaultPrefix));
+      raise_memory_fault(node, std::strtoull(rest.c_str(), nullptr, 16), rest.find("(write)") != std::string::npos);
+      return;
+    }
+    std::fprintf(stderr, "rocr-sim: queue error: %s\n", what.c_str());
     report_queue_error(read_index, error_reason);
   };
   std::lock_guard<std::mutex> lock(queues_mutex);
   const std::uint64_t id = next_id++;
-  (void)node;
   cpu::RingView view{ring, std::uint32_t(ring_bytes / 64), read_index, q->doorbell, id, kIdleSlice};
   // hsa_amd_profiling_set_profiler_enabled sets this bit of the amd_queue_t around the read index.
   auto* amd_queue = reinterpret_cast<amd_queue_t*>(reinterpret_cast<unsigned char*>(read_index) -

@@ -57,6 +57,8 @@ class RecordingRing : public detail::AqlRing {
   bool failed() const override { return false; }
   std::string error() const override { return {}; }
   void enable_profiling() override {}
+  std::uint64_t failed_packet() const override { return UINT64_MAX; }
+  bool shut_down(const std::string&) override { return true; }
 
   std::vector<Recorded> records;
 

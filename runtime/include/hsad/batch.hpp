@@ -8,6 +8,7 @@
 #include <initializer_list>
 #include <memory>
 #include <type_traits>
+#include <string>
 #include <vector>
 
 #include "hsad/buffer.hpp"
@@ -126,6 +127,8 @@ class Batch {
   // submission so that code is never freed under a running kernel. One shared object, so a
   // submission takes one reference, not one per dispatch.
   const std::shared_ptr<const void>& code() const { return code_; }
+  // One name per command (the kernel's, "copy_to_device", "wait"...): what errors name.
+  std::shared_ptr<const std::vector<std::string>> labels() const { return labels_; }
   // Grows whenever the batch changes, so a backend can cache what it derived (a CUDA graph).
   std::uint64_t version() const { return version_; }
   std::uint64_t id() const { return id_; }
@@ -142,6 +145,7 @@ class Batch {
   std::vector<unsigned char> arena_;
   detail::DeviceImpl* device_ = nullptr;
   std::shared_ptr<const void> code_;
+  std::shared_ptr<std::vector<std::string>> labels_;  // copy-on-write: submissions hold the old one
   std::uint64_t version_ = 0;
   std::uint64_t id_ = next_id();
   static std::uint64_t next_id();

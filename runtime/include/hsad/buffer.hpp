@@ -34,6 +34,8 @@ class Buffer {
   template <class T> T* host_as() const { return static_cast<T*>(host_ptr()); }
   // The device that owns this memory (nullptr for an empty Buffer).
   detail::DeviceImpl* device() const { return owner_.get(); }
+  // The device's reset count when this was allocated (Device::reset).
+  std::uint64_t generation() const { return generation_; }
 
  private:
   void reset() noexcept;
@@ -41,6 +43,7 @@ class Buffer {
   void* ptr_ = nullptr;
   std::size_t bytes_ = 0;
   Memory kind_ = Memory::device;
+  std::uint64_t generation_ = 0;
 };
 
 }  // namespace hsad

@@ -60,6 +60,16 @@ class Device {
   // access the other's memory pool. False for the device itself and another backend's device.
   bool can_access_peer(const Device& other) const;
 
+  // Stops everything the device runs and makes it usable again, as far as the backend allows
+  // (docs/api.md, "Recovering from a stuck or faulting kernel"): queues made before refuse use;
+  // rocr destroys every queue (the driver preempts its waves) and forgets a memory fault; the cpu
+  // agent cancels the work-groups not yet started (a host kernel stuck inside one is left on its
+  // thread); cuda resets the primary context, after which every buffer and module made before
+  // refuses use too. Throws hsad::Error saying why where the backend cannot: on cuda while a
+  // kernel still runs (the driver's reset waits for it), or after a fault (the driver keeps the
+  // error for the whole process).
+  void reset() const;
+
   Stats stats() const;
   detail::DeviceImpl& impl() const { return *impl_; }
   explicit operator bool() const { return impl_ != nullptr; }

@@ -2,6 +2,8 @@
 // and reads its arguments from the packet's kernarg memory, as a GPU kernel would.
 #pragma once
 
+#include <atomic>
+
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -22,7 +24,11 @@ struct WorkGroup {
   // while the dispatch runs: for agents that execute the packet's own code object (the simulated
   // GPU's ISA interpreter). nullptr for the processor's internal work (copies).
   const void* dispatch_packet = nullptr;
+  // Set when the dispatch is cancelled (its queue destroyed, Device::reset): the agent starts no
+  // more of its work-groups, and a long-running one may look here and return early.
+  const std::atomic<bool>* cancel = nullptr;
 
+  bool cancelled() const { return cancel && cancel->load(std::memory_order_relaxed); }
   template <class Args> const Args& args() const { return *static_cast<const Args*>(kernarg); }
   // Work-items of this group along x, clipped to the grid (AQL allows a partial last group).
   std::uint32_t first_x() const { return id.x * size.x; }

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "aql/hidden_args.hpp"
+#include "hsad/error.hpp"
 #include "hsad/batch.hpp"
 #include "hsad/buffer.hpp"
 #include "hsad/device.hpp"
@@ -26,6 +27,17 @@
 namespace hsad::detail {
 
 using Clock = std::chrono::steady_clock;
+
+// A wait that reached its deadline while the work still ran: the submission is then abandoned
+// (its resources stay with the work, its queue refuses later work while it runs).
+class TimeoutError : public Error {
+ public:
+  using Error::Error;
+};
+
+// How long a destructor gives work it has to stop (a cancelled cpu dispatch, a queue being
+// destroyed) before leaving it running and keeping what it uses (graveyard.hpp).
+inline constexpr std::chrono::milliseconds kStopGrace{250};
 
 struct Counters {
   std::atomic<std::uint64_t> packets{0}, doorbells{0}, host_waits{0}, signals_created{0},
@@ -43,6 +55,7 @@ struct KernelImpl {
   void* native = nullptr;              // CUDA: the CUfunction
   bool early_launch_ok = false;        // CUDA: the kernel waits for its predecessor itself (HSAD_BARRIER_WAIT)
   std::shared_ptr<const void> keep_alive;  // the module or executable that holds the code
+  std::uint64_t generation = 0;            // the device's when loaded (a cuda reset unloads it)
 };
 
 // A submission as another batch sees it (Batch::wait): something to wait for on the device.
@@ -74,6 +87,7 @@ class ModuleImpl {
   std::string target;               // what was picked from the image: "gfx90a:xnack-", "sm_90"
   std::vector<std::string> names;   // sorted
   std::shared_ptr<const void> code; // the executable or CUmodule
+  std::uint64_t generation = 0;     // the device's when loaded
 
  protected:
   virtual std::shared_ptr<KernelImpl> load_kernel(const std::string& name) = 0;
@@ -86,6 +100,10 @@ class ModuleImpl {
 class SubmissionImpl {
  public:
   virtual ~SubmissionImpl() = default;
+  // True once a wait timed out while the work still ran: the handle's destructor then waits no
+  // more, and what the work uses stays with its queue until it ends.
+  virtual bool abandoned() const = 0;
+  Clock::time_point deadline{};  // the submit's own: how long a destructor may wait for it
   virtual void wait(Clock::time_point deadline) = 0;
   // True, having released what it held, when the submission has already completed: a handle
   // dropped after work that followed it was waited for costs no host wait. False otherwise.
@@ -106,8 +124,15 @@ class QueueImpl {
                                                  Clock::time_point deadline, const ResolvedWaits& waits) = 0;
   virtual std::uint32_t size() const = 0;
   virtual DeviceImpl& owner() const = 0;
+  // Non-empty while a submission of this queue that was abandoned after a timeout still runs:
+  // which one, and what it runs. Work behind it on this queue cannot start.
+  virtual std::string still_running() = 0;
+  // Device::reset: stop everything the queue runs (where the backend can) and refuse further
+  // work, saying `why`.
+  virtual void shut_down(const std::string& why) = 0;
 
-  Timeline timeline;  // numbers this queue's submissions for Batch::wait(queue, offset)
+  Timeline timeline;
+  std::uint64_t generation = 0;  // the device's when the queue was made (Device::reset counts)  // numbers this queue's submissions for Batch::wait(queue, offset)
 };
 
 class DeviceImpl : public std::enable_shared_from_this<DeviceImpl> {
@@ -130,7 +155,22 @@ class DeviceImpl : public std::enable_shared_from_this<DeviceImpl> {
   virtual std::shared_ptr<QueueImpl> create_queue(std::uint32_t packets, Priority priority) = 0;
 
   void* allocate(std::size_t bytes, Memory kind);
-  void deallocate(void* ptr, std::size_t bytes, Memory kind) noexcept;
+  // `generation`: the device's when the memory was allocated. Memory a reset already took back is
+  // not freed again; memory freed while an abandoned submission still runs is kept until it ends.
+  void deallocate(void* ptr, std::size_t bytes, Memory kind, std::uint64_t generation) noexcept;
+
+  // Queues made by Device::create_queue, so that a reset and stuck() reach them.
+  void track(const std::shared_ptr<QueueImpl>& queue);
+  // Non-empty while any queue of the device has an abandoned submission still running: which.
+  std::string stuck();
+  // Device::reset: the backend stops what it can (reset_device), then every queue, and on cuda
+  // every buffer and module, made before refuses use. Throws where the backend cannot reset now.
+  void reset();
+  std::uint64_t generation() const { return generation_.load(std::memory_order_acquire); }
+  // Throws hsad::Error when `generation` predates a reset that invalidated `what`.
+  void check_generation(std::uint64_t generation, const char* what, const char* call) const;
+  // Whether a reset takes back memory and code (cuda: the context goes), or only stops queues.
+  virtual bool reset_invalidates_memory() const { return false; }
   virtual bool host_can_read(Memory kind) const = 0;
   // Whether this device's copies reach `other`'s memory directly (peer to peer), enabling that
   // access where the driver needs it; false where a copy between them would be staged. Another
@@ -150,6 +190,10 @@ class DeviceImpl : public std::enable_shared_from_this<DeviceImpl> {
   // Return the number of bytes that went through a staging buffer.
   virtual std::size_t transfer_to_device(void* dst, const void* src, std::size_t bytes, bool src_pinned) = 0;
   virtual std::size_t transfer_to_host(void* dst, const void* src, std::size_t bytes, bool dst_pinned) = 0;
+  // What Device::reset does on this backend, given the live queues; throws to refuse.
+  virtual void reset_device(const std::vector<std::shared_ptr<QueueImpl>>& queues) = 0;
+  // Frees memory kept while the device was stuck, once it no longer is (or after a reset).
+  void free_deferred() noexcept;
 
   DeviceInfo info_;
   Counters counters_;
@@ -160,6 +204,21 @@ class DeviceImpl : public std::enable_shared_from_this<DeviceImpl> {
   std::map<std::string, std::shared_ptr<const KernelImpl>, std::less<>> kernels_;
   mutable std::mutex pinned_mutex_;
   std::map<std::uintptr_t, std::size_t> pinned_;  // base -> bytes
+  std::mutex queues_mutex_;
+  std::vector<std::weak_ptr<QueueImpl>> queues_;
+  std::atomic<std::uint64_t> generation_{0};
+  struct Deferred {
+    void* ptr;
+    std::size_t bytes;
+    Memory kind;
+    std::uint64_t generation;
+  };
+  std::mutex deferred_mutex_;
+  std::vector<Deferred> deferred_;  // freed while stuck: kept until the stuck work ended
+
+ protected:
+  std::vector<std::shared_ptr<QueueImpl>> live_queues();
+  void clear_kernel_cache();
 };
 
 // A backend as the runtime sees it before opening it.

@@ -17,9 +17,11 @@ namespace detail {
 
 std::shared_ptr<const KernelImpl> ModuleImpl::kernel(std::string_view name) {
   std::lock_guard<std::mutex> lock(mutex_);
+  if (device->reset_invalidates_memory()) device->check_generation(generation, "module", "kernel");
   if (auto it = kernels_.find(name); it != kernels_.end()) return it->second;
   std::shared_ptr<KernelImpl> k = load_kernel(std::string(name));
   k->device = device;
+  k->generation = generation;
   k->keep_alive = code;  // batches and in-flight submissions hold the code, not the Module handle
   kernels_.emplace(std::string(name), k);
   return k;
@@ -59,12 +61,16 @@ Module Device::load_module(const std::string& path) const {
   const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   if (in.bad()) throw Error(backend, "load_module", "cannot read '" + path + "'");
   if (bytes.empty()) throw Error(backend, "load_module", "'" + path + "' is empty");
-  return Module(impl().load_module(bytes, path));
+  auto m = impl().load_module(bytes, path);
+  m->generation = impl().generation();
+  return Module(std::move(m));
 }
 
 Module Device::load_module(const void* bytes, std::size_t size) const {
   if (!bytes || size == 0) throw Error(info().backend, "load_module", "no bytes given (an empty module)");
-  return Module(impl().load_module(std::string_view(static_cast<const char*>(bytes), size), "<memory>"));
+  auto m = impl().load_module(std::string_view(static_cast<const char*>(bytes), size), "<memory>");
+  m->generation = impl().generation();
+  return Module(std::move(m));
 }
 
 }  // namespace hsad

@@ -100,8 +100,11 @@ std::uint8_t* WorkGroup::global(const Wave& wave, const Inst& inst, std::uint64_
   } else if (scratch && inside(scratch_lo, scratch_bytes)) {
     base = scratch_lo, size = scratch_bytes;
   } else if (!memory.allocation(address, &base, &size) || !inside(base, size)) {
-    fault(wave, inst, "an access of " + std::to_string(bytes) + " bytes at " + hex(address) +
-                          " lies outside every allocation");
+    const std::string where = entry && inst.address >= entry ? dispatch.kernel + "+" + hex(inst.address - entry) + ", " : "";
+    throw MemoryFault("kernel '" + dispatch.kernel + "' at pc " + hex(inst.address) + " (" + where + "wave " +
+                          std::to_string(wave.index) + "): '" + inst.text + "': an access of " + std::to_string(bytes) +
+                          " bytes at " + hex(address) + " lies outside every allocation",
+                      address, inst.text.find("store") != std::string::npos || inst.text.find("atomic") != std::string::npos);
   }
   cache_[next_++ % 8] = {base, base + size};
   return reinterpret_cast<std::uint8_t*>(address);
@@ -336,6 +339,9 @@ void run_work_group(const Program& program, const KernelDescriptor& d, std::uint
         in.fn(g, w, in);
         if (trace && i == 0) trace_instruction(w, in);
         if (--budget == 0) g.fault(w, in, "the wave ran " + std::to_string(kInstructionBudget) + " instructions: a kernel that never ends");
+        if ((budget & 4095) == 0 && dispatch.cancel && dispatch.cancel->load(std::memory_order_relaxed)) {
+          g.fault(w, in, "preempted: its queue was destroyed");
+        }
       }
       count += kInstructionBudget - budget;
       done += w.state == Wave::State::done;

@@ -3,6 +3,7 @@
 // nothing of ROCr is included.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <stdexcept>
 #include <string>
@@ -39,6 +40,14 @@ struct Fault : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// An access outside every allocation: on a GPU without XNACK, the driver's memory event (the
+// queue stops), not a wave trap.
+struct MemoryFault : Fault {
+  MemoryFault(const std::string& what, std::uint64_t at, bool is_write) : Fault(what), address(at), write(is_write) {}
+  std::uint64_t address;
+  bool write;
+};
+
 // The apertures flat addresses reach LDS and private memory through (the simulated GPU's).
 inline constexpr std::uint64_t kSharedAperture = 0x1000000000000ull;
 inline constexpr std::uint64_t kPrivateAperture = 0x2000000000000ull;
@@ -49,6 +58,8 @@ struct Dispatch {
   const DispatchPacket* packet;   // a copy that outlives the dispatch: the dispatch pointer
   std::uint64_t queue = 0;        // the queue pointer (amd_queue_t)
   std::uint64_t dispatch_id = 0;
+  // Set when the queue is destroyed: the waves stop, as the driver preempts them.
+  const std::atomic<bool>* cancel = nullptr;
 };
 
 // The kernel descriptor (.kd, 64 bytes) fields the interpreter sets a wave up from.

@@ -26,6 +26,12 @@ class AqlRing {
   virtual std::string error() const = 0;  // why it failed; empty while it has not
   // From now on, packets with a completion signal record their start and end in it.
   virtual void enable_profiling() = 0;
+  // The ring index of the packet that faulted, where the agent knows it; UINT64_MAX otherwise.
+  virtual std::uint64_t failed_packet() const = 0;
+  // Stops the queue for good (Device::reset, destruction): nothing more is consumed, work in
+  // flight is stopped where the agent can, and failed() is true with `why`. False when work was
+  // left running (a host kernel stuck inside a work-group): what it uses must then be kept.
+  virtual bool shut_down(const std::string& why) = 0;
 };
 
 class AqlAgent {
@@ -41,6 +47,9 @@ class AqlAgent {
   virtual void* alloc_kernarg(std::size_t bytes) = 0;
   virtual void free_kernarg(void* ptr) noexcept = 0;
   virtual const char* backend_name() const = 0;
+  // Throws hsad::Error when the agent reported a fault that stops all its queues (rocr: a GPU
+  // memory fault, through ROCr's system event handler); every wait checks it.
+  virtual void throw_if_faulted() const {}
 
   // How copy commands run: as agent-dispatch packets in the queue's own ring (the cpu agent), or
   // on the driver's copy engine, ordered by signals (ROCr's hsa_amd_memory_async_copy).

@@ -91,6 +91,7 @@ void AqlBatchWriter::flush_deps(hsa_signal_t completion, bool system_after) {
     const aql::Fences f = aql::fences_between(system_acquire_next_ || deps_need_system_, final_packet && system_after, o_.fence);
     if (signal.handle) agent_.store_signal(signal, 1);
     const std::uint64_t index = q_.reserve_slot(deadline_, sub_);
+    q_.note_slot(index, 0, 0);
     auto* slot = static_cast<hsa_barrier_and_packet_t*>(ring_.base()) + (index & mask);
     aql::write_barrier_body(slot, deps_ + done, take, signal);
     sub_.last_published = index;
@@ -125,6 +126,7 @@ void AqlBatchWriter::write_dispatch(std::uint32_t command, std::uint32_t index, 
   if (signal.handle) agent_.store_signal(signal, 1);
   const aql::Fences f = aql::fences_between(system_acquire_next_, last || before_copy, o_.fence);
   const std::uint64_t slot_index = q_.reserve_slot(deadline_, sub_);
+  q_.note_slot(slot_index, sub_.serial, command);
   auto* slot = static_cast<hsa_kernel_dispatch_packet_t*>(ring_.base()) + (slot_index & (ring_.size() - 1));
   aql::write_dispatch_body(slot, {d.grid, d.group, k.info.private_segment_size, k.info.group_segment_size,
                                   k.kernel_object, kernarg, signal});
@@ -142,6 +144,7 @@ void AqlBatchWriter::write_ring_copy(std::uint32_t command, const Copy& c, bool 
   if (signal.handle) agent_.store_signal(signal, 1);
   count_copy(c);
   const std::uint64_t index = q_.reserve_slot(deadline_, sub_);
+  q_.note_slot(index, sub_.serial, command);
   auto* slot = static_cast<hsa_agent_dispatch_packet_t*>(ring_.base()) + (index & (ring_.size() - 1));
   aql::write_copy_body(slot, c.dst, c.src, c.bytes, c.host_pinned ? 0 : aql::kCopyStaged, signal);
   sub_.last_published = index;

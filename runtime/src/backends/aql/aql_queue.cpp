@@ -5,6 +5,7 @@
 #include <thread>
 
 #include "backends/aql/aql_batch_writer.hpp"
+#include "graveyard.hpp"
 #include "hsad/error.hpp"
 
 namespace hsad::detail {
@@ -14,12 +15,13 @@ std::size_t round_up64(std::size_t n) { return (n + 63) & ~std::size_t(63); }
 }  // namespace
 
 AqlQueue::AqlQueue(std::shared_ptr<DeviceImpl> owner, AqlAgent& agent, std::unique_ptr<AqlRing> ring, Config config)
-    : owner_(std::move(owner)), agent_(agent), counters_(owner_->counters()), ring_(std::move(ring)) {
+    : owner_(std::move(owner)), agent_(agent), counters_(owner_->counters()), ring_(std::move(ring)),
+      slot_owner_(ring_->size()) {
   // Both pools are made here, at setup; the counters show it once per queue.
   kernarg_memory_ = agent_.alloc_kernarg(config.kernarg_pool_bytes);
   counters_.kernarg_allocations.fetch_add(1, std::memory_order_relaxed);
-  kernarg_pool_.emplace(kernarg_memory_, config.kernarg_pool_bytes);
-  signal_pool_.emplace(
+  kernarg_pool_ = std::make_unique<KernargPool>(kernarg_memory_, config.kernarg_pool_bytes);
+  signal_pool_ = std::make_unique<SignalPool>(
       config.signal_pool_size,
       [this] {
         counters_.signals_created.fetch_add(1, std::memory_order_relaxed);
@@ -29,10 +31,67 @@ AqlQueue::AqlQueue(std::shared_ptr<DeviceImpl> owner, AqlAgent& agent, std::uniq
 }
 
 AqlQueue::~AqlQueue() {
+  // Stops the ring first (the packet processor, or ROCr's queue) before its kernarg memory and
+  // signals go. Where work could not be stopped, it keeps all of them.
+  shut_down("the queue was destroyed");
+  if (left_running_) {
+    keep_forever(std::move(ring_));
+    keep_forever(std::move(kernarg_pool_));
+    keep_forever(std::move(signal_pool_));
+    return;
+  }
+  {
+    std::lock_guard<std::mutex> lock(abandoned_mutex_);
+    for (const Abandoned& a : abandoned_) give_back(a.signal);
+    abandoned_.clear();
+  }
   signal_pool_.reset();
   kernarg_pool_.reset();
-  ring_.reset();  // stops the packet processor before its kernarg memory goes
+  ring_.reset();
   agent_.free_kernarg(kernarg_memory_);
+}
+
+void AqlQueue::shut_down(const std::string& why) {
+  if (!ring_) return;
+  if (!ring_->shut_down(why)) left_running_ = true;
+  block(why);
+  if (left_running_) return;
+  // Nothing runs any more: what abandoned submissions held is free again.
+  std::lock_guard<std::mutex> lock(abandoned_mutex_);
+  for (const Abandoned& a : abandoned_) give_back(a.signal);
+  abandoned_.clear();
+}
+
+void AqlQueue::abandon(const HeldSignal& final_signal, std::string what) {
+  std::lock_guard<std::mutex> lock(abandoned_mutex_);
+  abandoned_.push_back({final_signal, std::move(what)});
+}
+
+bool AqlQueue::abandoned_still_running(hsa_signal_t final_signal) {
+  std::lock_guard<std::mutex> lock(abandoned_mutex_);
+  for (auto it = abandoned_.begin(); it != abandoned_.end(); ++it) {
+    if (it->signal.signal.handle != final_signal.handle) continue;
+    if (agent_.load_signal(final_signal) != 0) return true;
+    give_back(it->signal);
+    abandoned_.erase(it);
+    return false;
+  }
+  return false;
+}
+
+std::string AqlQueue::still_running() {
+  std::lock_guard<std::mutex> lock(abandoned_mutex_);
+  for (auto it = abandoned_.begin(); it != abandoned_.end();) {
+    if (agent_.load_signal(it->signal.signal) != 0) {
+      // A failed queue refuses work by itself; the signal stays held while the work may run.
+      if (!ring_->failed()) return it->what;
+      ++it;
+      continue;
+    }
+    give_back(it->signal);  // it ended: nothing uses the signal any more
+    it = abandoned_.erase(it);
+  }
+  return {};
 }
 
 HeldSignal AqlQueue::take_signal(bool pooled, bool wait_for_pool, Clock::time_point deadline) {
@@ -66,12 +125,13 @@ void AqlQueue::ring_doorbell(std::uint64_t index) {
 void AqlQueue::wait_zero(hsa_signal_t signal, Clock::time_point deadline, const char* what, const AqlSubmission* sub) {
   counters_.host_waits.fetch_add(1, std::memory_order_relaxed);
   const auto check = [this, sub] {
+    agent_.throw_if_faulted();
     ring_->throw_if_failed();
     if (sub && !sub->waits_for.empty()) sub->check_waits_for();
   };
   if (!agent_.wait_signal_zero(signal, deadline, check)) {
-    throw Error(agent_.backend_name(), "wait", std::string("timed out waiting for ") + what,
-                "raise the timeout, or look for a kernel that never ends");
+    throw TimeoutError(agent_.backend_name(), "wait", std::string("timed out waiting for ") + what,
+                       "raise the timeout, or look for a kernel that never ends");
   }
 }
 
@@ -109,6 +169,7 @@ void AqlQueue::drain(AqlSubmission& sub, Clock::time_point deadline) {
   const hsa_signal_t marker = sub.step.signal;
   agent_.store_signal(marker, 1);
   const std::uint64_t index = reserve_slot(deadline, sub);
+  note_slot(index, 0, 0);
   auto* slot = static_cast<hsa_barrier_and_packet_t*>(ring_->base()) + (index & (ring_->size() - 1));
   aql::write_barrier_body(slot, nullptr, 0, marker);
   aql::publish(slot, aql::encode({HSA_PACKET_TYPE_BARRIER_AND, true, aql::Scope::none, aql::Scope::agent}), 0);
@@ -144,6 +205,7 @@ void AqlQueue::check_submittable(const Batch& batch, const ResolvedWaits& waits)
     std::lock_guard<std::mutex> lock(blocked_mutex_);
     throw Error(backend, "submit", "the queue is blocked: " + blocked_, "create a new queue");
   }
+  agent_.throw_if_faulted();
   ring_->throw_if_failed();
   if (batch.device() && !owner_->same_device(batch.device())) {
     throw Error(backend, "submit",
@@ -185,6 +247,8 @@ std::unique_ptr<SubmissionImpl> AqlQueue::submit(const Batch& batch, const Optio
                                                  const ResolvedWaits& waits) {
   check_submittable(batch, waits);
   auto sub = std::make_unique<AqlSubmission>(shared_from_this(), o);
+  sub->serial = next_serial();
+  sub->labels = batch.labels();
   if (batch.empty()) return sub;
   sub->code = batch.code();
   for (const std::shared_ptr<CompletionImpl>& w : waits) {
@@ -210,6 +274,15 @@ std::unique_ptr<SubmissionImpl> AqlQueue::submit(const Batch& batch, const Optio
   if (o.signal) reserve_signals(writer.signals_needed() + 1);
   try {
     writer.write();
+  } catch (const TimeoutError& e) {
+    // The baseline timed out waiting after one of its commands: that one still runs, and the
+    // queue keeps the signal it will decrement, refusing later work until it does.
+    if (sub->has_published) sub->abandon_in_flight = true;
+    if (!o.nosync && sub->step.signal.handle) {
+      abandon(sub->step, sub->describe() + " timed out and still runs");
+      sub->step = {};
+    }
+    throw;
   } catch (...) {
     if (!ring_->failed() && sub->has_published) sub->abandon_in_flight = true;
     throw;

@@ -6,6 +6,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "aql/packet.hpp"
@@ -31,6 +32,24 @@ class AqlQueue : public QueueImpl, public std::enable_shared_from_this<AqlQueue>
                                          const ResolvedWaits& waits) override;
   std::uint32_t size() const override { return ring_->size(); }
   DeviceImpl& owner() const override { return *owner_; }
+  std::string still_running() override;
+  void shut_down(const std::string& why) override;
+
+  // A submission whose wait timed out: the queue takes its final signal (what tells that it
+  // ended), and refuses later work while the signal has not reached 0.
+  void abandon(const HeldSignal& final_signal, std::string what);
+  // Whether that abandoned submission still runs; false, the signal given back, once it ended.
+  bool abandoned_still_running(hsa_signal_t final_signal);
+  // Which submission and command wrote the packet at ring index `index` (AqlBatchWriter).
+  void note_slot(std::uint64_t index, std::uint64_t serial, std::uint32_t command) {
+    slot_owner_[index & (ring_->size() - 1)] = {serial, command};
+  }
+  struct SlotOwner {
+    std::uint64_t serial = 0;  // 0: a packet of no command (a barrier the writer added)
+    std::uint32_t command = 0;
+  };
+  SlotOwner slot_owner(std::uint64_t index) const { return slot_owner_[index & (ring_->size() - 1)]; }
+  std::uint64_t next_serial() { return ++serial_; }
 
   DeviceImpl& device() const { return *owner_; }
   AqlAgent& agent() const { return agent_; }
@@ -71,12 +90,21 @@ class AqlQueue : public QueueImpl, public std::enable_shared_from_this<AqlQueue>
   Counters& counters_;
   std::unique_ptr<AqlRing> ring_;
   void* kernarg_memory_ = nullptr;
-  std::optional<KernargPool> kernarg_pool_;
-  std::optional<SignalPool> signal_pool_;
+  std::unique_ptr<KernargPool> kernarg_pool_;
+  std::unique_ptr<SignalPool> signal_pool_;
   std::once_flag profiling_enabled_;
   mutable std::mutex blocked_mutex_;
   std::string blocked_;
   std::atomic<bool> is_blocked_{false};
+  struct Abandoned {
+    HeldSignal signal;
+    std::string what;
+  };
+  std::mutex abandoned_mutex_;
+  std::vector<Abandoned> abandoned_;
+  std::vector<SlotOwner> slot_owner_;
+  std::uint64_t serial_ = 0;  // under the timeline's submit mutex
+  bool left_running_ = false;  // shut down with work it could not stop: keep what it uses
 };
 
 }  // namespace hsad::detail

@@ -4,8 +4,13 @@
 #include "backends/aql/aql_submission.hpp"
 
 #include <algorithm>
+#include <utility>
 
 #include "backends/aql/aql_queue.hpp"
+#include "command_labels.hpp"
+#include "graveyard.hpp"
+
+#include <thread>
 #include "hsad/error.hpp"
 
 namespace hsad::detail {
@@ -16,6 +21,11 @@ AqlCompletion::AqlCompletion(std::shared_ptr<AqlQueue> queue, HeldSignal signal,
 
 AqlCompletion::~AqlCompletion() {
   if (signal_.signal.handle) queue_->give_back(signal_);
+}
+
+HeldSignal AqlCompletion::take_signal(std::string why) {
+  failed_ = std::move(why);
+  return std::exchange(signal_, HeldSignal{});
 }
 
 std::string AqlCompletion::failure() const {
@@ -33,7 +43,16 @@ std::string AqlCompletion::failure() const {
 AqlSubmission::AqlSubmission(std::shared_ptr<AqlQueue> queue, const Options& options)
     : queue_(std::move(queue)), options_(options) {}
 
-AqlSubmission::~AqlSubmission() { release_all(); }
+AqlSubmission::~AqlSubmission() {
+  if (abandoned_ && !release_if_complete()) {
+    // Still running: the code it runs and the submissions it waits for must outlive it; its
+    // kernarg blocks and other signals stay taken from the queue's pools.
+    keep_forever(std::shared_ptr<const void>(code));
+    for (auto& w : waits_for) keep_forever(std::shared_ptr<const void>(w));
+    return;
+  }
+  release_all();
+}
 
 void AqlSubmission::check_waits_for() const {
   for (const auto& w : waits_for) {
@@ -62,17 +81,82 @@ bool AqlSubmission::unblock_copies(Clock::time_point deadline) noexcept {
   return true;
 }
 
+std::string AqlSubmission::describe() const {
+  return "submission " + std::to_string(serial) + " of the queue (" +
+         (labels ? summarize_commands(*labels) : std::string("no command")) + ")";
+}
+
+std::string AqlSubmission::where_it_failed() const {
+  if (!labels || labels->empty()) return {};
+  // The packet that faulted: the agent's own account where it has one; otherwise the last packet
+  // the packet processor consumed (it consumes a barrier packet only once what precedes it ended).
+  std::uint64_t packet = queue_->ring().failed_packet();
+  if (packet == UINT64_MAX) {
+    const std::uint64_t read = queue_->ring().load_read_index();
+    if (read == 0) return {};
+    packet = read - 1;
+  }
+  // A barrier packet the writer added belongs to no command: the command is the one before it.
+  for (int back = 0; back < 4 && packet >= std::uint64_t(back); ++back) {
+    const AqlQueue::SlotOwner owner = queue_->slot_owner(packet - back);
+    if (owner.serial == 0) continue;
+    if (owner.serial != serial) return " (the fault was in submission " + std::to_string(owner.serial) + " of the queue)";
+    return " in " + describe_commands(*labels, owner.command, owner.command);
+  }
+  return {};
+}
+
+void AqlSubmission::abandon() {
+  abandoned_ = true;
+  abandon_in_flight = true;
+  const std::string what = describe() + " timed out and still runs";
+  HeldSignal held{};
+  if (shared_) {
+    held = shared_->take_signal("abandoned: " + what);
+  } else if (step.signal.handle == final_signal.handle) {
+    held = std::exchange(step, HeldSignal{});
+  } else {
+    auto it = std::find_if(extra.begin(), extra.end(),
+                           [&](const HeldSignal& h) { return h.signal.handle == final_signal.handle; });
+    if (it != extra.end()) {
+      held = *it;
+      extra.erase(it);
+    }
+  }
+  if (held.signal.handle) queue_->abandon(held, what);
+}
+
 void AqlSubmission::wait(Clock::time_point deadline) {
+  if (abandoned_) {
+    // Waited again after a timeout: the queue holds the signal while the work runs.
+    while (queue_->abandoned_still_running(final_signal)) {
+      queue_->agent().throw_if_faulted();
+      queue_->ring().throw_if_failed();
+      if (Clock::now() > deadline) {
+        throw TimeoutError(queue_->agent().backend_name(), "wait", describe() + " still runs",
+                           "raise the timeout, or look for a kernel that never ends");
+      }
+      std::this_thread::yield();
+    }
+    final_signal = {0};
+    abandoned_ = abandon_in_flight = false;
+  }
   if (final_signal.handle != 0) {
     try {
       queue_->wait_zero(final_signal, deadline, "batch completion", this);
+    } catch (const TimeoutError& e) {
+      failed_ = std::string(e.what()) + ": " + describe() + " is abandoned and still runs";
+      abandon();
+      throw TimeoutError(e.backend(), e.call(), e.status() + ": " + describe() + " is abandoned",
+                         "its queue runs nothing more until it ends; Device::reset() stops it where the backend can");
     } catch (const Error& e) {
-      failed_ = e.what();
+      const std::string where = where_it_failed();
+      failed_ = e.what() + where;
       const bool failed_queue = queue_->ring().failed();
       const bool failed_dependency = !failed_queue && queue_->blocked();
       // A failed queue runs nothing more: once its async copies have ended, its blocks and
-      // signals are safe to reuse. After a timeout, or behind a failed dependency, packets may
-      // still read them: they stay held.
+      // signals are safe to reuse. Behind a failed dependency, packets may still read them: they
+      // stay held.
       if ((failed_queue || failed_dependency) && !copy_done.empty()) {
         const bool copies_ended = unblock_copies(Clock::now() + std::chrono::seconds(5));
         if (!copies_ended) abandon_in_flight = true;
@@ -81,7 +165,8 @@ void AqlSubmission::wait(Clock::time_point deadline) {
         final_signal = {0};
         release_all();
       }
-      throw;
+      if (where.empty()) throw;
+      throw Error(e.backend(), e.call(), e.status() + where, e.hint());
     }
     final_signal = {0};
   }
@@ -94,6 +179,12 @@ void AqlSubmission::wait(Clock::time_point deadline) {
 }
 
 bool AqlSubmission::release_if_complete() noexcept {
+  if (abandoned_) {
+    // The queue holds the final signal; once the work ended, the rest comes back.
+    if (queue_->abandoned_still_running(final_signal)) return false;
+    final_signal = {0};
+    abandoned_ = abandon_in_flight = false;
+  }
   if (abandon_in_flight) return false;
   if (final_signal.handle != 0) {
     if (queue_->agent().load_signal(final_signal) != 0) return false;

@@ -30,6 +30,8 @@ class AqlCompletion : public CompletionImpl {
 
   hsa_signal_t signal() const { return signal_.signal; }
   std::string failure() const override;
+  // The submission was abandoned: its signal goes to the queue, and waiting for it fails.
+  HeldSignal take_signal(std::string why);
 
  private:
   std::shared_ptr<AqlQueue> queue_;
@@ -44,6 +46,9 @@ class AqlSubmission : public SubmissionImpl {
 
   void wait(Clock::time_point deadline) override;
   bool release_if_complete() noexcept override;
+  bool abandoned() const override { return abandoned_; }
+  // "submission 3 of the queue (bitonic_step x120)"
+  std::string describe() const;
   std::shared_ptr<CompletionImpl> completion() override;
   std::vector<CommandTime> timestamps() const override;
 
@@ -74,6 +79,8 @@ class AqlSubmission : public SubmissionImpl {
   bool has_published = false;     // something reached the device: on a write error it may still run
   bool doorbell_pending = false;
   bool abandon_in_flight = false;  // an error left work running: never free what it reads
+  std::uint64_t serial = 0;                           // its number among the queue's submissions
+  std::shared_ptr<const std::vector<std::string>> labels;  // the batch's command names
 
  private:
   void release_all() noexcept;
@@ -83,6 +90,10 @@ class AqlSubmission : public SubmissionImpl {
   // queue of the process shares) is not blocked for good, and wait for the copies to end.
   // True when every copy has ended: what they read and write may then be given back.
   bool unblock_copies(Clock::time_point deadline) noexcept;
+  // The wait timed out: the queue takes the final signal and the submission keeps the rest.
+  void abandon();
+  // What the queue's failure was in this submission: " in command 3 of 7 (name)", or empty.
+  std::string where_it_failed() const;
 
   std::shared_ptr<AqlQueue> queue_;
   Options options_;
@@ -90,6 +101,7 @@ class AqlSubmission : public SubmissionImpl {
   std::vector<CommandTime> times_;
   std::string failed_;  // why wait() failed, for a batch that waits for this one later
   bool waited_ = false;
+  bool abandoned_ = false;
 };
 
 }  // namespace hsad::detail

@@ -15,6 +15,7 @@
 #include "backends/cpu/cpu_ring.hpp"
 #include "backends/cpu/host_machine.hpp"
 #include "backends/cpu/signal_ops.hpp"
+#include "graveyard.hpp"
 #include "hsad/error.hpp"
 #include "hsad/host_kernel.hpp"
 #include "module/module_format.hpp"
@@ -87,7 +88,11 @@ std::vector<std::shared_ptr<detail::DeviceImpl>> CpuDevice::open() {
   // One worker per usable CPU but one, which the queues' packet processors and the submitting
   // host thread share; a single CPU still gets one worker. Every agent draws on the same workers.
   const unsigned cpus = usable_cpus();
-  auto pool = std::make_shared<WorkerPool>(cpus > 1 ? cpus - 1 : 1);
+  // A worker stuck inside a host kernel that never returns cannot be joined: the pool is then kept.
+  std::shared_ptr<WorkerPool> pool(new WorkerPool(cpus > 1 ? cpus - 1 : 1), [](WorkerPool* p) {
+    if (p->stop(detail::kStopGrace)) delete p;
+    else detail::keep_forever(std::unique_ptr<WorkerPool>(p));
+  });
   std::vector<std::shared_ptr<detail::DeviceImpl>> devices;
   for (std::uint32_t i = 0; i < n; ++i) devices.push_back(std::make_shared<CpuDevice>(pool, i, n));
   return devices;

@@ -51,6 +51,8 @@ class CpuDevice : public detail::DeviceImpl, public detail::AqlAgent {
   void raw_deallocate(void* ptr, std::size_t bytes, Memory kind) noexcept override;
   std::size_t transfer_to_device(void* dst, const void* src, std::size_t bytes, bool src_pinned) override;
   std::size_t transfer_to_host(void* dst, const void* src, std::size_t bytes, bool dst_pinned) override;
+  // Nothing beyond what the reset does to every queue: each cancels its dispatches.
+  void reset_device(const std::vector<std::shared_ptr<detail::QueueImpl>>&) override {}
 
  private:
   std::size_t staged_copy(void* dst, const void* src, std::size_t bytes);

@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "backends/cpu/signal_ops.hpp"
+#include "graveyard.hpp"
 #include "hsad/error.hpp"
 #include "hsad/host_kernel.hpp"
 
@@ -25,14 +26,39 @@ CpuRing::CpuRing(std::uint32_t packets, WorkerPool& pool, std::uint64_t queue_id
   RingView view{base_, size_, &read_index_, doorbell_, queue_id};
   view.profiling_word = &profiling_;
   view.profiling_mask = 1;
-  processor_.emplace(view, pool, std::move(hooks));
+  processor_ = std::make_unique<PacketProcessor>(view, pool, std::move(hooks));
+  proc_ = processor_.get();
 }
 
 CpuRing::~CpuRing() {
+  shut_down("the queue was destroyed");
+  if (left_running_) return;  // the stuck processor still reads the ring and its doorbell
   processor_.reset();
   destroy_soft_signal(doorbell_);
   std::free(base_);
 }
+
+bool CpuRing::shut_down(const std::string& why) {
+  std::call_once(shut_down_once_, [&] {
+    shut_down_ = why;
+    is_shut_down_.store(true, std::memory_order_release);
+    if (!proc_->stop(detail::kStopGrace)) {
+      left_running_ = true;
+      // Kept: the stuck threads still use the processor, the ring and its doorbell signal.
+      detail::keep_forever(std::move(processor_));
+    }
+  });
+  return !left_running_;
+}
+
+bool CpuRing::failed() const { return is_shut_down_.load(std::memory_order_acquire) || proc_->failed(); }
+
+std::string CpuRing::error() const {
+  if (proc_->failed()) return proc_->error();
+  return is_shut_down_.load(std::memory_order_acquire) ? shut_down_ : std::string();
+}
+
+std::uint64_t CpuRing::failed_packet() const { return proc_->failed_packet(); }
 
 std::uint64_t CpuRing::add_write_index(std::uint64_t n) {
   return __atomic_fetch_add(&write_index_, n, __ATOMIC_ACQ_REL);
@@ -43,10 +69,7 @@ std::uint64_t CpuRing::load_read_index() const { return __atomic_load_n(&read_in
 void CpuRing::ring_doorbell(std::uint64_t index) { signal_store(doorbell_, static_cast<std::int64_t>(index)); }
 
 void CpuRing::throw_if_failed() const {
-  if (processor_->failed()) {
-    throw Error("cpu", "queue", "the queue is in error: " + processor_->error(),
-                "the queue runs nothing more; create a new one");
-  }
+  if (failed()) throw Error("cpu", "queue", "the queue is in error: " + error(), "the queue runs nothing more; create a new one");
 }
 
 }  // namespace hsad::cpu

@@ -2,7 +2,10 @@
 // packet processor thread that drains it.
 #pragma once
 
+#include <atomic>
 #include <memory>
+#include <mutex>
+#include <string>
 #include <optional>
 
 #include "backends/aql/aql_agent.hpp"
@@ -21,11 +24,13 @@ class CpuRing : public detail::AqlRing {
   std::uint64_t load_read_index() const override;
   void ring_doorbell(std::uint64_t index) override;
   void throw_if_failed() const override;
-  bool failed() const override { return processor_->failed(); }
-  std::string error() const override { return processor_->error(); }
+  bool failed() const override;
+  std::string error() const override;
   void enable_profiling() override { __atomic_store_n(&profiling_, 1u, __ATOMIC_RELEASE); }
+  std::uint64_t failed_packet() const override;
+  bool shut_down(const std::string& why) override;
 
-  const PacketProcessor& processor() const { return *processor_; }
+  const PacketProcessor& processor() const { return *proc_; }
 
  private:
   std::uint32_t size_;
@@ -34,7 +39,13 @@ class CpuRing : public detail::AqlRing {
   alignas(64) std::uint64_t read_index_ = 0;
   hsa_signal_t doorbell_{0};
   std::uint32_t profiling_ = 0;  // read by the processor (RingView::profiling_word)
-  std::optional<PacketProcessor> processor_;  // last: stopped first
+  // Owned until a shut-down leaves it running; then kept forever, still read through `proc_`.
+  std::unique_ptr<PacketProcessor> processor_;
+  PacketProcessor* proc_ = nullptr;
+  std::once_flag shut_down_once_;
+  std::string shut_down_;              // why; written once, before is_shut_down_
+  std::atomic<bool> is_shut_down_{false};
+  bool left_running_ = false;  // a work-group did not return: the ring memory and processor stay
 };
 
 }  // namespace hsad::cpu

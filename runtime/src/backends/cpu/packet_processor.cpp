@@ -52,20 +52,43 @@ std::uint64_t now_ns() {
 
 PacketProcessor::PacketProcessor(RingView ring, WorkerPool& pool, ProcessorHooks hooks)
     : ring_(ring), pool_(pool), hooks_(std::move(hooks)) {
-  thread_ = std::thread([this] { main(); });
+  thread_ = std::thread([this] {
+    main();
+    exited_.store(true, std::memory_order_release);
+  });
 }
 
 PacketProcessor::~PacketProcessor() {
+  // Without a bound: an owner that may face stuck work calls stop(grace) first.
+  while (!stop(std::chrono::hours(1))) {
+  }
+}
+
+bool PacketProcessor::stop(std::chrono::milliseconds grace) {
+  const auto deadline = std::chrono::steady_clock::now() + grace;
   stop_.store(true, std::memory_order_release);
+  cancel_.store(true, std::memory_order_release);
   signal_store(ring_.doorbell, signal_load(ring_.doorbell));  // wakes a sleeping processor
-  thread_.join();
-  // Dispatches still running read this object's jobs: let them end first.
-  while (in_flight_.load(std::memory_order_acquire) != 0) {
+  const auto in_time = [&] { return std::chrono::steady_clock::now() < deadline; };
+  while (!exited_.load(std::memory_order_acquire) && in_time()) std::this_thread::sleep_for(std::chrono::microseconds(200));
+  if (!exited_.load(std::memory_order_acquire)) {
+    if (thread_.joinable()) thread_.detach();  // inside a work-group that does not return
+    return false;
+  }
+  if (thread_.joinable()) thread_.join();
+  // Dispatches still running read this object's jobs: let them end first (cancelled, they start
+  // no more work-groups).
+  while (in_flight_.load(std::memory_order_acquire) != 0 && in_time()) {
     if (!pool_.help()) std::this_thread::yield();
   }
   for (auto& j : jobs_) {
-    while (j.users() != 0) std::this_thread::yield();
+    while (j.users() != 0 && in_time()) std::this_thread::yield();
   }
+  if (in_flight_.load(std::memory_order_acquire) != 0) return false;
+  for (auto& j : jobs_) {
+    if (j.users() != 0) return false;
+  }
+  return true;
 }
 
 std::string PacketProcessor::error() const {
@@ -73,12 +96,13 @@ std::string PacketProcessor::error() const {
   return error_;
 }
 
-void PacketProcessor::fail(const std::string& what) {
+void PacketProcessor::fail(const std::string& what, std::uint64_t packet) {
   {
     std::lock_guard<std::mutex> lock(error_mutex_);
     if (!error_.empty()) return;
     error_ = what;
   }
+  failed_packet_.store(packet, std::memory_order_release);
   failed_.store(true, std::memory_order_release);
   if (hooks_.on_error) hooks_.on_error(what);
 }
@@ -124,7 +148,7 @@ bool PacketProcessor::idle_wait(std::uint64_t index) {
 }
 
 void PacketProcessor::wait_all_complete() {
-  while (in_flight_.load(std::memory_order_acquire) != 0) {
+  while (in_flight_.load(std::memory_order_acquire) != 0 && !stop_.load(std::memory_order_acquire)) {
     if (!pool_.help()) std::this_thread::yield();  // a preempted worker holds the last chunk
   }
 }
@@ -146,16 +170,21 @@ void PacketProcessor::main() {
       }
       continue;
     }
+    // The header was read with acquire: the packet body and what the producer wrote before it
+    // are visible. A barrier waits for earlier packets, whose completion was released, before the
+    // packet is consumed: so the read index passes only packets that started, and after a fault
+    // the last packet consumed is the one that faulted, as on AMD's command processor.
+    if (header.barrier) {
+      wait_all_complete();
+      if (stop_.load(std::memory_order_acquire)) break;
+      if (failed()) continue;
+    }
     alignas(64) unsigned char packet[aql::kPacketBytes];
     std::memcpy(packet, slot, sizeof(packet));
     // The slot is free for the producer once its header is INVALID again and read_index passed it.
     __atomic_store_n(reinterpret_cast<std::uint32_t*>(slot), kInvalidWord, __ATOMIC_RELAXED);
     __atomic_store_n(ring_.read_index, index + 1, __ATOMIC_RELEASE);
     const std::uint64_t id = index++;
-
-    // The header was read with acquire: the packet body and what the producer wrote before it
-    // are visible. A barrier waits for earlier packets, whose completion was released.
-    if (header.barrier) wait_all_complete();
 
     switch (header.type) {
       case HSA_PACKET_TYPE_KERNEL_DISPATCH:
@@ -243,6 +272,7 @@ void PacketProcessor::execute_agent_dispatch(const hsa_agent_dispatch_packet_t& 
     job.packet_id = id;
     job.start_ns = start;
     job.sink = this;
+    job.cancel = &cancel_;
     job.prepare();
     in_flight_.fetch_add(1, std::memory_order_acq_rel);
     while (!pool_.post(job)) {
@@ -279,14 +309,14 @@ void PacketProcessor::execute_dispatch(const hsa_kernel_dispatch_packet_t& p, st
   if (!kernel) {
     char hex[32];
     std::snprintf(hex, sizeof(hex), "0x%llx", static_cast<unsigned long long>(p.kernel_object));
-    return fail("packet " + std::to_string(id) + ": kernel_object " + hex + " names no known kernel");
+    return fail("packet " + std::to_string(id) + ": kernel_object " + hex + " names no known kernel", id);
   }
   if (grid.volume() == 0 || group.volume() == 0) {
-    return fail("packet " + std::to_string(id) + " (" + kernel->info.name + "): empty grid or work-group");
+    return fail("packet " + std::to_string(id) + " (" + kernel->info.name + "): empty grid or work-group", id);
   }
   if (hooks_.fault) {
     std::string fault = hooks_.fault(ordinal, *kernel);
-    if (!fault.empty()) return fail(fault);
+    if (!fault.empty()) return fail(fault, id);
   }
 
   Job& job = free_job();
@@ -303,6 +333,7 @@ void PacketProcessor::execute_dispatch(const hsa_kernel_dispatch_packet_t& p, st
   job.packet_id = id;
   job.start_ns = profiling() ? now_ns() : 0;
   job.sink = this;
+  job.cancel = &cancel_;
   job.prepare();
   in_flight_.fetch_add(1, std::memory_order_acq_rel);
   const std::uint64_t threads = pool_.threads();
@@ -320,8 +351,11 @@ void PacketProcessor::execute_dispatch(const hsa_kernel_dispatch_packet_t& p, st
 }
 
 void PacketProcessor::job_done(Job& job) {
-  if (job.failed()) {
-    fail("packet " + std::to_string(job.packet_id) + ": kernel '" + job.kernel->info.name + "' failed: " + job.error());
+  if (stop_.load(std::memory_order_acquire)) {
+    // Stopping: nobody waits for it any more, and a cancelled dispatch is no kernel's fault.
+  } else if (job.failed()) {
+    fail("packet " + std::to_string(job.packet_id) + ": kernel '" + job.kernel->info.name + "' failed: " + job.error(),
+         job.packet_id);
   } else {
     complete(hsa_signal_t{job.completion_signal}, job.start_ns);
   }

@@ -71,6 +71,13 @@ class PacketProcessor : private JobSink {
 
   bool failed() const { return failed_.load(std::memory_order_acquire); }
   std::string error() const;
+  // The packet (its ring index) whose dispatch or copy failed; UINT64_MAX where none did, or the
+  // failure was not one packet's.
+  std::uint64_t failed_packet() const { return failed_packet_.load(std::memory_order_acquire); }
+  // Stops consuming packets and cancels the dispatches in flight (no more of their work-groups
+  // start), giving a work-group already running `grace` to return. False when one did not: the
+  // processor is then left running on its threads and must be kept, not destroyed.
+  bool stop(std::chrono::milliseconds grace);
   std::uint64_t ignored_packets() const { return ignored_.load(std::memory_order_relaxed); }
 
  private:
@@ -91,7 +98,7 @@ class PacketProcessor : private JobSink {
   void complete(hsa_signal_t signal, std::uint64_t start_ns);
   Job& free_job();
   void job_done(Job& job) override;
-  void fail(const std::string& what);
+  void fail(const std::string& what, std::uint64_t packet = UINT64_MAX);
 
   RingView ring_;
   WorkerPool& pool_;
@@ -101,6 +108,9 @@ class PacketProcessor : private JobSink {
   std::atomic<std::uint32_t> in_flight_{0};
   std::atomic<bool> failed_{false};
   std::atomic<bool> stop_{false};
+  std::atomic<bool> cancel_{false};  // read by the jobs' work-groups
+  std::atomic<bool> exited_{false};  // main() returned
+  std::atomic<std::uint64_t> failed_packet_{UINT64_MAX};
   std::atomic<std::uint64_t> ignored_{0};
   std::uint64_t dispatch_ordinal_ = 0;
   std::vector<unsigned char> staging_;  // the bounce buffer of pageable copies (processor thread only)

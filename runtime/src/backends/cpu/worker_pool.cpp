@@ -4,6 +4,8 @@
 
 #include <chrono>
 #include <exception>
+#include <stdexcept>
+#include <thread>
 #include <vector>
 
 #include "backends/cpu/futex.hpp"
@@ -21,7 +23,9 @@ void run_groups(const Job& job, std::uint64_t begin, std::uint64_t end) {
   WorkGroup wg{job.kernarg, job.grid, job.group, {}, lds ? group_memory.data() : nullptr,
                job.has_packet ? job.packet : nullptr};
   const std::uint64_t gx = job.groups.x, gxy = std::uint64_t(job.groups.x) * job.groups.y;
+  wg.cancel = job.cancel;
   for (std::uint64_t g = begin; g < end; ++g) {
+    if (wg.cancelled()) throw std::runtime_error("cancelled before it ended (its queue was destroyed or the device reset)");
     wg.id = Dim3{static_cast<std::uint32_t>(g % gx), static_cast<std::uint32_t>((g / gx) % job.groups.y),
                  static_cast<std::uint32_t>(g / gxy)};
     job.kernel->fn(wg);
@@ -45,16 +49,38 @@ void Job::fail(const std::string& what) {
   }
 }
 
-WorkerPool::WorkerPool(unsigned workers) {
+WorkerPool::WorkerPool(unsigned workers) : exited_(new std::atomic<bool>[workers]) {
   workers_.reserve(workers);
-  for (unsigned i = 0; i < workers; ++i) workers_.emplace_back([this] { worker_main(); });
+  for (unsigned i = 0; i < workers; ++i) {
+    exited_[i].store(false);
+    workers_.emplace_back([this, i] {
+      worker_main();
+      exited_[i].store(true, std::memory_order_release);
+    });
+  }
 }
 
-WorkerPool::~WorkerPool() {
+WorkerPool::~WorkerPool() { stop(std::chrono::hours(24 * 365)); }
+
+bool WorkerPool::stop(std::chrono::milliseconds grace) {
   stop_.store(true);
   epoch_.fetch_add(1);
   futex_wake_all(word(epoch_));
-  for (auto& t : workers_) t.join();
+  const auto deadline = std::chrono::steady_clock::now() + grace;
+  bool all = true;
+  for (std::size_t i = 0; i < workers_.size(); ++i) {
+    if (!workers_[i].joinable()) continue;
+    while (!exited_[i].load(std::memory_order_acquire) && std::chrono::steady_clock::now() < deadline) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+    if (exited_[i].load(std::memory_order_acquire)) {
+      workers_[i].join();
+    } else {
+      workers_[i].detach();  // inside a host kernel that does not return
+      all = false;
+    }
+  }
+  return all;
 }
 
 bool WorkerPool::post(Job& job) {

@@ -4,6 +4,8 @@
 #pragma once
 
 #include <atomic>
+#include <chrono>
+#include <memory>
 #include <cstdint>
 #include <string>
 #include <thread>
@@ -34,6 +36,7 @@ class Job {
   std::uint64_t packet_id = 0;
   std::uint64_t start_ns = 0;  // when the dispatch started (packet timestamps)
   JobSink* sink = nullptr;
+  const std::atomic<bool>* cancel = nullptr;  // set: start no more groups; the job fails "cancelled"
   // Arguments the processor makes itself (a parallel copy): `kernarg` points here then.
   alignas(16) unsigned char inline_args[32] = {};
   // The dispatch packet, copied: the ring slot is the producer's again once the packet is read.
@@ -60,6 +63,9 @@ class WorkerPool {
  public:
   explicit WorkerPool(unsigned workers);
   ~WorkerPool();
+  // Stops the workers, giving one stuck inside a work-group `grace` to return. False when one did
+  // not: it is left running, and the pool must then be kept (graveyard.hpp), not destroyed.
+  bool stop(std::chrono::milliseconds grace);
   WorkerPool(const WorkerPool&) = delete;
   WorkerPool& operator=(const WorkerPool&) = delete;
 
@@ -81,6 +87,7 @@ class WorkerPool {
   std::atomic<std::uint32_t> sleepers_{0};
   std::atomic<bool> stop_{false};
   std::vector<std::thread> workers_;
+  std::unique_ptr<std::atomic<bool>[]> exited_;  // per worker: its loop returned
 };
 
 }  // namespace hsad::cpu

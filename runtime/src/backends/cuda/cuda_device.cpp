@@ -38,13 +38,7 @@ std::vector<std::shared_ptr<detail::DeviceImpl>> CudaDevice::open() {
 
 CudaDevice::CudaDevice(const Driver& d, int ordinal) : d_(d) {
   check(d_.cuDeviceGet(&device_, ordinal), "cuDeviceGet");
-  check(d_.cuDevicePrimaryCtxRetain(&context_, device_), "cuDevicePrimaryCtxRetain");
-  {
-    const Driver* drv = &d_;
-    const CUdevice dev = device_;
-    primary_.reset(context_, [drv, dev](CUcontext) { drv->cuDevicePrimaryCtxRelease(dev); });
-  }
-  make_current();
+  retain_context();
   char name[256] = {};
   check(d_.cuDeviceGetName(name, sizeof name, device_), "cuDeviceGetName");
   auto attr = [&](CUdevice_attribute a) {
@@ -70,6 +64,55 @@ CudaDevice::CudaDevice(const Driver& d, int ordinal) : d_(d) {
   module_ = own_module(module);
 }
 
+void CudaDevice::retain_context() {
+  check(d_.cuDevicePrimaryCtxRetain(&context_, device_), "cuDevicePrimaryCtxRetain");
+  const Driver* drv = &d_;
+  const CUdevice dev = device_;
+  std::shared_ptr<ContextGuard> guard = guard_;
+  // Released by the last holder, unless a kernel still runs in it: the release would wait for it,
+  // and the process's exit stops it anyway.
+  primary_.reset(context_, [drv, dev, guard](CUcontext) {
+    if (guard->can_free()) drv->cuDevicePrimaryCtxRelease(dev);
+  });
+  make_current();
+}
+
+void CudaDevice::refuse_while_stuck(const char* call) {
+  const std::string running = stuck();
+  if (running.empty() && guard_->abandoned_running.load() == 0) return;
+  throw Error("cuda", call,
+              (running.empty() ? std::string("an abandoned submission") : running) +
+                  ": the driver's " + call + " would wait for it (CUDA has no call that stops a running kernel)",
+              "end that kernel (release what it waits for), or exit the process: exit stops it");
+}
+
+void CudaDevice::reset_device(const std::vector<std::shared_ptr<detail::QueueImpl>>&) {
+  refuse_while_stuck("cuDevicePrimaryCtxReset");
+  make_current();
+  check(d_.cuDevicePrimaryCtxReset(device_), "cuDevicePrimaryCtxReset");
+  // Every handle of the old context is gone: what still holds one must not free it.
+  guard_->reset.store(true, std::memory_order_release);
+  guard_ = std::make_shared<ContextGuard>();
+  module_.reset();
+  primary_.reset();
+  CUresult r = d_.cuDevicePrimaryCtxRetain(&context_, device_);
+  if (r != CUDA_SUCCESS) {
+    const char* name = "?";
+    d_.cuGetErrorName(r, &name);
+    throw Error("cuda", "reset",
+                std::string("the context was reset, but the driver refuses a new one (cuDevicePrimaryCtxRetain: ") +
+                    name + "): after a kernel fault it keeps the error for the whole process",
+                "exit the process to use this GPU again");
+  }
+  d_.cuDevicePrimaryCtxRelease(device_);  // retain_context takes the one the device holds
+  retain_context();
+  CUmodule module = nullptr;
+  check(d_.cuModuleLoadData(&module, hsad_cuda_fatbin), "cuModuleLoadData");
+  module_ = own_module(module);
+  std::lock_guard<std::mutex> lock(peers_mutex_);
+  peers_.clear();
+}
+
 // The context is released when the device and the last module loaded in it have let go: a
 // Kernel or Module may outlive its Device handle and the Runtime, and its module is then
 // unloaded in a context that still exists.
@@ -81,7 +124,9 @@ CudaDevice::~CudaDevice() {
 std::shared_ptr<CUmod_st> CudaDevice::own_module(CUmodule module) const {
   const Driver* drv = &d_;
   std::shared_ptr<CUctx_st> context = primary_;
-  return {module, [drv, context](CUmodule m) {
+  std::shared_ptr<ContextGuard> guard = guard_;
+  return {module, [drv, context, guard](CUmodule m) {
+            if (!guard->can_free()) return;  // reset (gone), or a kernel runs (the unload would wait)
             drv->cuCtxSetCurrent(context.get());  // cuModuleUnload acts on the current context
             drv->cuModuleUnload(m);
           }};
@@ -173,6 +218,7 @@ std::shared_ptr<detail::ModuleImpl> CudaDevice::load_module(std::string_view byt
   }
   if (!detail::is_cuda(f)) throw Error("cuda", "load_module", "'" + origin + "' is " + detail::describe(f));
   const std::string targets = detail::cuda_image_targets(bytes);
+  refuse_while_stuck("cuModuleLoadDataEx");
   make_current();
   // PTX must end in a NUL; the driver's JIT log says what is wrong with bad PTX.
   const std::string image(bytes);
@@ -225,6 +271,7 @@ void* CudaDevice::raw_allocate(std::size_t bytes, Memory kind) {
 }
 
 void CudaDevice::raw_deallocate(void* ptr, std::size_t, Memory kind) noexcept {
+  if (!guard_->can_free()) return;  // kept until exit: cuMemFree would wait for the kernel
   if (kind == Memory::pinned_host) d_.cuMemFreeHost(ptr);
   else d_.cuMemFree(reinterpret_cast<CUdeviceptr>(ptr));
 }

@@ -3,6 +3,7 @@
 // through CU_LAUNCH_PARAM_BUFFER_POINTER; a recorded batch can be replayed as a CUDA graph.
 #pragma once
 
+#include <atomic>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -11,6 +12,17 @@
 #include "backends/cuda/cuda_driver.hpp"
 
 namespace hsad::cuda {
+
+// What the driver's teardown calls must know. cuMemFree, cuMemFreeHost, cuModuleUnload,
+// cuModuleLoadData and the primary context's release and reset all wait for every kernel of the
+// context (measured on the H100, docs/results.md): while an abandoned kernel still runs they are
+// skipped, their memory kept until the process exits. After a reset the handles are gone.
+struct ContextGuard {
+  std::atomic<int> abandoned_running{0};  // abandoned submissions not yet seen to end
+  std::atomic<bool> reset{false};         // the context these handles belong to was reset
+  // Whether a call that waits for the context's kernels returns now, on a live handle.
+  bool can_free() const { return abandoned_running.load(std::memory_order_acquire) == 0 && !reset.load(std::memory_order_acquire); }
+};
 
 class CudaDevice : public detail::DeviceImpl {
  public:
@@ -24,6 +36,8 @@ class CudaDevice : public detail::DeviceImpl {
   void make_current() const;
   const Driver& driver() const { return d_; }
   CUcontext context() const { return context_; }
+  const std::shared_ptr<ContextGuard>& guard() const { return guard_; }
+  bool reset_invalidates_memory() const override { return true; }
 
   static BackendStatus probe();
   static std::vector<std::shared_ptr<detail::DeviceImpl>> open();
@@ -40,14 +54,21 @@ class CudaDevice : public detail::DeviceImpl {
   void raw_deallocate(void* ptr, std::size_t bytes, Memory kind) noexcept override;
   std::size_t transfer_to_device(void* dst, const void* src, std::size_t bytes, bool src_pinned) override;
   std::size_t transfer_to_host(void* dst, const void* src, std::size_t bytes, bool dst_pinned) override;
+  // cuDevicePrimaryCtxReset, refused while an abandoned kernel runs (the driver would wait for
+  // it); then the context is retained again and the library's module reloaded.
+  void reset_device(const std::vector<std::shared_ptr<detail::QueueImpl>>& queues) override;
 
  private:
+  void retain_context();
+  // Throws, naming the abandoned submission, where a call would wait for it.
+  void refuse_while_stuck(const char* call);
   const Driver& d_;
   CUdevice device_ = 0;
   CUcontext context_ = nullptr;
   // Owns `module` in this device's context: unloaded before the context is released.
   std::shared_ptr<CUmod_st> own_module(CUmodule module) const;
 
+  std::shared_ptr<ContextGuard> guard_ = std::make_shared<ContextGuard>();
   std::shared_ptr<CUctx_st> primary_;  // the primary context, held by the device and by every module
   std::shared_ptr<CUmod_st> module_;
   std::mutex peers_mutex_;

@@ -9,6 +9,8 @@
 #include <cstring>
 #include <thread>
 
+#include "command_labels.hpp"
+#include "graveyard.hpp"
 #include "hsad/error.hpp"
 
 namespace hsad::cuda {
@@ -41,15 +43,37 @@ bool graphable(const detail::Copy& c) {
 class CudaSubmission : public detail::SubmissionImpl {
  public:
   explicit CudaSubmission(std::shared_ptr<CudaQueue> q) : q_(std::move(q)) {}
-  ~CudaSubmission() override { release(); }
 
   void wait(detail::Clock::time_point deadline) override {
+    if (abandoned_) {
+      // Waited again after a timeout: the queue holds the signal while the work runs.
+      while (q_->abandoned_still_running(signal)) {
+        const std::string why = q_->error();
+        if (!why.empty()) throw Error("cuda", "wait", why);
+        if (detail::Clock::now() > deadline) {
+          throw detail::TimeoutError("cuda", "wait", describe() + " still runs",
+                                     "raise the timeout, or look for a kernel that never ends");
+        }
+        std::this_thread::yield();
+      }
+      abandoned_ = pending_ = false;
+      signal = {};
+      pooled = 0;
+      handed_over_ = true;  // the queue gave it back
+    }
     if (pending_) {
       try {
         q_->wait(signal, deadline, this);
+      } catch (const detail::TimeoutError& e) {
+        failed_ = std::string(e.what()) + ": " + describe() + " is abandoned and still runs";
+        abandon();
+        throw detail::TimeoutError("cuda", "wait", e.status() + ": " + describe() + " is abandoned",
+                                   "its queue runs nothing more until it ends; the process's exit stops it");
       } catch (const Error& e) {
-        failed_ = e.what();
-        throw;  // still pending after a timeout: the signal and events stay alive
+        const std::string where = where_it_failed();
+        failed_ = e.what() + where;
+        if (where.empty()) throw;
+        throw Error(e.backend(), e.call(), e.status() + where, e.hint());
       }
       pending_ = false;
       read_times();
@@ -61,7 +85,44 @@ class CudaSubmission : public detail::SubmissionImpl {
     shared_.reset();
   }
 
+  bool abandoned() const override { return abandoned_; }
+
+  // "submission 3 of the queue (bitonic_step x120)"
+  std::string describe() const {
+    return "submission " + std::to_string(serial) + " of the queue (" +
+           (labels ? detail::summarize_commands(*labels) : std::string("no command")) + ")";
+  }
+
+  // Which command failed: exact where each was timed (profile), else every command since the
+  // last point the host saw complete (for a nosync batch, the whole batch).
+  std::string where_it_failed() const {
+    if (!labels || labels->empty()) return {};
+    for (const Timed& t : timed) {
+      if (!t.end || q_->d_.cuEventQuery(t.end) != CUDA_SUCCESS) {
+        return " in " + detail::describe_commands(*labels, t.command, t.command);
+      }
+    }
+    return " in " + detail::describe_commands(*labels, 0, labels->size() - 1);
+  }
+
+  ~CudaSubmission() override {
+    if (abandoned_ && !release_if_complete()) {
+      // Still running: the code it runs and what it waits for outlive it.
+      detail::keep_forever(std::shared_ptr<const void>(code));
+      for (auto& w : waits_for) detail::keep_forever(std::shared_ptr<const void>(w));
+      return;
+    }
+    release();
+  }
+
   bool release_if_complete() noexcept override {
+    if (abandoned_) {
+      if (q_->abandoned_still_running(signal)) return false;
+      abandoned_ = pending_ = false;
+      signal = {};
+      pooled = 0;
+      handed_over_ = true;  // the queue gave it back
+    }
     if (pending_) {
       if (!q_->reached(signal)) return false;
       pending_ = false;
@@ -106,6 +167,8 @@ class CudaSubmission : public detail::SubmissionImpl {
   };
   std::vector<Timed> timed;
   void set_pending() { pending_ = true; }
+  std::uint64_t serial = 0;
+  std::shared_ptr<const std::vector<std::string>> labels;
   // The host already waited for every command (no nosync): nothing is pending.
   void completed_on_the_host() { read_times(); }
 
@@ -139,6 +202,20 @@ class CudaSubmission : public detail::SubmissionImpl {
     code.reset();
   }
 
+  // The wait timed out while the batch runs: the queue takes its signal and refuses later work
+  // until the signal is reached; the rest stays with this handle.
+  void abandon() {
+    abandoned_ = true;
+    const std::string what = describe() + " timed out and still runs";
+    if (shared_) {
+      auto [s, p] = shared_->take_signal("abandoned: " + what);
+      q_->abandon(s, p, what);
+    } else {
+      q_->abandon(signal, handed_over_ ? 0 : pooled, what);
+    }
+    handed_over_ = true;  // the queue owns the signal now
+  }
+
   std::shared_ptr<CudaQueue> q_;
   std::shared_ptr<CudaCompletion> shared_;
   std::vector<CommandTime> times_;
@@ -146,6 +223,7 @@ class CudaSubmission : public detail::SubmissionImpl {
   bool pending_ = false;
   bool handed_over_ = false;
   bool waited_ = false;
+  bool abandoned_ = false;
 };
 
 CudaCompletion::CudaCompletion(std::shared_ptr<CudaQueue> queue, CudaSignal signal, SignalPool::Handle pooled,
@@ -153,7 +231,15 @@ CudaCompletion::CudaCompletion(std::shared_ptr<CudaQueue> queue, CudaSignal sign
     : CompletionImpl(queue->device().shared_from_this()), queue_(std::move(queue)), signal_(signal), pooled_(pooled),
       pending_(pending), failed_(std::move(failed)) {}
 
-CudaCompletion::~CudaCompletion() { queue_->give_back(signal_, pooled_); }
+CudaCompletion::~CudaCompletion() {
+  if (signal_.event || signal_.flag) queue_->give_back(signal_, pooled_);
+}
+
+std::pair<CudaSignal, SignalPool::Handle> CudaCompletion::take_signal(std::string why) {
+  failed_ = std::move(why);
+  auto taken = std::make_pair(std::exchange(signal_, CudaSignal{}), std::exchange(pooled_, 0));
+  return taken;
+}
 
 void CudaCompletion::wait_on(CUstream stream) const {
   if (!pending_) return;  // completed before it was shared
@@ -172,7 +258,7 @@ std::string CudaCompletion::failure() const {
 }
 
 CudaQueue::CudaQueue(std::shared_ptr<CudaDevice> device, Priority priority)
-    : device_(std::move(device)), d_(device_->driver()), counters_(device_->counters()),
+    : device_(std::move(device)), guard_(device_->guard()), d_(device_->driver()), counters_(device_->counters()),
       // Measured on an H100 (docs/results.md): a stream memory write is the faster completion.
       completion_(env_is("HSAD_CUDA_COMPLETION", "event") ? Completion::event : Completion::memwrite),
       arg_passing_(env_is("HSAD_CUDA_ARGS", "params") ? ArgPassing::params : ArgPassing::buffer),
@@ -212,15 +298,62 @@ CudaQueue::CudaQueue(std::shared_ptr<CudaDevice> device, Priority priority)
 }
 
 CudaQueue::~CudaQueue() {
+  // cuLaunchKernel copied every argument block: the host memory is free whatever runs.
+  std::free(kernarg_memory_);
+  if (guard_->reset.load(std::memory_order_acquire)) return;  // the reset destroyed every handle
   device_->make_current();
+  if (!guard_->can_free()) {
+    // A kernel still runs: synchronizing, or freeing its slots, would wait for it. The stream is
+    // released once its work ends; the rest is kept until exit.
+    d_.cuStreamDestroy(stream_);
+    return;
+  }
   d_.cuStreamSynchronize(stream_);
   for (auto& [id, g] : graphs_) destroy(g);
   d_.cuStreamDestroy(stream_);
   if (slots_) d_.cuMemFreeHost(slots_);
-  std::free(kernarg_memory_);
+}
+
+std::string CudaQueue::still_running() {
+  std::lock_guard<std::mutex> lock(abandoned_mutex_);
+  for (auto it = abandoned_.begin(); it != abandoned_.end();) {
+    if (!reached(it->signal) && error().empty()) return it->what;
+    if (!reached(it->signal)) return {};  // a fault: the stream's error refuses work itself
+    give_back(it->signal, it->pooled);
+    guard_->abandoned_running.fetch_sub(1, std::memory_order_acq_rel);
+    it = abandoned_.erase(it);
+  }
+  return {};
+}
+
+void CudaQueue::abandon(CudaSignal signal, SignalPool::Handle pooled, std::string what) {
+  std::lock_guard<std::mutex> lock(abandoned_mutex_);
+  guard_->abandoned_running.fetch_add(1, std::memory_order_acq_rel);
+  abandoned_.push_back({signal, pooled, std::move(what)});
+}
+
+bool CudaQueue::abandoned_still_running(const CudaSignal& signal) {
+  std::lock_guard<std::mutex> lock(abandoned_mutex_);
+  for (auto it = abandoned_.begin(); it != abandoned_.end(); ++it) {
+    if (it->signal.event != signal.event || it->signal.flag != signal.flag) continue;
+    if (!reached(it->signal)) return true;
+    give_back(it->signal, it->pooled);
+    guard_->abandoned_running.fetch_sub(1, std::memory_order_acq_rel);
+    abandoned_.erase(it);
+    return false;
+  }
+  return false;
+}
+
+void CudaQueue::shut_down(const std::string& why) {
+  shut_down_why_ = why;
+  shut_down_.store(true, std::memory_order_release);
+  std::lock_guard<std::mutex> lock(abandoned_mutex_);
+  abandoned_.clear();  // the reset took the events and slots with the context
 }
 
 std::string CudaQueue::error() const {
+  if (shut_down_.load(std::memory_order_acquire)) return shut_down_why_;
   const CUresult r = d_.cuStreamQuery(stream_);
   if (r == CUDA_SUCCESS || r == CUDA_ERROR_NOT_READY) return {};
   const char* name = "?";
@@ -250,8 +383,11 @@ CudaSignal CudaQueue::create_signal() {
 }
 
 void CudaQueue::destroy_signal(CudaSignal& s) noexcept {
-  if (s.event) d_.cuEventDestroy(s.event);
-  if (s.flag) d_.cuMemFreeHost(s.flag);
+  // cuMemFreeHost waits for every kernel of the context: kept while an abandoned one runs.
+  if (guard_->can_free()) {
+    if (s.event) d_.cuEventDestroy(s.event);
+    if (s.flag) d_.cuMemFreeHost(s.flag);
+  }
   s = {};
 }
 
@@ -290,7 +426,8 @@ void CudaQueue::wait(const CudaSignal& s, detail::Clock::time_point deadline, co
     }
     if (sub && (spins & 255) == 255) sub->check_waits_for();
     if (detail::Clock::now() > deadline) {
-      throw Error("cuda", "wait", "timed out waiting for the batch", "raise the timeout, or look for a kernel that never ends");
+      throw detail::TimeoutError("cuda", "wait", "timed out waiting for the batch",
+                                 "raise the timeout, or look for a kernel that never ends");
     }
     if (spins > 64) std::this_thread::yield();
   }
@@ -429,6 +566,13 @@ bool CudaQueue::reached(const CudaSignal& s) const noexcept {
 }
 
 void CudaQueue::check_submittable(const Batch& batch, const detail::ResolvedWaits& waits) const {
+  if (shut_down_.load(std::memory_order_acquire)) throw Error("cuda", "submit", shut_down_why_, "create a new queue");
+  for (const detail::Dispatch& d : batch.dispatches()) {
+    if (d.kernel.impl().generation != device_->generation()) {
+      throw Error("cuda", "submit", "kernel '" + d.kernel.name() + "' was loaded before the device was reset",
+                  "get the kernel (and record the batch) again after Device::reset");
+    }
+  }
   if (batch.device() && !device_->same_device(batch.device())) {
     throw Error("cuda", "submit",
                 "the batch names device '" + batch.device()->info().name + "' (" + batch.device()->info().backend +
@@ -470,6 +614,8 @@ std::unique_ptr<detail::SubmissionImpl> CudaQueue::submit(const Batch& batch, co
   device_->make_current();
   check_submittable(batch, waits);
   auto sub = std::make_unique<CudaSubmission>(shared_from_this());
+  sub->serial = ++serial_;
+  sub->labels = batch.labels();
   const std::size_t count = batch.size();
   if (count == 0) return sub;
   sub->code = batch.code();
@@ -597,7 +743,19 @@ std::unique_ptr<detail::SubmissionImpl> CudaQueue::submit(const Batch& batch, co
     }
     if (!o.nosync) {
       record(sub->signal);
-      wait(sub->signal, deadline, sub.get());
+      try {
+        wait(sub->signal, deadline, sub.get());
+      } catch (const detail::TimeoutError& e) {
+        // The baseline waits after each command: this one still runs; the queue keeps its signal.
+        abandon(sub->signal, sub->pooled, sub->describe() + " timed out in " +
+                                    detail::describe_commands(*sub->labels, i, i) + " and still runs");
+        sub->signal = {};
+        sub->pooled = 0;
+        throw;
+      } catch (const Error& e) {
+        throw Error(e.backend(), e.call(), e.status() + " in " + detail::describe_commands(*sub->labels, i, i),
+                    e.hint());
+      }
     }
   }
   if (o.nosync) {

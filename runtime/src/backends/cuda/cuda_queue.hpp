@@ -5,6 +5,9 @@
 #include <map>
 #include <mutex>
 #include <optional>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "backends/cuda/cuda_device.hpp"
 #include "pools/kernarg_pool.hpp"
@@ -43,6 +46,8 @@ class CudaCompletion : public detail::CompletionImpl {
   // Makes `stream` wait for the submission on the device; nothing once it had completed.
   void wait_on(CUstream stream) const;
   std::string failure() const override;
+  // The submission was abandoned: its signal goes to the queue, and waiting for it fails.
+  std::pair<CudaSignal, SignalPool::Handle> take_signal(std::string why);
 
  private:
   std::shared_ptr<CudaQueue> queue_;
@@ -62,6 +67,13 @@ class CudaQueue : public detail::QueueImpl, public std::enable_shared_from_this<
                                                  const detail::ResolvedWaits& waits) override;
   std::uint32_t size() const override { return 0; }  // a stream has no fixed ring
   detail::DeviceImpl& owner() const override { return *device_; }
+  std::string still_running() override;
+  // A reset destroyed the stream with the context: the queue refuses work, frees nothing.
+  void shut_down(const std::string& why) override;
+  // A submission whose wait timed out: the queue keeps its signal and refuses work until it is
+  // reached; meanwhile the device skips the driver calls that would wait for it.
+  void abandon(CudaSignal signal, SignalPool::Handle pooled, std::string what);
+  bool abandoned_still_running(const CudaSignal& signal);
   // Whether the signal has been reached, without waiting (or counting a wait).
   bool reached(const CudaSignal& s) const noexcept;
 
@@ -104,6 +116,7 @@ class CudaQueue : public detail::QueueImpl, public std::enable_shared_from_this<
   CUevent timing_event();
 
   std::shared_ptr<CudaDevice> device_;
+  std::shared_ptr<ContextGuard> guard_;  // the context's this stream, its events and slots belong to
   const Driver& d_;
   detail::Counters& counters_;
   Completion completion_;
@@ -120,6 +133,16 @@ class CudaQueue : public detail::QueueImpl, public std::enable_shared_from_this<
   std::mutex mutex_;
   std::map<std::uint64_t, Graph> graphs_;
   bool capturing_ = false;  // launches and copies build a graph: counted when it is launched
+  struct Abandoned {
+    CudaSignal signal;
+    SignalPool::Handle pooled;
+    std::string what;
+  };
+  std::mutex abandoned_mutex_;
+  std::vector<Abandoned> abandoned_;
+  std::atomic<bool> shut_down_{false};
+  std::string shut_down_why_;
+  std::uint64_t serial_ = 0;  // under the timeline's submit mutex
 };
 
 }  // namespace hsad::cuda

@@ -188,11 +188,21 @@ RocrDevice::RocrDevice(const Api& api, hsa_agent_t agent, const Pools& pools) : 
   api_.hsa_amd_memory_pool_get_info(pools_.device, HSA_AMD_MEMORY_POOL_INFO_SIZE, &memory);
   info_.memory_bytes = memory;
   check(api_.hsa_signal_create(0, 0, nullptr, &copy_signal_), "hsa_signal_create");
+  faults_ = std::make_unique<MemoryFaults>(api_, agent_, info_.name + " (" + isa_name_ + ")");
 }
 
 RocrDevice::~RocrDevice() {
   api_.hsa_signal_destroy(copy_signal_);
 }
+
+void RocrDevice::throw_if_faulted() const {
+  if (!faults_->faulted()) return;
+  throw Error("rocr", "wait", faults_->text() + "; every queue of the agent stopped",
+              "the kernels in flight may have written memory partly; Device::reset() destroys the queues and "
+              "clears the fault");
+}
+
+void RocrDevice::reset_device(const std::vector<std::shared_ptr<detail::QueueImpl>>&) { faults_->clear(); }
 
 std::shared_ptr<detail::QueueImpl> RocrDevice::create_queue(std::uint32_t packets, Priority priority) {
   if (packets == 0) packets = std::min(kDefaultQueuePackets, info_.max_queue_packets);

@@ -7,6 +7,7 @@
 
 #include "backends/aql/aql_agent.hpp"
 #include "backends/rocr/hsa_api.hpp"
+#include "backends/rocr/memory_faults.hpp"
 #include "hsad/code_object.hpp"
 
 namespace hsad::rocr {
@@ -39,6 +40,8 @@ class RocrDevice : public detail::DeviceImpl, public detail::AqlAgent {
   void* alloc_kernarg(std::size_t bytes) override;
   void free_kernarg(void* ptr) noexcept override;
   const char* backend_name() const override { return "rocr"; }
+  // A GPU memory fault on this agent (ROCr's system event): its text, for every waiter.
+  void throw_if_faulted() const override;
   // Copies are hsa_amd_memory_async_copy, ordered by signals.
   bool copies_in_ring() const override { return false; }
   void async_copy(const detail::Copy& copy, const hsa_signal_t* deps, std::uint32_t dep_count, hsa_signal_t done,
@@ -60,6 +63,8 @@ class RocrDevice : public detail::DeviceImpl, public detail::AqlAgent {
   void raw_deallocate(void* ptr, std::size_t bytes, Memory kind) noexcept override;
   std::size_t transfer_to_device(void* dst, const void* src, std::size_t bytes, bool src_pinned) override;
   std::size_t transfer_to_host(void* dst, const void* src, std::size_t bytes, bool dst_pinned) override;
+  // The queues are destroyed by the reset itself (hsa_queue_destroy); a memory fault is forgotten.
+  void reset_device(const std::vector<std::shared_ptr<detail::QueueImpl>>& queues) override;
 
  private:
   struct Executable;  // the code object reader and executable, destroyed together
@@ -79,6 +84,7 @@ class RocrDevice : public detail::DeviceImpl, public detail::AqlAgent {
   std::shared_ptr<const Executable> exe_;
   std::mutex copy_mutex_;
   hsa_signal_t copy_signal_{0};
+  std::unique_ptr<MemoryFaults> faults_;
 };
 
 }  // namespace hsad::rocr

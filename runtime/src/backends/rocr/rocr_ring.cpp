@@ -28,9 +28,32 @@ RocrRing::RocrRing(const Api& api, hsa_agent_t agent, std::uint32_t packets) : a
   check(api_.hsa_queue_create(agent, packets, HSA_QUEUE_TYPE_MULTI, &RocrRing::on_error, this, UINT32_MAX,
                               UINT32_MAX, &queue_),
         "hsa_queue_create", "the queue size must be a power of two no larger than the agent's maximum");
+  size_ = queue_->size;
+  base_ = queue_->base_address;
 }
 
-RocrRing::~RocrRing() { api_.hsa_queue_destroy(queue_); }
+RocrRing::~RocrRing() { shut_down("the queue was destroyed"); }
+
+bool RocrRing::shut_down(const std::string& why) {
+  if (destroyed_.load(std::memory_order_acquire)) return true;
+  shut_down_ = why;
+  last_read_index_ = api_.hsa_queue_load_read_index_scacquire(queue_);
+  destroyed_.store(true, std::memory_order_release);
+  api_.hsa_queue_destroy(queue_);
+  return true;
+}
+
+std::uint64_t RocrRing::failed_packet() const {
+  if (status_.load(std::memory_order_acquire) == HSA_STATUS_SUCCESS) return UINT64_MAX;
+  // The simulated GPU's account starts "packet N: ..." for the packet that failed.
+  const std::string why = driver_explanation(base_);
+  if (why.rfind("packet ", 0) != 0) return UINT64_MAX;
+  try {
+    return std::stoull(why.substr(7));
+  } catch (...) {
+    return UINT64_MAX;
+  }
+}
 
 void RocrRing::set_high_priority() {
   check(api_.hsa_amd_queue_set_priority(queue_, HSA_AMD_QUEUE_PRIORITY_HIGH), "hsa_amd_queue_set_priority");
@@ -45,7 +68,10 @@ std::uint64_t RocrRing::add_write_index(std::uint64_t n) {
   return api_.hsa_queue_add_write_index_relaxed(queue_, n);
 }
 
-std::uint64_t RocrRing::load_read_index() const { return api_.hsa_queue_load_read_index_scacquire(queue_); }
+std::uint64_t RocrRing::load_read_index() const {
+  if (destroyed_.load(std::memory_order_acquire)) return last_read_index_;
+  return api_.hsa_queue_load_read_index_scacquire(queue_);
+}
 
 void RocrRing::ring_doorbell(std::uint64_t index) {
   api_.hsa_signal_store_screlease(queue_->doorbell_signal, hsa_signal_value_t(index));
@@ -53,8 +79,8 @@ void RocrRing::ring_doorbell(std::uint64_t index) {
 
 std::string RocrRing::error() const {
   const hsa_status_t s = status_.load(std::memory_order_acquire);
-  if (s == HSA_STATUS_SUCCESS) return {};
-  const std::string why = driver_explanation(queue_->base_address);
+  if (s == HSA_STATUS_SUCCESS) return destroyed_.load(std::memory_order_acquire) ? shut_down_ : std::string();
+  const std::string why = driver_explanation(base_);
   return "the queue stopped: " + status_text(s) + (why.empty() ? "" : ": " + why);
 }
 
@@ -65,7 +91,10 @@ void RocrRing::enable_profiling() {
 
 void RocrRing::throw_if_failed() const {
   const hsa_status_t s = status_.load(std::memory_order_acquire);
-  if (s == HSA_STATUS_SUCCESS) return;
+  if (s == HSA_STATUS_SUCCESS) {
+    if (destroyed_.load(std::memory_order_acquire)) throw Error("rocr", "queue", shut_down_, "create a new queue");
+    return;
+  }
   throw Error("rocr", "queue", error(), "a kernel faulted; this queue is unusable, create a new one");
 }
 

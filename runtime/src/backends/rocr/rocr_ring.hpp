@@ -3,6 +3,7 @@
 #pragma once
 
 #include <atomic>
+#include <string>
 
 #include "backends/aql/aql_agent.hpp"
 #include "backends/rocr/hsa_api.hpp"
@@ -18,16 +19,22 @@ class RocrRing : public detail::AqlRing {
   RocrRing(const RocrRing&) = delete;
   RocrRing& operator=(const RocrRing&) = delete;
 
-  std::uint32_t size() const override { return queue_->size; }
-  void* base() const override { return queue_->base_address; }
+  std::uint32_t size() const override { return size_; }
+  void* base() const override { return base_; }
   std::uint64_t add_write_index(std::uint64_t n) override;
   std::uint64_t load_read_index() const override;
   void ring_doorbell(std::uint64_t index) override;
   void throw_if_failed() const override;
-  bool failed() const override { return status_.load(std::memory_order_acquire) != HSA_STATUS_SUCCESS; }
+  bool failed() const override {
+    return destroyed_.load(std::memory_order_acquire) || status_.load(std::memory_order_acquire) != HSA_STATUS_SUCCESS;
+  }
   std::string error() const override;
   // The packet processor then writes each completion signal's start and end; async copies too.
   void enable_profiling() override;
+  // The packet the simulated GPU names in its account of the error; UINT64_MAX on a real driver.
+  std::uint64_t failed_packet() const override;
+  // hsa_queue_destroy: the driver preempts the queue's waves.
+  bool shut_down(const std::string& why) override;
 
   hsa_queue_t* queue() const { return queue_; }
 
@@ -37,6 +44,11 @@ class RocrRing : public detail::AqlRing {
   const Api& api_;
   hsa_queue_t* queue_ = nullptr;
   std::atomic<hsa_status_t> status_{HSA_STATUS_SUCCESS};
+  std::atomic<bool> destroyed_{false};
+  std::uint32_t size_ = 0;   // kept: the queue is gone after a shut-down, its numbers are not
+  void* base_ = nullptr;
+  std::uint64_t last_read_index_ = 0;
+  std::string shut_down_;  // why, written before destroyed_
 };
 
 }  // namespace hsad::rocr

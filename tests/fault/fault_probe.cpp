@@ -1,0 +1,254 @@
+// hsad-fault-probe: one misbehaving program per case, run by the recovery tests in a child
+// process with a time bound (tests/support/recovery_cases.hpp), so that a hang fails a test
+// instead of stalling CI. It prints one "key: value" line per step, on stdout, flushed.
+//
+//   hsad-fault-probe BACKEND CASE
+//   CASE: stuck-exit   a kernel that never ends, a timeout, then main returns 3 while it spins
+//         stuck-later  after that timeout: the same queue, a new queue, memory and modules
+//         reset        after that timeout: Device::reset, then a batch on a new queue
+//         fault        a store to an address nobody mapped (the cpu agent: a kernel that throws)
+//         trap         a kernel that traps (the cpu agent: a kernel that throws)
+//         fault-reset  a fault, then Device::reset, then a batch on a new queue
+// Kernels: tests/modules/fault_kernels.cu on GPUs (HSAD_TEST_MODULES_DIR, else the build's
+// folder), host kernels of the same names on the cpu agent.
+#include <time.h>
+
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <stdexcept>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "hsad/hsad.hpp"
+
+using namespace hsad;
+using std::chrono::milliseconds;
+
+namespace {
+
+std::uint64_t monotonic_ns() {
+  timespec ts{};
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return std::uint64_t(ts.tv_sec) * 1'000'000'000ull + std::uint64_t(ts.tv_nsec);
+}
+
+void say(const std::string& key, const std::string& value) {
+  std::printf("%s: %s\n", key.c_str(), value.c_str());
+  std::fflush(stdout);
+}
+
+// Runs `step`, saying how long it took and what it threw.
+template <class F> void timed(const std::string& key, F&& step) {
+  const auto start = std::chrono::steady_clock::now();
+  std::string outcome = "ok";
+  try {
+    step();
+  } catch (const std::exception& e) {
+    outcome = std::string("error: ") + e.what();
+  }
+  const auto ms = std::chrono::duration_cast<milliseconds>(std::chrono::steady_clock::now() - start).count();
+  say(key, outcome + " (" + std::to_string(ms) + " ms)");
+}
+
+struct PointerArg {
+  unsigned* p;
+};
+
+void register_cpu_kernels() {
+  const std::vector<ArgInfo> pointer = {host_arg("p", &PointerArg::p)};
+  register_host_kernel(make_host_kernel<PointerArg>("probe_spin", +[](const WorkGroup& wg) {
+    // Never looks at wg.cancelled(): the agent must cope with a work-group that does not return.
+    const unsigned* flag = wg.args<PointerArg>().p;
+    while (__atomic_load_n(flag, __ATOMIC_ACQUIRE) == 0) std::this_thread::yield();
+  }, pointer));
+  register_host_kernel(make_host_kernel<PointerArg>("probe_store", +[](const WorkGroup& wg) {
+    char text[64];
+    std::snprintf(text, sizeof text, "invalid store to %p", static_cast<void*>(wg.args<PointerArg>().p));
+    throw std::runtime_error(text);
+  }, pointer));
+  register_host_kernel(make_host_kernel("probe_trap", +[](const WorkGroup&) { throw std::runtime_error("trap"); }));
+  register_host_kernel(make_host_kernel<PointerArg>("probe_add_one", +[](const WorkGroup& wg) {
+    __atomic_fetch_add(wg.args<PointerArg>().p, 1u, __ATOMIC_RELAXED);
+  }, pointer));
+}
+
+struct Kernels {
+  Module module;  // GPUs: the module that holds them
+  Kernel spin, store, trap, add_one;
+};
+
+std::string modules_dir() {
+  const char* dir = std::getenv("HSAD_TEST_MODULES_DIR");
+  return dir && *dir ? dir : HSAD_MODULES_DIR;
+}
+
+Kernels kernels(const Device& device) {
+  Kernels k;
+  if (device.info().backend == "cpu") {
+    k.spin = device.kernel("probe_spin");
+    k.store = device.kernel("probe_store");
+    k.trap = device.kernel("probe_trap");
+    k.add_one = device.kernel("probe_add_one");
+    return k;
+  }
+  k.module = device.load_module(modules_dir() + (device.info().backend == "cuda" ? "/fault.fatbin" : "/fault.hsaco"));
+  k.spin = k.module.kernel("probe_spin");
+  k.store = k.module.kernel("probe_store");
+  k.trap = k.module.kernel("probe_trap");
+  k.add_one = k.module.kernel("probe_add_one");
+  return k;
+}
+
+// A batch of one kernel that works; the count it adds to, read back.
+bool works(const Device& device, const Kernel& add_one, const std::string& key) {
+  bool ok = false;
+  timed(key, [&] {
+    Buffer x = device.alloc(sizeof(unsigned));
+    const unsigned zero = 0;
+    device.copy_to_device(x, &zero, sizeof zero);
+    Batch b;
+    b.exec(add_one, Dim3{1}, Dim3{1}, {x});
+    device.create_queue().run(b, Options::all(), milliseconds(10000));
+    unsigned got = 0;
+    device.copy_to_host(&got, x, sizeof got);
+    if (got != 1) throw std::runtime_error("the count is " + std::to_string(got));
+    ok = true;
+  });
+  return ok;
+}
+
+// Starts the spin and waits for it with a short timeout: the submission is abandoned.
+Submission stick(const Kernels& k, Queue& queue, const Buffer& flag) {
+  Batch b;
+  b.exec(k.spin, Dim3{1}, Dim3{1}, {flag});
+  Submission s = queue.submit(b, Options::all(), milliseconds(1000));
+  timed("stuck-run", [&] { s.wait(milliseconds(1000)); });
+  return s;
+}
+
+void release_flag(const Device& device, const Buffer& flag) {
+  const unsigned one = 1;
+  timed("release-flag", [&] { device.copy_to_device(flag, &one, sizeof one); });
+}
+
+int stuck_exit(const Device& device, const Kernels& k) {
+  Buffer flag = device.alloc(sizeof(unsigned));
+  const unsigned zero = 0;
+  device.copy_to_device(flag, &zero, sizeof zero);
+  Queue queue = device.create_queue();
+  Submission stuck = stick(k, queue, flag);
+  // Every handle goes out of scope on the way out, the kernel still spinning.
+  say("main-returns-at-ns", std::to_string(monotonic_ns()));
+  return 3;
+}
+
+int stuck_later(const Device& device, const Kernels& k) {
+  Buffer flag = device.alloc(sizeof(unsigned));
+  const unsigned zero = 0;
+  device.copy_to_device(flag, &zero, sizeof zero);
+  Queue queue = device.create_queue();
+  Submission stuck = stick(k, queue, flag);
+  Batch b;
+  Buffer x = device.alloc(sizeof(unsigned));
+  b.exec(k.add_one, Dim3{1}, Dim3{1}, {x});
+  timed("same-queue", [&] { queue.run(b, Options::all(), milliseconds(3000)); });
+  Queue fresh;
+  timed("create-queue", [&] { fresh = device.create_queue(); });
+  timed("new-queue", [&] { fresh.run(b, Options::all(), milliseconds(3000)); });
+  timed("new-queue-baseline", [&] { fresh.run(b, Options::none(), milliseconds(3000)); });
+  timed("alloc-free", [&] {
+    Buffer y = device.alloc(1 << 20);
+    Buffer z = device.alloc(4096, Memory::pinned_host);
+  });
+  timed("load-module", [&] { kernels(device); });
+  timed("abandoned-wait-again", [&] { stuck.wait(milliseconds(100)); });
+  say("main-returns-at-ns", std::to_string(monotonic_ns()));
+  return 3;
+}
+
+int reset(const Device& device, const Kernels& k) {
+  Buffer flag = device.alloc(sizeof(unsigned));
+  const unsigned zero = 0;
+  device.copy_to_device(flag, &zero, sizeof zero);
+  Queue queue = device.create_queue();
+  Submission stuck = stick(k, queue, flag);
+  bool reset_ok = false;
+  timed("reset", [&] {
+    device.reset();
+    reset_ok = true;
+  });
+  if (!reset_ok) {
+    // cuda: the driver's reset waits for the kernel; end it, then reset.
+    release_flag(device, flag);
+    timed("reset-after-release", [&] { device.reset(); });
+  }
+  timed("old-queue", [&] {
+    Batch b;
+    queue.run(b, Options::all(), milliseconds(3000));
+  });
+  const Kernels again = kernels(device);
+  const bool ok = works(device, again.add_one, "after-reset");
+  say("main-returns-at-ns", std::to_string(monotonic_ns()));
+  return ok ? 3 : 1;
+}
+
+int fault(const Device& device, const Kernels& k, bool trap, bool then_reset) {
+  Queue queue = device.create_queue();
+  Buffer x = device.alloc(sizeof(unsigned));
+  Batch b;
+  b.exec(k.add_one, Dim3{1}, Dim3{1}, {x});
+  if (trap) {
+    b.exec(k.trap, Dim3{1}, Dim3{1}, {});
+  } else {
+    void* nowhere = reinterpret_cast<void*>(std::uintptr_t(0x1000));
+    b.exec(k.store, Dim3{64}, Dim3{64}, {nowhere});
+  }
+  b.exec(k.add_one, Dim3{1}, Dim3{1}, {x});
+  timed("faulting-run", [&] { queue.run(b, Options::all(), milliseconds(20000)); });
+  timed("same-queue-after", [&] { queue.run(b, Options::all(), milliseconds(3000)); });
+  bool ok = true;
+  if (then_reset) {
+    bool reset_ok = false;
+    timed("reset", [&] {
+      device.reset();
+      reset_ok = true;
+    });
+    if (reset_ok) {
+      const Kernels again = kernels(device);
+      ok = works(device, again.add_one, "after-reset");
+    }
+  }
+  say("main-returns-at-ns", std::to_string(monotonic_ns()));
+  return ok ? 3 : 1;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc != 3) {
+    std::fprintf(stderr, "usage: hsad-fault-probe BACKEND stuck-exit|stuck-later|reset|fault|trap|fault-reset\n");
+    return 2;
+  }
+  const std::string backend = argv[1], what = argv[2];
+  try {
+    register_cpu_kernels();
+    const Runtime rt = Runtime::open(backend);
+    const Device device = rt.device();
+    say("device", device.info().name + " (" + device.info().backend + ")");
+    const Kernels k = kernels(device);
+    if (what == "stuck-exit") return stuck_exit(device, k);
+    if (what == "stuck-later") return stuck_later(device, k);
+    if (what == "reset") return reset(device, k);
+    if (what == "fault") return fault(device, k, false, false);
+    if (what == "trap") return fault(device, k, true, false);
+    if (what == "fault-reset") return fault(device, k, false, true);
+    std::fprintf(stderr, "hsad-fault-probe: unknown case '%s'\n", what.c_str());
+    return 2;
+  } catch (const std::exception& e) {
+    say("setup", std::string("error: ") + e.what());
+    return 1;
+  }
+}
