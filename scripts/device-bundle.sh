@@ -2,13 +2,14 @@
 # Gathers what a run on the device tool's GPU machine needs into .dev/ (ignored by git, carried
 # with `carry: [".dev"]`): the apps, the GPU tests and their module files, the example, stripped
 # to fit the tool's 64 MiB. Run after building build/default. On the device machine:
-#   cd .dev && export LD_LIBRARY_PATH=$PWD/lib HSAD_TEST_MODULES_DIR=$PWD/modules && ./gpu_tests
+#   cd .dev && export LD_LIBRARY_PATH=$PWD/lib HSAD_TEST_MODULES_DIR=$PWD/modules HSAD_FAULT_PROBE=$PWD/hsad-fault-probe
+#   ./gpu_tests
 set -euo pipefail
 cd "$(dirname "$0")/.."
 b=build/default
 rm -rf .dev && mkdir -p .dev/modules .dev/example .dev/lib
 for f in $b/apps/bitonic-bench/bitonic-bench $b/apps/laplacian-bench/laplacian-bench $b/apps/dispatch-bench/dispatch-bench \
-         $b/apps/hsad-info/hsad-info $b/tests/gpu_tests; do
+         $b/apps/hsad-info/hsad-info $b/tests/gpu_tests $b/tests/hsad-fault-probe; do
   [ -f "$f" ] && cp "$f" .dev/
 done
 for f in $b/apps/memory-bench/memory-bench; do [ -f "$f" ] && cp "$f" .dev/; done
@@ -24,7 +25,7 @@ if [ -x /usr/local/cuda/bin/nvcc ]; then
 fi
 # The measurement scripts, run from .dev/ (bash h100-issue15.sh, bash h100-memory.sh 1, ...).
 cp docs/measurements/h100-*.sh docs/measurements/multi-gpu-*.sh docs/measurements/gpu-sanitizers.sh \
-   docs/measurements/mpi-laplacian.sh .dev/
+   docs/measurements/mpi-laplacian.sh docs/measurements/h100-recovery.sh .dev/
 # Open MPI's runtime for laplacian-bench --mpi (the GPU machine has none): .dev/openmpi/env.sh.
 if command -v orterun >/dev/null; then bash scripts/openmpi-bundle.sh .dev/openmpi >/dev/null; fi
 # The device machine has no Boost: the apps' one shared library travels (LD_LIBRARY_PATH=lib).

@@ -13,6 +13,7 @@
 #include "hsad/hsad.hpp"
 #include "laplacian_slabs.hpp"
 #include "memory_checks.hpp"
+#include "recovery_cases.hpp"
 
 using namespace hsad;
 
@@ -475,4 +476,44 @@ TEST(GpuSlabs, EveryGpuCountGivesTheOneGpuBits) {
           << "halo route " << many.halo_path();
     }
   }
+}
+
+// Recovery from a kernel that never ends, one that faults and one that traps, each case in a
+// child process (tests/support/recovery_cases.hpp) on the first GPU backend present.
+namespace {
+std::string gpu_backend_name() {
+  for (const BackendStatus& b : Runtime::probe()) {
+    if (b.name != "cpu" && b.available) return b.name;
+  }
+  return {};
+}
+std::string recovery_backend() {
+  const std::string name = gpu_backend_name();
+  if (name.empty()) throw std::runtime_error("no GPU backend");
+  return name;
+}
+}  // namespace
+
+#define HSAD_GPU_RECOVERY(name, body)                                   \
+  TEST(GpuRecovery, name) {                                           \
+    if (gpu_backend_name().empty()) GTEST_SKIP() << "no GPU backend"; \
+    body;                                                             \
+  }
+HSAD_GPU_RECOVERY(AStuckKernelTimesOutAndTheProcessExitsNormally, hsad::test::check_stuck_exit(recovery_backend()))
+HSAD_GPU_RECOVERY(LaterWorkFailsAtOnceOrHonoursItsDeadline, hsad::test::check_stuck_later(recovery_backend()))
+HSAD_GPU_RECOVERY(AResetStopsTheStuckKernelAndTheDeviceWorksAgain, hsad::test::check_reset(recovery_backend()))
+HSAD_GPU_RECOVERY(AMemoryFaultIsAnErrorNamingItsCommand, hsad::test::check_fault(recovery_backend(), false))
+HSAD_GPU_RECOVERY(ATrapIsAnErrorNamingItsCommand, hsad::test::check_fault(recovery_backend(), true))
+HSAD_GPU_RECOVERY(AfterAFaultAResetRecoversWhereTheBackendCan, hsad::test::check_fault_reset(recovery_backend()))
+
+// ROCr without the library's system event handler (HSAD_ROCR_FAULT_HANDLER=0) does what it does
+// for every HIP program: prints its message and aborts. With the handler (the cases above) the
+// same fault is an error.
+TEST(GpuRecovery, WithoutTheHandlerROCrAbortsOnAMemoryFault) {
+  if (gpu_backend_name() != "rocr") GTEST_SKIP() << "ROCr's memory-fault handling";
+  const hsad::test::ChildResult r =
+      hsad::test::run_probe("rocr", "fault", {{"HSAD_ROCR_FAULT_HANDLER", "0"}});
+  EXPECT_EQ(r.signal, SIGABRT) << r.output;
+  EXPECT_NE(r.output.find("Memory access fault by GPU node-"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("Page not present or supervisor privilege"), std::string::npos) << r.output;
 }

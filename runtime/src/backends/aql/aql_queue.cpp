@@ -125,7 +125,13 @@ void AqlQueue::ring_doorbell(std::uint64_t index) {
 void AqlQueue::wait_zero(hsa_signal_t signal, Clock::time_point deadline, const char* what, const AqlSubmission* sub) {
   counters_.host_waits.fetch_add(1, std::memory_order_relaxed);
   const auto check = [this, sub] {
-    agent_.throw_if_faulted();
+    try {
+      agent_.throw_if_faulted();
+    } catch (const Error& e) {
+      const std::string account = ring_->driver_account();
+      if (account.empty()) throw;
+      throw Error(e.backend(), e.call(), e.status() + " (the driver's account: " + account + ")", e.hint());
+    }
     ring_->throw_if_failed();
     if (sub && !sub->waits_for.empty()) sub->check_waits_for();
   };

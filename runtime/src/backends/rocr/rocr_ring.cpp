@@ -43,6 +43,8 @@ bool RocrRing::shut_down(const std::string& why) {
   return true;
 }
 
+std::string RocrRing::driver_account() const { return driver_explanation(base_); }
+
 std::uint64_t RocrRing::failed_packet() const {
   if (status_.load(std::memory_order_acquire) == HSA_STATUS_SUCCESS) return UINT64_MAX;
   // The simulated GPU's account starts "packet N: ..." for the packet that failed.

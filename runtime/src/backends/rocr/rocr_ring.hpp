@@ -35,6 +35,7 @@ class RocrRing : public detail::AqlRing {
   std::uint64_t failed_packet() const override;
   // hsa_queue_destroy: the driver preempts the queue's waves.
   bool shut_down(const std::string& why) override;
+  std::string driver_account() const override;
 
   hsa_queue_t* queue() const { return queue_; }
 
