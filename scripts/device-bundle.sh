@@ -25,11 +25,13 @@ if [ -x /usr/local/cuda/bin/nvcc ]; then
 fi
 # The measurement scripts, run from .dev/ (bash h100-issue15.sh, bash h100-memory.sh 1, ...).
 cp docs/measurements/h100-*.sh docs/measurements/multi-gpu-*.sh docs/measurements/gpu-sanitizers.sh \
-   docs/measurements/mpi-laplacian.sh docs/measurements/h100-recovery.sh .dev/
+   docs/measurements/mpi-laplacian.sh docs/measurements/h100-recovery.sh docs/measurements/h100-plots.sh .dev/
 # Open MPI's runtime for laplacian-bench --mpi (the GPU machine has none): .dev/openmpi/env.sh.
 if command -v orterun >/dev/null; then bash scripts/openmpi-bundle.sh .dev/openmpi >/dev/null; fi
 # The device machine has no Boost: the apps' one shared library travels (LD_LIBRARY_PATH=lib).
 cp -L /usr/lib/x86_64-linux-gnu/libboost_program_options.so.1.74.0 .dev/lib/
-strip --strip-debug .dev/* .dev/example/saxpy-pipeline 2>/dev/null || true  # (the scripts are left as they are)
+# ... and libhsadispatch itself, which the apps link as a shared object (the tests link it statically).
+cp -a $b/runtime/libhsadispatch.so* .dev/lib/
+strip --strip-debug .dev/* .dev/lib/libhsadispatch.so.*.* .dev/example/saxpy-pipeline 2>/dev/null || true  # (the scripts are left as they are)
 mkdir -p .git/info && grep -qx '/.dev/' .git/info/exclude 2>/dev/null || echo '/.dev/' >> .git/info/exclude
 du -sh .dev

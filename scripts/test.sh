@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Sets up a fresh Debian 12 machine, builds, and runs the whole test suite: the default build,
 # the same tests as other machines would run them (cache size unknown, small, large; one CPU),
-# then ASan+UBSan, then TSan over the cpu agent's tests. Stops at the first failing stage.
+# then the Debian packages (installed, used, removed), then ASan+UBSan, then TSan over the cpu
+# agent's tests. Stops at the first failing stage.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/install-deps.sh
@@ -29,6 +30,8 @@ other_machines() {
 
 stage default
 other_machines
+echo "=== packages: build, install with apt-get, build the example against /usr both ways, remove"
+bash tests/package/packages.sh default
 stage asan
 stage tsan
 echo "=== all stages passed"

@@ -41,7 +41,7 @@ Listing list_devices() {
 }
 
 void print_devices_json(std::ostream& out, const Listing& l) {
-  out << "{\"backends\":[";
+  out << "{\"version\":" << quoted(version()) << ",\"backends\":[";
   for (std::size_t i = 0; i < l.backends.size(); ++i) {
     const BackendStatus& b = l.backends[i];
     out << (i ? "," : "") << "{\"name\":" << quoted(b.name) << ",\"available\":" << (b.available ? "true" : "false")
@@ -61,6 +61,7 @@ void print_devices_json(std::ostream& out, const Listing& l) {
 }
 
 void print_devices_table(std::ostream& out, const Listing& l) {
+  out << "libhsadispatch " << version() << "\n";
   out << "backends:\n";
   for (const BackendStatus& b : l.backends) {
     out << "  " << b.name << ": " << (b.available ? "available" : "unavailable") << " (" << b.reason << ")\n";
@@ -152,10 +153,17 @@ int main(int argc, char** argv) {
   po::options_description desc(
       "hsad-info: the backends (available or why not) and their devices; or the kernels of a code object");
   desc.add_options()("help,h", "this text")
+      ("version", "the library's version, and nothing else")
       ("format", po::value(&format)->default_value("table"), "table | json")
       ("code-object", po::value(&code_object), "an AMD code object (ELF) or clang offload bundle to describe")
       ("target", po::value(&target), "with --code-object: only the code object for this processor (gfx90a, ...)");
   if (auto status = bench::parse_cli(argc, argv, desc, "hsad-info")) return *status;
+  for (int i = 1; i < argc; ++i) {
+    if (std::string(argv[i]) == "--version") {
+      std::cout << "hsad-info (libhsadispatch) " << version() << '\n';
+      return 0;
+    }
+  }
   try {
     if (format != "table" && format != "json") {
       throw Error("hsad-info", "--format", "unknown format '" + format + "'", "valid: table, json");

@@ -3,6 +3,8 @@
 // order recorded, with no host wait between them under Options::nosync.
 #pragma once
 
+#include "hsad/export.hpp"
+
 #include <cstdint>
 #include <cstring>
 #include <initializer_list>
@@ -20,7 +22,7 @@ class Submission;
 class Queue;
 
 // One explicit kernel argument, by value. A Buffer passes its device address.
-class Arg {
+class HSAD_API Arg {
  public:
   template <class T, class = std::enable_if_t<std::is_trivially_copyable_v<T> && !std::is_pointer_v<T>>>
   Arg(const T& v) : size_(sizeof(T)) {  // NOLINT: implicit on purpose, exec(k, g, b, {buf, 3u})
@@ -78,7 +80,7 @@ struct Command {
 };
 }  // namespace detail
 
-class Batch {
+class HSAD_API Batch {
  public:
   // Records one dispatch. Throws hsad::Error naming the kernel and the argument on a wrong
   // argument count or size, and on a grid or work-group that is empty.

@@ -2,6 +2,8 @@
 // Pageable host memory is the caller's own (std::vector, malloc): the library only copies from it.
 #pragma once
 
+#include "hsad/export.hpp"
+
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -15,7 +17,7 @@ enum class Memory : std::uint8_t {
 
 namespace detail { class DeviceImpl; }
 
-class Buffer {
+class HSAD_API Buffer {
  public:
   Buffer() = default;
   Buffer(std::shared_ptr<detail::DeviceImpl> owner, void* ptr, std::size_t bytes, Memory kind);

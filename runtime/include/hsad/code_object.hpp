@@ -2,6 +2,8 @@
 // NT_AMDGPU_METADATA note. Malformed input is an hsad::Error, never a crash.
 #pragma once
 
+#include "hsad/export.hpp"
+
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -11,13 +13,13 @@
 
 namespace hsad {
 
-struct CodeObjectKernel {
+struct HSAD_API CodeObjectKernel {
   KernelInfo info;                        // name, kernarg layout (hidden args included), segments
   std::string symbol;                     // the kernel descriptor's symbol: "name.kd"
   std::uint64_t descriptor_offset = 0;    // the .kd symbol's value; 0 where the ELF has no symbol table
 };
 
-struct CodeObject {
+struct HSAD_API CodeObject {
   std::string target;                // "amdgcn-amd-amdhsa--gfx90a" (with feature suffixes, as written)
   std::string processor;             // "gfx90a": what an agent's ISA name is matched against
   std::uint32_t code_object_version = 0;  // 2..5, from the ELF's ABI version
@@ -25,26 +27,26 @@ struct CodeObject {
 };
 
 // One entry of a clang offload bundle ("__CLANG_OFFLOAD_BUNDLE__").
-struct BundleEntry {
+struct HSAD_API BundleEntry {
   std::string id;         // "hipv4-amdgcn-amd-amdhsa--gfx90a", "host-x86_64-unknown-linux"
   std::string_view bytes; // a view into the bundle
 };
 
-bool is_offload_bundle(std::string_view bytes);
+HSAD_API bool is_offload_bundle(std::string_view bytes);
 // Every entry of a bundle; throws hsad::Error on a truncated or inconsistent one.
-std::vector<BundleEntry> unbundle(std::string_view bundle);
+HSAD_API std::vector<BundleEntry> unbundle(std::string_view bundle);
 
 // Reads one AMDGPU ELF code object.
-CodeObject read_code_object(std::string_view elf);
+HSAD_API CodeObject read_code_object(std::string_view elf);
 
 // The device code objects in `bytes`: a bundle's amdgcn entries, or the one ELF it is.
-std::vector<CodeObject> read_code_objects(std::string_view bytes);
+HSAD_API std::vector<CodeObject> read_code_objects(std::string_view bytes);
 
 // An AMD target ID as ROCr matches it: the processor and the two target features (sramecc,
 // xnack), each on ("+"), off ("-") or unspecified (any). Parsed from a full ISA or target name
 // ("amdgcn-amd-amdhsa--gfx90a:sramecc+:xnack-", a bundle entry "hipv4-amdgcn-amd-amdhsa--gfx90a:xnack-")
 // or a short one ("gfx90a:xnack-", "gfx90a").
-struct TargetId {
+struct HSAD_API TargetId {
   enum class Feature : std::uint8_t { any, on, off };
   std::string processor;
   Feature sramecc = Feature::any;
@@ -56,13 +58,13 @@ struct TargetId {
 
 // Code built for `code` runs on an agent of ISA `agent`: the processors are equal, and each
 // feature the code fixes is the agent's setting (an agent's unspecified feature accepts either).
-bool target_compatible(const TargetId& code, const TargetId& agent);
+HSAD_API bool target_compatible(const TargetId& code, const TargetId& agent);
 
 // The code object entry of a bundle (or the ELF itself) that runs on an agent's ISA ("gfx90a",
 // or with features, "amdgcn-amd-amdhsa--gfx90a:sramecc+:xnack-"): of the compatible ones, the
 // one that fixes the most features, as ROCr prefers. An empty view when none is compatible.
-std::string_view select_code_object(std::string_view bytes, std::string_view agent_isa);
+HSAD_API std::string_view select_code_object(std::string_view bytes, std::string_view agent_isa);
 // The targets a bundle (or ELF) holds, for messages: "gfx1030, gfx908, gfx90a:xnack-".
-std::string code_object_targets(std::string_view bytes);
+HSAD_API std::string code_object_targets(std::string_view bytes);
 
 }  // namespace hsad

@@ -1,6 +1,8 @@
 // Device: one agent of one backend: its kernels, queues, memory and counters.
 #pragma once
 
+#include "hsad/export.hpp"
+
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -15,7 +17,7 @@
 
 namespace hsad {
 
-struct DeviceInfo {
+struct HSAD_API DeviceInfo {
   std::string backend;  // "cpu", "rocr", "cuda"
   std::string name;     // marketing name
   std::string isa;      // "gfx90a", "sm_90", "x86_64"
@@ -30,7 +32,7 @@ struct DeviceInfo {
   std::uint32_t max_queue_packets = 0;
 };
 
-class Device {
+class HSAD_API Device {
  public:
   Device() = default;
   explicit Device(std::shared_ptr<detail::DeviceImpl> impl) : impl_(std::move(impl)) {}

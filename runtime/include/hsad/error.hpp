@@ -2,12 +2,14 @@
 // It names the backend, the failing call, the driver's status text and what to do about it.
 #pragma once
 
+#include "hsad/export.hpp"
+
 #include <stdexcept>
 #include <string>
 
 namespace hsad {
 
-class Error : public std::runtime_error {
+class HSAD_API Error : public std::runtime_error {
  public:
   Error(std::string backend, std::string call, std::string status, std::string hint = {});
 

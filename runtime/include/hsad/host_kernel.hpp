@@ -2,6 +2,8 @@
 // and reads its arguments from the packet's kernarg memory, as a GPU kernel would.
 #pragma once
 
+#include "hsad/export.hpp"
+
 #include <atomic>
 
 #include <cstddef>
@@ -14,7 +16,7 @@
 
 namespace hsad {
 
-struct WorkGroup {
+struct HSAD_API WorkGroup {
   const void* kernarg;
   Dim3 grid;   // work-items
   Dim3 size;   // work-group size
@@ -41,7 +43,7 @@ struct WorkGroup {
 
 using HostKernelFn = void (*)(const WorkGroup&);
 
-struct HostKernel {
+struct HSAD_API HostKernel {
   KernelInfo info;
   HostKernelFn fn = nullptr;
 };
@@ -69,12 +71,12 @@ HostKernel make_host_kernel(std::string name, HostKernelFn fn, std::vector<ArgIn
   return k;
 }
 // For a kernel with no arguments.
-HostKernel make_host_kernel(std::string name, HostKernelFn fn);
+HSAD_API HostKernel make_host_kernel(std::string name, HostKernelFn fn);
 
 // Makes a host kernel known to every cpu-agent device (and the simulated GPU) by its name.
 // Registering a name twice replaces nothing and throws hsad::Error.
-void register_host_kernel(HostKernel kernel);
+HSAD_API void register_host_kernel(HostKernel kernel);
 // nullptr if unknown.
-const HostKernel* find_host_kernel(const std::string& name);
+HSAD_API const HostKernel* find_host_kernel(const std::string& name);
 
 }  // namespace hsad

@@ -13,3 +13,4 @@
 #include "hsad/queue.hpp"
 #include "hsad/runtime.hpp"
 #include "hsad/stats.hpp"
+#include "hsad/version.hpp"

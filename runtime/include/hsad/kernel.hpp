@@ -2,6 +2,8 @@
 // The same description comes from AMD metadata, cuFuncGetParamInfo, or a host kernel's registration.
 #pragma once
 
+#include "hsad/export.hpp"
+
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -21,7 +23,7 @@ enum class ArgKind : std::uint8_t {
   hidden,         // filled by the dispatcher (AMD hidden arguments); never given by the caller
 };
 
-struct ArgInfo {
+struct HSAD_API ArgInfo {
   std::string name;
   std::uint32_t offset = 0;
   std::uint32_t size = 0;
@@ -29,7 +31,7 @@ struct ArgInfo {
   std::string value_kind;  // the code object's own word for hidden ones ("hidden_block_count_x", ...)
 };
 
-struct KernelInfo {
+struct HSAD_API KernelInfo {
   std::string name;
   std::uint32_t kernarg_segment_size = 0;   // bytes the dispatcher must provide, hidden args included
   std::uint32_t kernarg_segment_align = 8;
@@ -45,7 +47,7 @@ struct KernelInfo {
 namespace detail { struct KernelImpl; }
 
 // A kernel loaded on one device. Cheap to copy; the device keeps the code alive.
-class Kernel {
+class HSAD_API Kernel {
  public:
   Kernel() = default;
   explicit Kernel(std::shared_ptr<const detail::KernelImpl> impl) : impl_(std::move(impl)) {}

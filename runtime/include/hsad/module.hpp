@@ -4,6 +4,8 @@
 // while a submission still runs one of its kernels is safe: the code lives until then.
 #pragma once
 
+#include "hsad/export.hpp"
+
 #include <memory>
 #include <string>
 #include <string_view>
@@ -15,7 +17,7 @@ namespace hsad {
 
 namespace detail { class ModuleImpl; }
 
-class Module {
+class HSAD_API Module {
  public:
   Module() = default;
   explicit Module(std::shared_ptr<detail::ModuleImpl> impl) : impl_(std::move(impl)) {}

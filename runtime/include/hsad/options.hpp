@@ -2,13 +2,15 @@
 // and the ladder that bitonic-bench prints (baseline, then one flag added per row).
 #pragma once
 
+#include "hsad/export.hpp"
+
 #include <string>
 #include <string_view>
 #include <vector>
 
 namespace hsad {
 
-struct Options {
+struct HSAD_API Options {
   bool signal = false;   // completion signals from a pool made at setup
   bool kernarg = false;  // kernarg blocks from a pool made at setup, one per in-flight dispatch
   bool nosync = false;   // barrier bit on every packet, one completion signal, one host wait
@@ -31,14 +33,14 @@ struct Options {
 };
 
 // The flag names in ladder order ("signal", "kernarg", "nosync", "fence", "pinned", "replay").
-const std::vector<std::string>& option_names();
+HSAD_API const std::vector<std::string>& option_names();
 
-struct LadderRow {
+struct HSAD_API LadderRow {
   std::string config;  // "baseline", "+signal", ...
   Options options;     // cumulative: every flag of the rows above, and this row's
 };
 
 // Baseline, then each flag of `wanted` added one at a time in ladder order.
-std::vector<LadderRow> ladder(const Options& wanted);
+HSAD_API std::vector<LadderRow> ladder(const Options& wanted);
 
 }  // namespace hsad

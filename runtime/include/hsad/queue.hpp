@@ -1,6 +1,8 @@
 // Queue and Submission: a batch goes out under Options; the host waits once, with a timeout.
 #pragma once
 
+#include "hsad/export.hpp"
+
 #include <chrono>
 #include <memory>
 #include <string>
@@ -24,7 +26,7 @@ enum class Priority : std::uint8_t { normal, high };
 // When one dispatch or copy of a submission ran on the device (Options::profile). Times are
 // nanoseconds of the device's clock: differences within one device are meaningful, the
 // absolute values are not comparable across devices or with the host's clock.
-struct CommandTime {
+struct HSAD_API CommandTime {
   std::uint32_t command = 0;  // index into the batch's commands()
   std::string what;           // the kernel's name, or "copy_to_device", "copy_to_host", "copy"
   std::uint64_t start_ns = 0;
@@ -33,7 +35,7 @@ struct CommandTime {
 
 // What a submission still holds until it is waited for: its completion signal, kernarg blocks.
 // Waiting is required to see errors; the destructor waits too (swallowing errors) so nothing leaks.
-class Submission {
+class HSAD_API Submission {
  public:
   Submission();
   explicit Submission(std::unique_ptr<detail::SubmissionImpl> impl);
@@ -58,7 +60,7 @@ class Submission {
   std::unique_ptr<detail::SubmissionImpl> impl_;
 };
 
-class Queue {
+class HSAD_API Queue {
  public:
   Queue() = default;
   explicit Queue(std::shared_ptr<detail::QueueImpl> impl) : impl_(std::move(impl)) {}

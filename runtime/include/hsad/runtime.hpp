@@ -1,6 +1,8 @@
 // Runtime: finds the backends, says why one is unavailable, opens the best one's devices.
 #pragma once
 
+#include "hsad/export.hpp"
+
 #include <string>
 #include <string_view>
 #include <vector>
@@ -9,13 +11,13 @@
 
 namespace hsad {
 
-struct BackendStatus {
+struct HSAD_API BackendStatus {
   std::string name;       // "rocr", "cuda", "cpu"
   bool available = false;
   std::string reason;     // why not, or what was found
 };
 
-class Runtime {
+class HSAD_API Runtime {
  public:
   // "auto" picks rocr, then cuda, then cpu: the first with a device. Any other name opens that
   // backend or throws hsad::Error carrying the reason it is unavailable.

@@ -2,11 +2,13 @@
 // benchmarks print them beside the latency.
 #pragma once
 
+#include "hsad/export.hpp"
+
 #include <cstdint>
 
 namespace hsad {
 
-struct Stats {
+struct HSAD_API Stats {
   std::uint64_t packets = 0;             // AQL packets written (or launches, on CUDA)
   std::uint64_t doorbells = 0;           // doorbell rings (or stream flushes)
   std::uint64_t host_waits = 0;          // blocking waits of the host on a completion signal
