@@ -100,7 +100,8 @@ def plot_laplacian(docs, ax):
     for _, r in rows:
         s = "%dx%dx%d" % (r["nx"], r["ny"], r["nz"])
         copy[s] = max(copy.get(s, 0.0), r.get("copy_gbs") or 0.0)
-    ax.plot(range(len(sizes)), [copy[s] for s in sizes], "k_", markersize=30, mew=2, label="copy bandwidth (same run)")
+    ax.hlines([copy[s] for s in sizes], [i - 0.45 for i in range(len(sizes))], [i + 0.45 for i in range(len(sizes))],
+              colors="black", linewidths=2, label="copy bandwidth (same run)")
     ax.set_xticks(range(len(sizes)))
     ax.set_xticklabels(sizes)
     ax.set_ylabel("figure of merit, GB/s")
@@ -111,7 +112,12 @@ def plot_scaling(docs, ax):
     for path, doc in docs:
         rows = sorted(doc["rows"], key=lambda r: r["devices"])
         xs = [r["devices"] for r in rows]
-        ax.plot(xs, [r["efficiency"] for r in rows], "o-", label="efficiency: " + label_of(doc, path))
+        # Weak scaling grows the grid with the devices; strong keeps it.
+        weak = rows[-1]["nz"] > rows[0]["nz"]
+        grid = "%dx%dx%d" % (rows[0]["nx"], rows[0]["ny"], rows[0]["nz"])
+        what = "weak, %s per device" % grid if weak else "strong, %s" % grid
+        ax.plot(xs, [r["efficiency"] for r in rows], "o-",
+                label="%s, Kernel %s (%s)" % (label_of(doc, path), rows[0]["kernel"], what))
     ax.axhline(1.0, color="grey", linewidth=0.8)
     ax.set_xlabel("devices")
     ax.set_ylabel("efficiency (figure of merit per device / one device's)")
