@@ -120,12 +120,23 @@ bool works(const Device& device, const Kernel& add_one, const std::string& key) 
   return ok;
 }
 
-// Starts the spin and waits for it with a short timeout: the submission is abandoned.
-Submission stick(const Kernels& k, Queue& queue, const Buffer& flag) {
+// A queue whose kernel spins on a flag that is 0, waited for with a short timeout: abandoned.
+struct Stuck {
+  Buffer flag;
+  Queue queue;
+  Submission submission;
+};
+
+Stuck stick(const Device& device, const Kernels& k) {
+  Stuck s;
+  s.flag = device.alloc(sizeof(unsigned));
+  const unsigned zero = 0;
+  device.copy_to_device(s.flag, &zero, sizeof zero);
+  s.queue = device.create_queue();
   Batch b;
-  b.exec(k.spin, Dim3{1}, Dim3{1}, {flag});
-  Submission s = queue.submit(b, Options::all(), milliseconds(1000));
-  timed("stuck-run", [&] { s.wait(milliseconds(1000)); });
+  b.exec(k.spin, Dim3{1}, Dim3{1}, {s.flag});
+  s.submission = s.queue.submit(b, Options::all(), milliseconds(1000));
+  timed("stuck-run", [&] { s.submission.wait(milliseconds(1000)); });
   return s;
 }
 
@@ -135,22 +146,15 @@ void release_flag(const Device& device, const Buffer& flag) {
 }
 
 int stuck_exit(const Device& device, const Kernels& k) {
-  Buffer flag = device.alloc(sizeof(unsigned));
-  const unsigned zero = 0;
-  device.copy_to_device(flag, &zero, sizeof zero);
-  Queue queue = device.create_queue();
-  Submission stuck = stick(k, queue, flag);
+  Stuck stuck = stick(device, k);
   // Every handle goes out of scope on the way out, the kernel still spinning.
   say("main-returns-at-ns", std::to_string(monotonic_ns()));
   return 3;
 }
 
 int stuck_later(const Device& device, const Kernels& k) {
-  Buffer flag = device.alloc(sizeof(unsigned));
-  const unsigned zero = 0;
-  device.copy_to_device(flag, &zero, sizeof zero);
-  Queue queue = device.create_queue();
-  Submission stuck = stick(k, queue, flag);
+  Stuck stuck = stick(device, k);
+  Queue& queue = stuck.queue;
   Batch b;
   Buffer x = device.alloc(sizeof(unsigned));
   b.exec(k.add_one, Dim3{1}, Dim3{1}, {x});
@@ -164,17 +168,13 @@ int stuck_later(const Device& device, const Kernels& k) {
     Buffer z = device.alloc(4096, Memory::pinned_host);
   });
   timed("load-module", [&] { kernels(device); });
-  timed("abandoned-wait-again", [&] { stuck.wait(milliseconds(100)); });
+  timed("abandoned-wait-again", [&] { stuck.submission.wait(milliseconds(100)); });
   say("main-returns-at-ns", std::to_string(monotonic_ns()));
   return 3;
 }
 
 int reset(const Device& device, const Kernels& k) {
-  Buffer flag = device.alloc(sizeof(unsigned));
-  const unsigned zero = 0;
-  device.copy_to_device(flag, &zero, sizeof zero);
-  Queue queue = device.create_queue();
-  Submission stuck = stick(k, queue, flag);
+  Stuck stuck = stick(device, k);
   bool reset_ok = false;
   timed("reset", [&] {
     device.reset();
@@ -182,12 +182,12 @@ int reset(const Device& device, const Kernels& k) {
   });
   if (!reset_ok) {
     // cuda: the driver's reset waits for the kernel; end it, then reset.
-    release_flag(device, flag);
+    release_flag(device, stuck.flag);
     timed("reset-after-release", [&] { device.reset(); });
   }
   timed("old-queue", [&] {
     Batch b;
-    queue.run(b, Options::all(), milliseconds(3000));
+    stuck.queue.run(b, Options::all(), milliseconds(3000));
   });
   const Kernels again = kernels(device);
   const bool ok = works(device, again.add_one, "after-reset");

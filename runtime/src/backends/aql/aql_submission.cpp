@@ -110,19 +110,7 @@ void AqlSubmission::abandon() {
   abandoned_ = true;
   abandon_in_flight = true;
   const std::string what = describe() + " timed out and still runs";
-  HeldSignal held{};
-  if (shared_) {
-    held = shared_->take_signal("abandoned: " + what);
-  } else if (step.signal.handle == final_signal.handle) {
-    held = std::exchange(step, HeldSignal{});
-  } else {
-    auto it = std::find_if(extra.begin(), extra.end(),
-                           [&](const HeldSignal& h) { return h.signal.handle == final_signal.handle; });
-    if (it != extra.end()) {
-      held = *it;
-      extra.erase(it);
-    }
-  }
+  const HeldSignal held = shared_ ? shared_->take_signal("abandoned: " + what) : take_final_signal();
   if (held.signal.handle) queue_->abandon(held, what);
 }
 
@@ -214,24 +202,21 @@ std::vector<CommandTime> AqlSubmission::timestamps() const {
 
 std::shared_ptr<CompletionImpl> AqlSubmission::completion() {
   if (shared_) return shared_;
-  HeldSignal handed{};
-  if (final_signal.handle != 0) {
-    // The final signal now belongs to the completion: it must outlive this submission's wait for
-    // as long as another batch may wait for it.
-    if (step.signal.handle == final_signal.handle) {
-      handed = step;
-      step = {};
-    } else {
-      auto it = std::find_if(extra.begin(), extra.end(),
-                             [&](const HeldSignal& h) { return h.signal.handle == final_signal.handle; });
-      if (it != extra.end()) {
-        handed = *it;
-        extra.erase(it);
-      }
-    }
-  }
-  shared_ = std::make_shared<AqlCompletion>(queue_, handed, failed_);
+  // The final signal now belongs to the completion: it must outlive this submission's wait for as
+  // long as another batch may wait for it.
+  shared_ = std::make_shared<AqlCompletion>(queue_, take_final_signal(), failed_);
   return shared_;
+}
+
+HeldSignal AqlSubmission::take_final_signal() {
+  if (final_signal.handle == 0) return {};
+  if (step.signal.handle == final_signal.handle) return std::exchange(step, HeldSignal{});
+  auto it = std::find_if(extra.begin(), extra.end(),
+                         [&](const HeldSignal& h) { return h.signal.handle == final_signal.handle; });
+  if (it == extra.end()) return {};
+  const HeldSignal taken = *it;
+  extra.erase(it);
+  return taken;
 }
 
 void AqlSubmission::release_tickets() {

@@ -92,6 +92,8 @@ class AqlSubmission : public SubmissionImpl {
   bool unblock_copies(Clock::time_point deadline) noexcept;
   // The wait timed out: the queue takes the final signal and the submission keeps the rest.
   void abandon();
+  // Takes the final signal out of `step` or `extra` (for a completion or the queue to own it).
+  HeldSignal take_final_signal();
   // What the queue's failure was in this submission: " in command 3 of 7 (name)", or empty.
   std::string where_it_failed() const;
 
