@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "backends/backend.hpp"
+#include "graveyard.hpp"
 #include "hsad/error.hpp"
 
 namespace hsad {
@@ -100,7 +101,21 @@ std::vector<std::shared_ptr<QueueImpl>> DeviceImpl::live_queues() {
   return live;
 }
 
+DeviceImpl::~DeviceImpl() {
+  // Memory freed while work was stuck stays reachable to the end: that work may still use it.
+  if (!deferred_.empty()) keep_forever(std::make_shared<std::vector<Deferred>>(std::move(deferred_)));
+}
+
+void DeviceImpl::note_left_running(const std::string& what) {
+  std::lock_guard<std::mutex> lock(queues_mutex_);
+  if (left_running_.empty()) left_running_ = what;
+}
+
 std::string DeviceImpl::stuck() {
+  {
+    std::lock_guard<std::mutex> lock(queues_mutex_);
+    if (!left_running_.empty()) return left_running_;
+  }
   for (const auto& q : live_queues()) {
     std::string running = q->still_running();
     if (!running.empty()) return running;

@@ -20,7 +20,7 @@ using aql::Scope;
 namespace {
 class RawQueue {
  public:
-  RawQueue() : pool_(2), ring_(64, pool_, 0) { test::register_test_kernels(); }
+  RawQueue() : pool_(std::make_shared<cpu::WorkerPool>(2)), ring_(64, pool_, 0) { test::register_test_kernels(); }
 
   void dispatch(const char* kernel, const void* args, std::uint32_t groups, std::uint32_t group_size, bool barrier,
                 hsa_signal_t completion = {0}) {
@@ -57,7 +57,7 @@ class RawQueue {
   cpu::CpuRing& ring() { return ring_; }
 
  private:
-  cpu::WorkerPool pool_;
+  std::shared_ptr<cpu::WorkerPool> pool_;
   cpu::CpuRing ring_;
 };
 

@@ -137,7 +137,7 @@ class QueueImpl {
 
 class DeviceImpl : public std::enable_shared_from_this<DeviceImpl> {
  public:
-  virtual ~DeviceImpl() = default;
+  virtual ~DeviceImpl();
 
   const DeviceInfo& info() const { return info_; }
   Counters& counters() { return counters_; }
@@ -161,8 +161,12 @@ class DeviceImpl : public std::enable_shared_from_this<DeviceImpl> {
 
   // Queues made by Device::create_queue, so that a reset and stuck() reach them.
   void track(const std::shared_ptr<QueueImpl>& queue);
-  // Non-empty while any queue of the device has an abandoned submission still running: which.
+  // Non-empty while any queue of the device has an abandoned submission still running, or work
+  // was left running by a queue that is gone: which.
   std::string stuck();
+  // A queue went away leaving work it could not stop (a host kernel that never returns): the
+  // device counts as stuck from now on, and memory freed is kept (that work may use it).
+  void note_left_running(const std::string& what);
   // Device::reset: the backend stops what it can (reset_device), then every queue, and on cuda
   // every buffer and module, made before refuses use. Throws where the backend cannot reset now.
   void reset();
@@ -215,6 +219,7 @@ class DeviceImpl : public std::enable_shared_from_this<DeviceImpl> {
   };
   std::mutex deferred_mutex_;
   std::vector<Deferred> deferred_;  // freed while stuck: kept until the stuck work ended
+  std::string left_running_;        // under queues_mutex_
 
  protected:
   std::vector<std::shared_ptr<QueueImpl>> live_queues();

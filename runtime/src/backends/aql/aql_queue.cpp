@@ -53,7 +53,16 @@ AqlQueue::~AqlQueue() {
 
 void AqlQueue::shut_down(const std::string& why) {
   if (!ring_) return;
-  if (!ring_->shut_down(why)) left_running_ = true;
+  if (!ring_->shut_down(why) && !left_running_) {
+    left_running_ = true;
+    std::string what;
+    {
+      std::lock_guard<std::mutex> lock(abandoned_mutex_);
+      if (!abandoned_.empty()) what = abandoned_.front().what;
+    }
+    owner_->note_left_running((what.empty() ? std::string("a dispatch that did not return") : what) +
+                              " (left running when its queue stopped)");
+  }
   block(why);
   if (left_running_) return;
   // Nothing runs any more: what abandoned submissions held is free again.

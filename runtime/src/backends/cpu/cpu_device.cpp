@@ -104,7 +104,7 @@ std::shared_ptr<detail::QueueImpl> CpuDevice::create_queue(std::uint32_t packets
     throw Error("cpu", "create_queue", "queue size " + std::to_string(packets) + " is not a power of two in [2, " +
                                            std::to_string(kMaxQueuePackets) + "]");
   }
-  auto ring = std::make_unique<CpuRing>(packets, *pool_, next_queue_id_++);
+  auto ring = std::make_unique<CpuRing>(packets, pool_, next_queue_id_++);
   return std::make_shared<detail::AqlQueue>(shared_from_this(), *this, std::move(ring), detail::AqlQueue::Config{});
 }
 

@@ -11,7 +11,8 @@
 
 namespace hsad::cpu {
 
-CpuRing::CpuRing(std::uint32_t packets, WorkerPool& pool, std::uint64_t queue_id) : size_(packets) {
+CpuRing::CpuRing(std::uint32_t packets, std::shared_ptr<WorkerPool> pool, std::uint64_t queue_id)
+    : size_(packets), pool_(std::move(pool)) {
   base_ = std::aligned_alloc(aql::kPacketBytes, std::size_t(packets) * aql::kPacketBytes);
   if (!base_) throw Error("cpu", "create_queue", "out of host memory for a ring of " + std::to_string(packets) + " packets");
   std::memset(base_, 0, std::size_t(packets) * aql::kPacketBytes);
@@ -26,7 +27,7 @@ CpuRing::CpuRing(std::uint32_t packets, WorkerPool& pool, std::uint64_t queue_id
   RingView view{base_, size_, &read_index_, doorbell_, queue_id};
   view.profiling_word = &profiling_;
   view.profiling_mask = 1;
-  processor_ = std::make_unique<PacketProcessor>(view, pool, std::move(hooks));
+  processor_ = std::make_unique<PacketProcessor>(view, *pool_, std::move(hooks));
   proc_ = processor_.get();
 }
 
@@ -44,8 +45,10 @@ bool CpuRing::shut_down(const std::string& why) {
     is_shut_down_.store(true, std::memory_order_release);
     if (!proc_->stop(detail::kStopGrace)) {
       left_running_ = true;
-      // Kept: the stuck threads still use the processor, the ring and its doorbell signal.
+      // Kept: the stuck threads still use the processor, the ring, its doorbell signal and the
+      // worker pool.
       detail::keep_forever(std::move(processor_));
+      detail::keep_forever(std::shared_ptr<const void>(pool_));
     }
   });
   return !left_running_;

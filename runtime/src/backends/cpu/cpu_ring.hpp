@@ -15,7 +15,8 @@ namespace hsad::cpu {
 
 class CpuRing : public detail::AqlRing {
  public:
-  CpuRing(std::uint32_t packets, WorkerPool& pool, std::uint64_t queue_id);
+  // The pool is shared: a processor left running by a shut-down keeps using it.
+  CpuRing(std::uint32_t packets, std::shared_ptr<WorkerPool> pool, std::uint64_t queue_id);
   ~CpuRing() override;
 
   std::uint32_t size() const override { return size_; }
@@ -34,6 +35,7 @@ class CpuRing : public detail::AqlRing {
 
  private:
   std::uint32_t size_;
+  std::shared_ptr<WorkerPool> pool_;
   void* base_ = nullptr;
   alignas(64) std::uint64_t write_index_ = 0;
   alignas(64) std::uint64_t read_index_ = 0;

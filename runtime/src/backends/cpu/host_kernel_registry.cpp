@@ -14,9 +14,11 @@ struct Registry {
   std::mutex mutex;
   std::map<std::string, std::unique_ptr<HostKernel>> kernels;  // stable addresses: kernel_object
 };
+// Never destroyed: a kernel_object is the HostKernel's address, and a work-group left running
+// (a host kernel that never returns, issue 24) still reads it while the process exits.
 Registry& registry() {
-  static Registry r;
-  return r;
+  static auto* r = new Registry;
+  return *r;
 }
 void ensure_builtins() {
   static std::once_flag once;
