@@ -74,6 +74,7 @@ void AqlQueue::shut_down(const std::string& why) {
 void AqlQueue::abandon(const HeldSignal& final_signal, std::string what) {
   std::lock_guard<std::mutex> lock(abandoned_mutex_);
   abandoned_.push_back({final_signal, std::move(what)});
+  any_abandoned_.store(true, std::memory_order_release);
 }
 
 bool AqlQueue::abandoned_still_running(hsa_signal_t final_signal) {
@@ -89,6 +90,7 @@ bool AqlQueue::abandoned_still_running(hsa_signal_t final_signal) {
 }
 
 std::string AqlQueue::still_running() {
+  if (!any_abandoned_.load(std::memory_order_acquire)) return {};
   std::lock_guard<std::mutex> lock(abandoned_mutex_);
   for (auto it = abandoned_.begin(); it != abandoned_.end();) {
     if (agent_.load_signal(it->signal.signal) != 0) {
@@ -100,6 +102,7 @@ std::string AqlQueue::still_running() {
     give_back(it->signal);  // it ended: nothing uses the signal any more
     it = abandoned_.erase(it);
   }
+  if (abandoned_.empty()) any_abandoned_.store(false, std::memory_order_release);
   return {};
 }
 

@@ -102,6 +102,7 @@ class AqlQueue : public QueueImpl, public std::enable_shared_from_this<AqlQueue>
   };
   std::mutex abandoned_mutex_;
   std::vector<Abandoned> abandoned_;
+  std::atomic<bool> any_abandoned_{false};  // every submit asks: no lock while there is none
   std::vector<SlotOwner> slot_owner_;
   std::uint64_t serial_ = 0;  // under the timeline's submit mutex
   bool left_running_ = false;  // shut down with work it could not stop: keep what it uses

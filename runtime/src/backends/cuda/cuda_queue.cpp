@@ -315,6 +315,7 @@ CudaQueue::~CudaQueue() {
 }
 
 std::string CudaQueue::still_running() {
+  if (!any_abandoned_.load(std::memory_order_acquire)) return {};
   std::lock_guard<std::mutex> lock(abandoned_mutex_);
   for (auto it = abandoned_.begin(); it != abandoned_.end();) {
     if (!reached(it->signal) && error().empty()) return it->what;
@@ -323,6 +324,7 @@ std::string CudaQueue::still_running() {
     guard_->abandoned_running.fetch_sub(1, std::memory_order_acq_rel);
     it = abandoned_.erase(it);
   }
+  if (abandoned_.empty()) any_abandoned_.store(false, std::memory_order_release);
   return {};
 }
 
@@ -330,6 +332,7 @@ void CudaQueue::abandon(CudaSignal signal, SignalPool::Handle pooled, std::strin
   std::lock_guard<std::mutex> lock(abandoned_mutex_);
   guard_->abandoned_running.fetch_add(1, std::memory_order_acq_rel);
   abandoned_.push_back({signal, pooled, std::move(what)});
+  any_abandoned_.store(true, std::memory_order_release);
 }
 
 bool CudaQueue::abandoned_still_running(const CudaSignal& signal) {

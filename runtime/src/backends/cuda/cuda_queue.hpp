@@ -2,6 +2,7 @@
 // commands of a batch become launches, cuMemcpy*Async and stream waits, or CUDA graphs of them.
 #pragma once
 
+#include <atomic>
 #include <map>
 #include <mutex>
 #include <optional>
@@ -140,6 +141,7 @@ class CudaQueue : public detail::QueueImpl, public std::enable_shared_from_this<
   };
   std::mutex abandoned_mutex_;
   std::vector<Abandoned> abandoned_;
+  std::atomic<bool> any_abandoned_{false};  // every submit asks: no lock while there is none
   std::atomic<bool> shut_down_{false};
   std::string shut_down_why_;
   std::uint64_t serial_ = 0;  // under the timeline's submit mutex
