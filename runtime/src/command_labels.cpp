@@ -30,4 +30,9 @@ std::string summarize_commands(const CommandLabels& labels) {
   return labels.empty() ? std::string("no command") : runs(labels, 0, labels.size() - 1);
 }
 
+std::string describe_submission(std::uint64_t serial, const CommandLabels* labels) {
+  return "submission " + std::to_string(serial) + " of the queue (" +
+         (labels ? summarize_commands(*labels) : std::string("no command")) + ")";
+}
+
 }  // namespace hsad::detail

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
@@ -17,5 +18,7 @@ using CommandLabels = std::vector<std::string>;
 std::string describe_commands(const CommandLabels& labels, std::size_t first, std::size_t last);
 // Every command: "bitonic_step x120" style, for a whole submission.
 std::string summarize_commands(const CommandLabels& labels);
+// "submission 3 of the queue (bitonic_step x120)": how errors name a submission (labels may be null).
+std::string describe_submission(std::uint64_t serial, const CommandLabels* labels);
 
 }  // namespace hsad::detail

@@ -82,8 +82,7 @@ bool AqlSubmission::unblock_copies(Clock::time_point deadline) noexcept {
 }
 
 std::string AqlSubmission::describe() const {
-  return "submission " + std::to_string(serial) + " of the queue (" +
-         (labels ? summarize_commands(*labels) : std::string("no command")) + ")";
+  return describe_submission(serial, labels.get());
 }
 
 std::string AqlSubmission::where_it_failed() const {

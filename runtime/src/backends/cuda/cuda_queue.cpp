@@ -89,8 +89,7 @@ class CudaSubmission : public detail::SubmissionImpl {
 
   // "submission 3 of the queue (bitonic_step x120)"
   std::string describe() const {
-    return "submission " + std::to_string(serial) + " of the queue (" +
-           (labels ? detail::summarize_commands(*labels) : std::string("no command")) + ")";
+    return detail::describe_submission(serial, labels.get());
   }
 
   // Which command failed: exact where each was timed (profile), else every command since the
