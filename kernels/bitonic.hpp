@@ -1,5 +1,6 @@
 // One step of a bitonic sort: work-item `i` compares and swaps one pair. The sort of n = 2^k keys
-// is k(k+1)/2 steps (120 for 32768 keys), each a dispatch of n/2 work-items.
+// is k(k+1)/2 steps (120 for 32768 keys), each a dispatch of n/2 work-items. Every kernel takes n,
+// so that the items of a grid rounded up to whole work-groups past the sort's end do nothing.
 #pragma once
 
 #include <cstdint>
@@ -13,6 +14,7 @@ struct BitonicArgs {
   std::uint32_t stage;      // 0-based: blocks of 2^(stage+1) keys become sorted
   std::uint32_t pass;       // 0..stage: compare distance 2^(stage - pass)
   std::uint32_t ascending;  // direction of the whole sort
+  std::uint32_t n;          // keys: items n/2 and beyond do nothing
 };
 
 // The pair that work-item i of one step compares, and the direction it sorts in.
@@ -62,6 +64,7 @@ struct BitonicLocalArgs {
   std::uint32_t first_stage, last_stage;  // 0 and chunk_log2 - 1, or one later stage twice
   std::uint32_t ascending;
   std::uint32_t chunk_log2;  // keys per work-group: 2^chunk_log2, at most 2^kBitonicLocalKeysLog2
+  std::uint32_t n;           // keys: work-groups n / 2^chunk_log2 and beyond do nothing
 };
 
 // The LDS algorithm's long passes: up to three consecutive passes of one stage in one dispatch.
@@ -72,6 +75,7 @@ struct BitonicLongArgs {
   std::uint32_t* keys;
   std::uint32_t stage, first_pass, passes;  // passes 1 to 3
   std::uint32_t ascending;
+  std::uint32_t n;  // keys: items n / 2^passes and beyond do nothing
 };
 constexpr std::uint32_t kBitonicLongPassesMax = 3;
 

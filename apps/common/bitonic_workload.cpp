@@ -33,7 +33,7 @@ BitonicWorkload::BitonicWorkload(const Device& device, Queue queue, std::uint32_
     const std::uint32_t group = std::min<std::uint32_t>(256, n / 2);
     for (std::uint32_t stage = 0; stage < stages; ++stage) {
       for (std::uint32_t pass = 0; pass <= stage; ++pass) {
-        batch_.exec(step, Dim3{n / 2}, Dim3{group}, {keys_, stage, pass, 1u});
+        batch_.exec(step, Dim3{n / 2}, Dim3{group}, {keys_, stage, pass, 1u, n});
       }
     }
   } else {
@@ -46,17 +46,17 @@ BitonicWorkload::BitonicWorkload(const Device& device, Queue queue, std::uint32_
     const std::uint32_t c = kernels::bitonic_local_chunk_log2(n, chunk_log2);
     const std::uint32_t items = std::min<std::uint32_t>(kernels::kBitonicLocalItems, 1u << (c - 1));
     const Dim3 grid{(n >> c) * items}, local_group{items};
-    batch_.exec(local, grid, local_group, {keys_, 0u, c - 1, 1u, c});
+    batch_.exec(local, grid, local_group, {keys_, 0u, c - 1, 1u, c, n});
     const Kernel long_passes = device.kernel("bitonic_long");
     for (std::uint32_t stage = c; stage < stages; ++stage) {
       // Passes 0 to stage - c have distances of a chunk or more: up to three per dispatch.
       for (std::uint32_t pass = 0; pass + c <= stage;) {
         const std::uint32_t count = std::min(kernels::kBitonicLongPassesMax, stage - c + 1 - pass);
         const std::uint32_t long_items = n >> count;
-        batch_.exec(long_passes, Dim3{long_items}, Dim3{std::min(256u, long_items)}, {keys_, stage, pass, count, 1u});
+        batch_.exec(long_passes, Dim3{long_items}, Dim3{std::min(256u, long_items)}, {keys_, stage, pass, count, 1u, n});
         pass += count;
       }
-      batch_.exec(local, grid, local_group, {keys_, stage, stage, 1u, c});
+      batch_.exec(local, grid, local_group, {keys_, stage, stage, 1u, c, n});
     }
   }
   if (copies_ == Copies::in_batch) batch_.copy_to_host(const_cast<std::uint32_t*>(output()), keys_, bytes);

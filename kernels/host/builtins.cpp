@@ -36,7 +36,8 @@ void order_pairs(std::uint32_t* keys, std::uint32_t stage, std::uint32_t pass, s
 
 void bitonic_step(const WorkGroup& wg) {
   const BitonicArgs& a = wg.args<BitonicArgs>();
-  order_pairs(a.keys, a.stage, a.pass, a.ascending, wg.first_x(), wg.end_x());
+  const std::uint32_t end = std::min(wg.end_x(), a.n / 2);
+  if (wg.first_x() < end) order_pairs(a.keys, a.stage, a.pass, a.ascending, wg.first_x(), end);
 }
 
 // The short passes of one chunk, pass after pass over all its pairs, in place (the chunk stays in
@@ -44,6 +45,7 @@ void bitonic_step(const WorkGroup& wg) {
 void bitonic_local(const WorkGroup& wg) {
   const kernels::BitonicLocalArgs& a = wg.args<kernels::BitonicLocalArgs>();
   const std::uint32_t pairs = 1u << (a.chunk_log2 - 1), first = wg.id.x * pairs;
+  if ((std::uint64_t(wg.id.x) << a.chunk_log2) >= a.n) return;
   for (std::uint32_t stage = a.first_stage; stage <= a.last_stage; ++stage) {
     for (std::uint32_t pass = kernels::bitonic_local_first_pass(stage, a.chunk_log2); pass <= stage; ++pass) {
       order_pairs(a.keys, stage, pass, a.ascending, first, first + pairs);
@@ -53,7 +55,7 @@ void bitonic_local(const WorkGroup& wg) {
 
 void bitonic_long(const WorkGroup& wg) {
   const kernels::BitonicLongArgs& a = wg.args<kernels::BitonicLongArgs>();
-  for (std::uint32_t i = wg.first_x(), end = wg.end_x(); i < end; ++i) {
+  for (std::uint32_t i = wg.first_x(), end = std::min(wg.end_x(), a.n >> a.passes); i < end; ++i) {
     if (a.passes == 3) kernels::bitonic_long_item<3>(a, i);
     else if (a.passes == 2) kernels::bitonic_long_item<2>(a, i);
     else kernels::bitonic_long_item<1>(a, i);
@@ -140,19 +142,20 @@ void register_builtins() {
   register_host_kernel(make_host_kernel<BitonicArgs>(
       "bitonic_step", &bitonic_step,
       {host_arg("keys", &BitonicArgs::keys), host_arg("stage", &BitonicArgs::stage),
-       host_arg("pass", &BitonicArgs::pass), host_arg("ascending", &BitonicArgs::ascending)}));
+       host_arg("pass", &BitonicArgs::pass), host_arg("ascending", &BitonicArgs::ascending),
+       host_arg("n", &BitonicArgs::n)}));
   register_host_kernel(make_host_kernel<kernels::BitonicLocalArgs>(
       "bitonic_local", &bitonic_local,
       {host_arg("keys", &kernels::BitonicLocalArgs::keys), host_arg("first_stage", &kernels::BitonicLocalArgs::first_stage),
        host_arg("last_stage", &kernels::BitonicLocalArgs::last_stage),
        host_arg("ascending", &kernels::BitonicLocalArgs::ascending),
-       host_arg("chunk_log2", &kernels::BitonicLocalArgs::chunk_log2)}));
+       host_arg("chunk_log2", &kernels::BitonicLocalArgs::chunk_log2), host_arg("n", &kernels::BitonicLocalArgs::n)}));
   register_host_kernel(make_host_kernel<kernels::BitonicLongArgs>(
       "bitonic_long", &bitonic_long,
       {host_arg("keys", &kernels::BitonicLongArgs::keys), host_arg("stage", &kernels::BitonicLongArgs::stage),
        host_arg("first_pass", &kernels::BitonicLongArgs::first_pass),
        host_arg("passes", &kernels::BitonicLongArgs::passes),
-       host_arg("ascending", &kernels::BitonicLongArgs::ascending)}));
+       host_arg("ascending", &kernels::BitonicLongArgs::ascending), host_arg("n", &kernels::BitonicLongArgs::n)}));
   register_host_kernel(make_host_kernel("hsad_empty", &empty));
   register_laplacians<4>();
   register_laplacians<8>();

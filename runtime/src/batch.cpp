@@ -8,6 +8,7 @@
 #include <atomic>
 
 #include "backends/backend.hpp"
+#include "dispatch_shape.hpp"
 #include "hsad/error.hpp"
 #include "hsad/queue.hpp"
 
@@ -85,14 +86,23 @@ void Batch::adopt_device(detail::DeviceImpl* device, const char* call) {
 }
 
 Batch& Batch::exec(const Kernel& kernel, Dim3 grid, Dim3 group, std::initializer_list<Arg> args) {
-  return exec(kernel, grid, group, args.begin(), args.size());
+  return exec(kernel, grid, group, args.begin(), args.size(), false);
 }
 
 Batch& Batch::exec(const Kernel& kernel, Dim3 grid, Dim3 group, const std::vector<Arg>& args) {
-  return exec(kernel, grid, group, args.data(), args.size());
+  return exec(kernel, grid, group, args.data(), args.size(), false);
 }
 
-Batch& Batch::exec(const Kernel& kernel, Dim3 grid, Dim3 group, const Arg* first, std::size_t count) {
+Batch& Batch::exec_partial_groups(const Kernel& kernel, Dim3 grid, Dim3 group, std::initializer_list<Arg> args) {
+  return exec(kernel, grid, group, args.begin(), args.size(), true);
+}
+
+Batch& Batch::exec_partial_groups(const Kernel& kernel, Dim3 grid, Dim3 group, const std::vector<Arg>& args) {
+  return exec(kernel, grid, group, args.data(), args.size(), true);
+}
+
+Batch& Batch::exec(const Kernel& kernel, Dim3 grid, Dim3 group, const Arg* first, std::size_t count,
+                   bool partial_groups) {
   struct Range {
     const Arg* first;
     std::size_t n;
@@ -101,9 +111,15 @@ Batch& Batch::exec(const Kernel& kernel, Dim3 grid, Dim3 group, const Arg* first
   } args{first, count};
   if (!kernel) throw Error("batch", "exec", "empty Kernel handle", "get one from Device::kernel(name) or Module::kernel(name)");
   const KernelInfo& info = kernel.info();
-  if (grid.volume() == 0 || group.volume() == 0) {
-    throw Error("batch", "exec " + info.name, "grid and work-group sizes must be at least 1 in every dimension");
+  const detail::DeviceImpl* device = kernel.impl().device;
+  if (partial_groups && device && device->info().backend == "cuda") {
+    throw Error("batch", "exec_partial_groups " + info.name,
+                "partial work-groups are HSA's (AQL backends: rocr, the cpu agent); CUDA launches whole blocks only",
+                "use exec: the grid is rounded up to whole work-groups and the kernel checks its index");
   }
+  const Dim3 encoded = detail::dispatch_grid(
+      info.name, grid, group, partial_groups ? detail::GroupShape::partial : detail::GroupShape::whole,
+      device ? &device->info().limits : nullptr, device ? device->info().name : std::string());
   if (info.max_workgroup_size && group.volume() > info.max_workgroup_size) {
     throw Error("batch", "exec " + info.name,
                 "a work-group of " + std::to_string(group.volume()) + " work-items exceeds kernel '" + info.name +
@@ -145,7 +161,7 @@ Batch& Batch::exec(const Kernel& kernel, Dim3 grid, Dim3 group, const Arg* first
       code_ = std::move(grown);
     }
   }
-  dispatches_.push_back({kernel, grid, group, static_cast<std::uint32_t>(offset)});
+  dispatches_.push_back({kernel, encoded, group, partial_groups, static_cast<std::uint32_t>(offset)});
   push(detail::CommandKind::exec, dispatches_.size() - 1);
   return *this;
 }

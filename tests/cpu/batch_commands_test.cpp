@@ -37,7 +37,7 @@ struct AddPipeline {
     }
     std::iota(in, in + n, 7u);
     batch.copy_to_device(data, in, n * 4);
-    for (int i = 0; i < adds; ++i) batch.exec(device().kernel("test_add"), Dim3{n}, Dim3{64}, {data, 1u});
+    for (int i = 0; i < adds; ++i) batch.exec(device().kernel("test_add"), Dim3{n}, Dim3{64}, {data, 1u, n});
     batch.copy_to_host(out, data, n * 4);
   }
   bool correct(std::uint32_t added) const {
@@ -177,11 +177,11 @@ TEST(BatchWaits, AWaitForACompletedSubmissionCostsNothing) {
   Queue a = device().create_queue(), b = device().create_queue();
   Buffer buf = device().alloc(64 * 4);
   Batch producer;
-  producer.exec(device().kernel("test_add"), Dim3{64}, Dim3{64}, {buf, 1u});
+  producer.exec(device().kernel("test_add"), Dim3{64}, Dim3{64}, {buf, 1u, 64u});
   Submission p = a.submit(producer, Options::all());
   p.wait();
   Batch consumer;
-  consumer.wait(p).exec(device().kernel("test_add"), Dim3{64}, Dim3{64}, {buf, 1u});
+  consumer.wait(p).exec(device().kernel("test_add"), Dim3{64}, Dim3{64}, {buf, 1u, 64u});
   const Stats before = device().stats();
   b.run(consumer, Options::all());
   EXPECT_EQ((device().stats() - before).device_waits, 0u);
@@ -245,7 +245,7 @@ TEST(BatchDevice, AKernelAndABufferOfOneDeviceStayTogether) {
   Buffer buf = other.device().alloc(64 * 4);
   std::vector<int> host(64);
   Batch b;
-  b.exec(device().kernel("test_add"), Dim3{64}, Dim3{64}, {buf, 1u}).copy_to_host(host.data(), buf, 64);
+  b.exec(device().kernel("test_add"), Dim3{64}, Dim3{64}, {buf, 1u, 64u}).copy_to_host(host.data(), buf, 64);
   EXPECT_NO_THROW(other.device().create_queue().run(b, Options::all()));
 }
 

@@ -84,10 +84,11 @@ TEST(CpuDevice, UnknownKernelNameIsAnError) {
 
 TEST(CpuDevice, KernelInfoComesFromTheRegistration) {
   const Kernel k = Runtime::open("cpu").device().kernel("bitonic_step");
-  EXPECT_EQ(k.info().explicit_arg_count(), 4u);
+  EXPECT_EQ(k.info().explicit_arg_count(), 5u);  // keys, stage, pass, ascending, n
   EXPECT_EQ(k.info().args[0].kind, ArgKind::global_buffer);
   EXPECT_EQ(k.info().args[1].offset, 8u);
   EXPECT_EQ(k.info().args[3].offset, 16u);
+  EXPECT_EQ(k.info().args[4].offset, 20u);
 }
 
 TEST(CpuDevice, TransfersRoundTripPinnedAndPageable) {
@@ -162,7 +163,7 @@ TEST(CpuTeardown, HandlesOutliveTheirRuntimeInAnyOrder) {
     }
     std::vector<std::uint32_t> zero(64, 0), back(64);
     Batch b;
-    b.copy_to_device(buf, zero.data(), 64 * 4).exec(k, Dim3{64}, Dim3{64}, {buf, 3u}).copy_to_host(back.data(), buf, 64 * 4);
+    b.copy_to_device(buf, zero.data(), 64 * 4).exec(k, Dim3{64}, Dim3{64}, {buf, 3u, 64u}).copy_to_host(back.data(), buf, 64 * 4);
     q.run(b, Options::all());
     EXPECT_EQ(back[63], 3u);
     b.clear();

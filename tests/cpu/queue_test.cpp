@@ -21,7 +21,7 @@ Device cpu_device() {
 Batch add_batch(const Device& d, const Buffer& buf, std::uint32_t n, int dispatches, std::uint32_t value = 1) {
   Batch b;
   const Kernel add = d.kernel("test_add");
-  for (int i = 0; i < dispatches; ++i) b.exec(add, Dim3{n}, Dim3{64}, {buf, value});
+  for (int i = 0; i < dispatches; ++i) b.exec(add, Dim3{n}, Dim3{64}, {buf, value, n});
   return b;
 }
 
@@ -54,7 +54,7 @@ TEST(CpuQueue, BatchLargerThanTheKernargPoolWaitsInsteadOfOverwriting) {
   // 1 MiB pool / 64-byte blocks = 16384 blocks: 20000 dispatches must reuse blocks mid-batch.
   Batch b;
   const Kernel add = d.kernel("test_add");
-  for (int i = 0; i < 20000; ++i) b.exec(add, Dim3{64}, Dim3{64}, {buf, std::uint32_t(i % 3)});
+  for (int i = 0; i < 20000; ++i) b.exec(add, Dim3{64}, Dim3{64}, {buf, std::uint32_t(i % 3), 64u});
   q.run(b, Options::all());
   std::uint32_t expected = 0;
   for (int i = 0; i < 20000; ++i) expected += i % 3;

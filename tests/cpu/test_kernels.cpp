@@ -33,7 +33,7 @@ void fail(const WorkGroup& wg) {
 
 void add(const WorkGroup& wg) {
   const AddArgs& a = wg.args<AddArgs>();
-  for (std::uint32_t i = wg.first_x(); i < wg.end_x(); ++i) a.data[i] += a.value;
+  for (std::uint32_t i = wg.first_x(); i < wg.end_x() && i < a.n; ++i) a.data[i] += a.value;
 }
 }  // namespace
 
@@ -47,7 +47,8 @@ void register_test_kernels() {
     register_host_kernel(make_host_kernel<SleepArgs>("test_sleep", &sleep, {host_arg("ms", &SleepArgs::ms)}));
     register_host_kernel(make_host_kernel("test_throw", &fail));
     register_host_kernel(make_host_kernel<AddArgs>("test_add", &add,
-                                                   {host_arg("data", &AddArgs::data), host_arg("value", &AddArgs::value)}));
+                                                   {host_arg("data", &AddArgs::data), host_arg("value", &AddArgs::value),
+                                                    host_arg("n", &AddArgs::n)}));
   });
 }
 

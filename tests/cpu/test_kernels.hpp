@@ -30,6 +30,7 @@ struct SleepArgs {
 struct AddArgs {
   std::uint32_t* data;
   std::uint32_t value;
+  std::uint32_t n;  // elements: the items of the last, rounded-up work-group past n do nothing
 };
 
 // Registers test_record, test_sleep, test_throw and test_add once per process.

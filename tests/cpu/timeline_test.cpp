@@ -86,11 +86,11 @@ TEST(TimelineWait, NumberZeroAndReleasedSubmissionsWaitForNothing) {
   Buffer buf = device().alloc(64 * 4);
   const Kernel add = device().kernel("test_add");
   Batch consumer;
-  consumer.wait(a, 0).exec(add, Dim3{64}, Dim3{64}, {buf, 1u});
+  consumer.wait(a, 0).exec(add, Dim3{64}, Dim3{64}, {buf, 1u, 64u});
   Stats before = device().stats();
   b.run(consumer, Options::all());  // a's submission 0: none
   EXPECT_EQ((device().stats() - before).device_waits, 0u);
-  a.run(Batch{}.exec(add, Dim3{64}, Dim3{64}, {buf, 1u}), Options::all());  // waited and released
+  a.run(Batch{}.exec(add, Dim3{64}, Dim3{64}, {buf, 1u, 64u}), Options::all());  // waited and released
   before = device().stats();
   b.run(consumer, Options::all());  // a's submission 1, complete
   EXPECT_EQ((device().stats() - before).device_waits, 0u);
@@ -101,7 +101,7 @@ TEST(TimelineWait, HandlesDroppedAfterALaterWaitCostNoHostWait) {
   Buffer buf = device().alloc(64 * 4);
   device().copy_to_device(buf, std::vector<std::uint32_t>(64, 0).data(), 64 * 4);
   Batch add;
-  add.exec(device().kernel("test_add"), Dim3{64}, Dim3{64}, {buf, 1u});
+  add.exec(device().kernel("test_add"), Dim3{64}, Dim3{64}, {buf, 1u, 64u});
   const Stats before = device().stats();
   {
     std::vector<Submission> subs;
@@ -137,7 +137,7 @@ TEST(CpuDevices, AQueueOfOneAgentWaitsForAnothersAndCopiesIntoItsMemory) {
   d0.copy_to_device(src, std::vector<std::uint32_t>(64, 0).data(), 64 * 4);
   Queue q0 = d0.create_queue(), q1 = d1.create_queue();
   Batch produce, consume;
-  produce.exec(d0.kernel("test_sleep"), Dim3{1}, Dim3{1}, {20u}).exec(d0.kernel("test_add"), Dim3{64}, Dim3{64}, {src, 9u});
+  produce.exec(d0.kernel("test_sleep"), Dim3{1}, Dim3{1}, {20u}).exec(d0.kernel("test_add"), Dim3{64}, Dim3{64}, {src, 9u, 64u});
   consume.wait(q0, 1).copy(dst, src, 64 * 4);
   const Stats before = d1.stats();
   Submission p = q0.submit(produce, Options::all());

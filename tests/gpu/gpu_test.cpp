@@ -10,6 +10,8 @@
 
 #include "bitonic.hpp"
 #include "bitonic_workload.hpp"
+#include "error_text.hpp"
+#include "grid_cases.hpp"
 #include "hsad/hsad.hpp"
 #include "laplacian_slabs.hpp"
 #include "memory_checks.hpp"
@@ -120,10 +122,11 @@ TEST(Gpu, PinnedTransfersAreNotStaged) {
 TEST(Gpu, KernelArgumentsComeFromTheDriversView) {
   REQUIRE_GPU();
   const Kernel k = device.kernel("bitonic_step");
-  EXPECT_EQ(k.info().explicit_arg_count(), 4u);
+  EXPECT_EQ(k.info().explicit_arg_count(), 5u);  // keys, stage, pass, ascending, n
   EXPECT_EQ(k.info().args[0].size, 8u);
   EXPECT_EQ(k.info().args[1].offset, 8u);
   EXPECT_EQ(k.info().args[3].offset, 16u);
+  EXPECT_EQ(k.info().args[4].offset, 20u);
 }
 
 TEST(Gpu, WrongArgumentCountIsRefused) {
@@ -145,14 +148,14 @@ TEST(Gpu, ReplayFollowsAChangedBatch) {
   auto keys = random_keys(1024);
   Batch b;
   const Kernel step = device.kernel("bitonic_step");
-  b.exec(step, Dim3{512}, Dim3{256}, {buf, 0u, 0u, 1u});
+  b.exec(step, Dim3{512}, Dim3{256}, {buf, 0u, 0u, 1u, 1024u});
   Options o = Options::all();
   o.replay = true;
   device.copy_to_device(buf, keys.data(), keys.size() * 4);
   q.run(b, o);  // graph of one step
   b.clear();
   for (std::uint32_t stage = 0; stage < 10; ++stage)
-    for (std::uint32_t pass = 0; pass <= stage; ++pass) b.exec(step, Dim3{512}, Dim3{256}, {buf, stage, pass, 1u});
+    for (std::uint32_t pass = 0; pass <= stage; ++pass) b.exec(step, Dim3{512}, Dim3{256}, {buf, stage, pass, 1u, 1024u});
   device.copy_to_device(buf, keys.data(), keys.size() * 4);
   q.run(b, o);  // must be a new graph of the whole sort
   std::vector<std::uint32_t> out(1024);
@@ -273,7 +276,7 @@ TEST(GpuWaits, TheConsumerSeesTheProducersResult) {
   producer.copy_to_device(buf, keys.data(), n * 4);
   const Kernel step = device.kernel("bitonic_step");
   for (std::uint32_t stage = 0; stage < stages; ++stage)
-    for (std::uint32_t pass = 0; pass <= stage; ++pass) producer.exec(step, Dim3{n / 2}, Dim3{256}, {buf, stage, pass, 1u});
+    for (std::uint32_t pass = 0; pass <= stage; ++pass) producer.exec(step, Dim3{n / 2}, Dim3{256}, {buf, stage, pass, 1u, n});
   Queue a = device.create_queue(), b = device.create_queue();
   const Stats before = device.stats();
   Submission p = a.submit(producer, Options::all());
@@ -348,19 +351,72 @@ TEST(GpuModule, AnApplicationsKernelsRunFromEveryKindOfImage) {
   for (const std::string& path : module_files(device)) {
     SCOPED_TRACE(path);
     const Module m = device.load_module(path);
-    EXPECT_EQ(m.kernel_names(), (std::vector<std::string>{"module_add_one", "module_scale"}));
+    std::vector<std::string> names = {"module_add_one", "module_add_one_3d", "module_scale"};
+    if (device.info().backend == "rocr") names.insert(names.begin() + 2, "module_add_one_global_id");  // HIP only
+    EXPECT_EQ(m.kernel_names(), names);
     const unsigned n = 1000;
     std::vector<float> x(n), back(n);
     for (unsigned i = 0; i < n; ++i) x[i] = float(i);
     Buffer buf = device.alloc(n * 4);
     Batch b;
-    // Whole work-groups: in a partial one, HIP's blockDim on AMD is that group's size, so the
-    // kernel's blockIdx * blockDim would not be its global index (docs/api.md).
-    b.copy_to_device(buf, x.data(), n * 4).exec(m.kernel("module_scale"), Dim3{(n + 255) / 256 * 256}, Dim3{256}, {buf, 0.5f, n});
+    // 1000 items: the batch rounds them up to whole work-groups, and the kernel checks i < n.
+    b.copy_to_device(buf, x.data(), n * 4).exec(m.kernel("module_scale"), Dim3{n}, Dim3{256}, {buf, 0.5f, n});
     b.copy_to_host(back.data(), buf, n * 4);
     device.create_queue().run(b, Options::all());
     for (unsigned i = 0; i < n; ++i) ASSERT_EQ(back[i], float(i) * 0.5f) << i;
   }
+}
+
+// Grids that are not whole work-groups: rounded up on every backend, so a kernel written the CUDA
+// and HIP way (an application's, in a module) and the library's own give the cpu agent's result.
+// Under hsad-sim on gfx90a, gfx908 and gfx1030 this is machine code (tests/rocr-sim).
+namespace {
+bool runs_machine_code(const Device& d) {
+  const char* exec = std::getenv("HSAD_SIM_EXEC");
+  return !(simulated(d) && exec && std::string(exec) == "host");
+}
+}  // namespace
+
+TEST(GpuGrid, ACudaStyleKernelProcessesEachElementOnce) {
+  REQUIRE_GPU();
+  if (!runs_machine_code(device)) GTEST_SKIP() << "an application's kernels need machine code (hsad-sim --exec isa)";
+  const Module m = device.load_module(module_files(device).front());
+  test::expect_each_element_once(device, m.kernel("module_add_one_3d"));
+}
+
+TEST(GpuGrid, TheLibrarysCopyIsExactAtEveryGrid) {
+  REQUIRE_GPU();
+  test::expect_copy_at_every_grid(device);
+}
+
+TEST(GpuGrid, TheLibrarysSortsIgnoreItemsPastTheKeys) {
+  REQUIRE_GPU();
+  test::expect_bitonic_at_odd_grids(device);
+}
+
+// HSA's partial work-groups, by name: exact on AMD (the work-items past the grid do not exist, so
+// an OpenCL-style kernel without a bounds check is right); refused on cuda, which has none.
+TEST(GpuGrid, PartialGroupsOnAmdAndARefusalOnCuda) {
+  REQUIRE_GPU();
+  if (!runs_machine_code(device)) GTEST_SKIP() << "an application's kernels need machine code (hsad-sim --exec isa)";
+  const Module m = device.load_module(module_files(device).front());
+  if (device.info().backend == "cuda") {
+    Batch b;
+    EXPECT_NE(test::error_text([&] { b.exec_partial_groups(m.kernel("module_add_one"), Dim3{961}, Dim3{64}, {Buffer(), 1u}); })
+                  .find("CUDA launches whole blocks only"),
+              std::string::npos);
+    return;
+  }
+  const std::uint32_t n = 961;
+  std::vector<std::uint32_t> x(n + test::kGuard, 0);
+  Buffer buf = device.alloc(x.size() * 4);
+  Batch b;
+  b.copy_to_device(buf, x.data(), x.size() * 4)
+      .exec_partial_groups(m.kernel("module_add_one_global_id"), Dim3{n}, Dim3{64}, {buf})
+      .copy_to_host(x.data(), buf, x.size() * 4);
+  EXPECT_EQ(b.dispatches()[0].grid.x, n);
+  device.create_queue().run(b, Options::all());
+  for (std::uint32_t i = 0; i < x.size(); ++i) ASSERT_EQ(x[i], i < n ? 1u : 0u) << "element " << i;
 }
 
 // A kernel's parameters, counted from the image (a cubin's .nv.info, PTX's .entry) and laid out by
@@ -432,7 +488,10 @@ TEST(GpuModule, ForeignAndMissingCodeIsRefused) {
     m.kernel("nope");
     FAIL() << "no error";
   } catch (const Error& e) {
-    EXPECT_NE(std::string(e.what()).find("(it has: module_add_one, module_scale)"), std::string::npos) << e.what();
+    const std::string has = device.info().backend == "rocr"
+                                ? "(it has: module_add_one, module_add_one_3d, module_add_one_global_id, module_scale)"
+                                : "(it has: module_add_one, module_add_one_3d, module_scale)";
+    EXPECT_NE(std::string(e.what()).find(has), std::string::npos) << e.what();
   }
 }
 

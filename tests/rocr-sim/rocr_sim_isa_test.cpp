@@ -60,8 +60,14 @@ class DeviceRunner : public Runner {
     queue_.run(Batch{}.copy_to_host(host, b, bytes, offset), Options::all());
   }
   void run(const std::string& kernel, Dim3 grid, Dim3 group, const std::vector<Arg>& args) override {
-    const bool own = module_ && std::string(kernel).rfind("isa_", 0) == 0;
-    queue_.run(Batch{}.exec(own ? module_.kernel(kernel) : device().kernel(kernel), grid, group, args), Options::all());
+    queue_.run(Batch{}.exec(kernel_named(kernel), grid, group, args), Options::all());
+  }
+  void run_partial_groups(const std::string& kernel, Dim3 grid, Dim3 group, const std::vector<Arg>& args) override {
+    queue_.run(Batch{}.exec_partial_groups(kernel_named(kernel), grid, group, args), Options::all());
+  }
+  Kernel kernel_named(const std::string& kernel) const {
+    const bool own = module_ && kernel.rfind("isa_", 0) == 0;
+    return own ? module_.kernel(kernel) : device().kernel(kernel);
   }
   using Runner::download;
   using Runner::upload;
@@ -152,7 +158,7 @@ std::string fault_of(const char* kernel, const std::function<Arg(const Buffer&)>
     if (std::string(e.what()).find("GPU memory fault") != std::string::npos) device().reset();
     Queue fresh = device().create_queue();
     Buffer keys = device().alloc(1024 * 4);
-    fresh.run(Batch{}.exec(device().kernel("bitonic_step"), Dim3{512}, Dim3{256}, {keys, 0u, 0u, 1u}), Options::all());
+    fresh.run(Batch{}.exec(device().kernel("bitonic_step"), Dim3{512}, Dim3{256}, {keys, 0u, 0u, 1u, 1024u}), Options::all());
     return e.what();
   }
   ADD_FAILURE() << kernel << " completed";

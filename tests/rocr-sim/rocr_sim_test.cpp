@@ -123,7 +123,9 @@ TEST(RocrSim, PicksTheCodeObjectOfItsTarget) {
   const Kernel k = rocr_device().kernel("bitonic_step");
   // The wavefront size comes from the metadata of the code object picked for the agent.
   EXPECT_EQ(k.info().wavefront_size, rocr_device().info().wavefront_size);
-  EXPECT_EQ(k.info().kernarg_segment_size, 20u);  // the code object's, not the host build's 24
+  EXPECT_EQ(k.info().kernarg_segment_size, 24u);
+  // bitonic_long's: a pointer and five u32, 28 bytes, where the host build's struct is padded to 32.
+  EXPECT_EQ(rocr_device().kernel("bitonic_long").info().kernarg_segment_size, 28u);
   EXPECT_TRUE(sorts(rocr_device(), 4096, Options::parse("all")));
 }
 
@@ -254,7 +256,7 @@ TEST(RocrSim, AFullRingMakesTheSubmitterWait) {
   rocr_device().copy_to_device(buf, keys.data(), n * 4);
   Batch b;
   for (std::uint32_t stage = 0; stage < 12; ++stage) {
-    for (std::uint32_t pass = 0; pass <= stage; ++pass) b.exec(k, Dim3{n / 2}, Dim3{256}, {buf, stage, pass, 1u});
+    for (std::uint32_t pass = 0; pass <= stage; ++pass) b.exec(k, Dim3{n / 2}, Dim3{256}, {buf, stage, pass, 1u, n});
   }
   for (int repeat = 0; repeat < 4; ++repeat) {  // 4 x 78 dispatches through a 64-packet ring
     rocr_device().copy_to_device(buf, keys.data(), n * 4);
@@ -272,7 +274,7 @@ TEST(RocrSim, AWrongArgumentCountIsRefused) {
     b.exec(rocr_device().kernel("bitonic_step"), Dim3{256}, Dim3{256}, {1u, 2u});
     FAIL() << "accepted";
   } catch (const Error& e) {
-    EXPECT_NE(std::string(e.what()).find("wrong argument count: got 2, kernel 'bitonic_step' takes 4"), std::string::npos)
+    EXPECT_NE(std::string(e.what()).find("wrong argument count: got 2, kernel 'bitonic_step' takes 5"), std::string::npos)
         << e.what();
   }
 }
@@ -305,7 +307,7 @@ TEST(RocrSimFault, TheFaultReachesTheWaiterAndANewQueueWorks) {
   const Kernel k = d.kernel("bitonic_step");
   Buffer keys = d.alloc(1024 * 4);
   Batch b;
-  for (std::uint32_t pass = 0; pass < 8; ++pass) b.exec(k, Dim3{512}, Dim3{256}, {keys, 3u, pass % 4, 1u});
+  for (std::uint32_t pass = 0; pass < 8; ++pass) b.exec(k, Dim3{512}, Dim3{256}, {keys, 3u, pass % 4, 1u, 1024u});
   const auto start = std::chrono::steady_clock::now();
   {
     Queue q = d.create_queue();
@@ -403,7 +405,7 @@ TEST(RocrSimWaits, TheConsumerSeesTheProducersResult) {
   Batch producer;
   const Kernel step = producer_device.kernel("bitonic_step");
   for (std::uint32_t stage = 0; stage < 13; ++stage) {
-    for (std::uint32_t pass = 0; pass <= stage; ++pass) producer.exec(step, Dim3{n / 2}, Dim3{256}, {keys_buf, stage, pass, 1u});
+    for (std::uint32_t pass = 0; pass <= stage; ++pass) producer.exec(step, Dim3{n / 2}, Dim3{256}, {keys_buf, stage, pass, 1u, n});
   }
   Buffer out = consumer_device.alloc(n * 4);
   Buffer host = consumer_device.alloc(n * 4, Memory::pinned_host);
@@ -458,7 +460,7 @@ Batch sort_batch(const Kernel& step, const Buffer& keys, void* host, std::uint32
   std::uint32_t stages = 0;
   while ((1u << stages) < n) ++stages;
   for (std::uint32_t stage = 0; stage < stages; ++stage) {
-    for (std::uint32_t pass = 0; pass <= stage; ++pass) b.exec(step, Dim3{n / 2}, Dim3{256}, {keys, stage, pass, 1u});
+    for (std::uint32_t pass = 0; pass <= stage; ++pass) b.exec(step, Dim3{n / 2}, Dim3{256}, {keys, stage, pass, 1u, n});
   }
   b.copy_to_host(host, keys, n * 4);
   return b;
@@ -469,7 +471,8 @@ TEST(RocrSimModule, ABundlesEntryForTheAgentIsLoadedWithItsKernels) {
   const Module m = rocr_device().load_module(module_path("bundle.hsaco"));
   EXPECT_EQ(TargetId::parse(m.target()).processor, rocr_device().info().isa);
   EXPECT_EQ(m.origin(), module_path("bundle.hsaco"));
-  EXPECT_EQ(m.kernel_names(), (std::vector<std::string>{"module_add_one", "module_scale"}));
+  EXPECT_EQ(m.kernel_names(), (std::vector<std::string>{"module_add_one", "module_add_one_3d", "module_add_one_global_id",
+                                                        "module_scale"}));
   const Kernel k = m.kernel("module_scale");
   EXPECT_EQ(k.info().explicit_arg_count(), 3u);
   EXPECT_EQ(k.info().kernarg_segment_size, 16u);
@@ -488,7 +491,7 @@ TEST(RocrSimModule, AKernelTheModuleLacksIsRefusedListingItsKernels) {
   const Module m = rocr_device().load_module(module_path("bundle.hsaco"));
   const std::string e = test::error_text([&] { m.kernel("module_missing"); });
   EXPECT_NE(e.find("no kernel named 'module_missing' in module '" + module_path("bundle.hsaco") +
-                   "' (it has: module_add_one, module_scale)"),
+                   "' (it has: module_add_one, module_add_one_3d, module_add_one_global_id, module_scale)"),
             std::string::npos)
       << e;
 }

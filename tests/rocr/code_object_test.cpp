@@ -221,7 +221,7 @@ TEST(CodeObject, RefusesMetadataThatIsNotMsgpack) {
 
 TEST(CodeObject, RefusesAnArgumentOutsideTheKernargSegment) {
   std::string elf = gfx90a();
-  // bitonic_step's kernarg segment is 20 bytes; make it 2 so its arguments overflow it.
+  // bitonic_step's kernarg segment is 24 bytes; make it 2 so its arguments overflow it.
   const std::size_t key = elf.find(".kernarg_segment_size", metadata_offset(elf));
   ASSERT_NE(key, std::string::npos);
   const std::size_t value = key + std::string(".kernarg_segment_size").size();

@@ -133,7 +133,7 @@ Kernel code_object_kernel(const std::string& name) {
 
 std::vector<Recorded> record(const Device& owner, const Kernel& kernel, const Options& o) {
   RecordingAgent agent;
-  auto ring = std::make_unique<RecordingRing>(20);  // bitonic_step: pointer + three u32
+  auto ring = std::make_unique<RecordingRing>(24);  // bitonic_step: pointer + four u32
   RecordingRing& rec = *ring;
   auto queue = std::make_shared<detail::AqlQueue>(owner.impl().shared_from_this(), agent, std::move(ring),
                                                   detail::AqlQueue::Config{});
@@ -141,7 +141,7 @@ std::vector<Recorded> record(const Device& owner, const Kernel& kernel, const Op
   const std::uint64_t keys = 0x7f0000001000;  // never dereferenced: the ring only records
   const std::uint32_t n = 1u << 15;
   for (std::uint32_t stage = 0; stage < 15; ++stage) {
-    for (std::uint32_t pass = 0; pass <= stage; ++pass) batch.exec(kernel, Dim3{n / 2}, Dim3{256}, {keys, stage, pass, 1u});
+    for (std::uint32_t pass = 0; pass <= stage; ++pass) batch.exec(kernel, Dim3{n / 2}, Dim3{256}, {keys, stage, pass, 1u, n});
   }
   EXPECT_EQ(batch.size(), 120u);
   const auto deadline = detail::Clock::now() + std::chrono::seconds(10);

@@ -48,8 +48,9 @@ class QueueImpl;
 
 struct Dispatch {
   Kernel kernel;
-  Dim3 grid;   // in work-items, as in an AQL packet
+  Dim3 grid;   // in work-items, as encoded: whole work-groups unless partial_groups
   Dim3 group;  // work-group size
+  bool partial_groups = false;  // recorded by exec_partial_groups (AQL backends only)
   std::uint32_t args_offset = 0;  // where this dispatch's explicit kernarg image starts in the arena
 };
 
@@ -82,11 +83,22 @@ struct Command {
 
 class HSAD_API Batch {
  public:
-  // Records one dispatch. Throws hsad::Error naming the kernel and the argument on a wrong
-  // argument count or size, and on a grid or work-group that is empty.
+  // Records one dispatch of `grid` work-items in work-groups of `group`. A grid that is not a whole
+  // number of work-groups along a dimension is rounded up to whole work-groups there, on every
+  // backend, as CUDA and HIP launches are: the kernel checks its index against its size
+  // (`if (i < n)`), and blockDim is the whole group everywhere. Throws hsad::Error naming the
+  // kernel and the argument on a wrong argument count or size, and naming the limit on a grid or
+  // work-group that is empty or that the kernel's device cannot run (DeviceInfo::limits).
   Batch& exec(const Kernel& kernel, Dim3 grid, Dim3 group, std::initializer_list<Arg> args);
   // The same, with an argument list built at run time.
   Batch& exec(const Kernel& kernel, Dim3 grid, Dim3 group, const std::vector<Arg>& args);
+  // HSA's own grid, for kernels written for it (OpenCL style: global-id builtins, no bounds
+  // check): the grid is encoded as given and the last work-group of a dimension is partial, so
+  // the work-items past the grid do not exist. On AMD a HIP kernel then sees that group's own
+  // size as blockDim, which breaks `blockIdx.x * blockDim.x + threadIdx.x`: use exec for those.
+  // AQL backends only (rocr, the cpu agent); cuda has no partial blocks and refuses it by name.
+  Batch& exec_partial_groups(const Kernel& kernel, Dim3 grid, Dim3 group, std::initializer_list<Arg> args);
+  Batch& exec_partial_groups(const Kernel& kernel, Dim3 grid, Dim3 group, const std::vector<Arg>& args);
 
   // Copies in batch order. Host memory that is not a pinned Buffer of the device is pageable: it
   // is staged as Device::copy_* stage it (counted in Stats::bytes_staged). A pageable source is
@@ -138,7 +150,7 @@ class HSAD_API Batch {
  private:
   void adopt_device(detail::DeviceImpl* device, const char* call);
   void push(detail::CommandKind kind, std::size_t index);
-  Batch& exec(const Kernel& kernel, Dim3 grid, Dim3 group, const Arg* first, std::size_t count);
+  Batch& exec(const Kernel& kernel, Dim3 grid, Dim3 group, const Arg* first, std::size_t count, bool partial_groups);
 
   std::vector<detail::Command> commands_;
   std::vector<detail::Dispatch> dispatches_;

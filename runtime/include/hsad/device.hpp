@@ -17,6 +17,16 @@
 
 namespace hsad {
 
+// What one dispatch may ask of a device. Batch::exec checks a dispatch against its kernel's device
+// and refuses, naming the limit, what the device could not run, so a batch that records runs.
+struct DispatchLimits {
+  Dim3 max_group{1024, 1024, 1024};      // work-items per work-group along each dimension
+  std::uint32_t max_group_size = 1024;   // work-items per work-group in all
+  Dim3 max_grid{0xffffffffu, 0xffffffffu, 0xffffffffu};    // work-items along each dimension
+  Dim3 max_groups{0xffffffffu, 0xffffffffu, 0xffffffffu};  // work-groups along each dimension
+  std::uint64_t max_grid_items = ~std::uint64_t(0);        // work-items in the whole grid
+};
+
 struct HSAD_API DeviceInfo {
   std::string backend;  // "cpu", "rocr", "cuda"
   std::string name;     // marketing name
@@ -30,6 +40,7 @@ struct HSAD_API DeviceInfo {
   std::string last_level_cache_source;  // "driver", "sysfs", "sysconf", "cpuid", an env variable, "unknown"
   std::uint64_t memory_bytes = 0;
   std::uint32_t max_queue_packets = 0;
+  DispatchLimits limits;  // rocr and cuda: the driver's; the cpu agent: the same as a GPU's (1024)
 };
 
 class HSAD_API Device {

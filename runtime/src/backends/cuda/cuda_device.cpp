@@ -58,6 +58,14 @@ CudaDevice::CudaDevice(const Driver& d, int ordinal) : d_(d) {
   if (const int l2 = attr(CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE); l2 > 0) info_.last_level_cache_bytes = std::uint64_t(l2);
   info_.last_level_cache_source = info_.last_level_cache_bytes ? "driver" : "unknown";
   info_.memory_bytes = memory;
+  // Blocks, not work-items, bound a CUDA grid (65535 along y and z); a block is 1024 threads, 64 along z.
+  info_.limits.max_group = Dim3{std::uint32_t(attr(CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_X)),
+                                std::uint32_t(attr(CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Y)),
+                                std::uint32_t(attr(CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Z))};
+  info_.limits.max_group_size = std::uint32_t(attr(CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK));
+  info_.limits.max_groups = Dim3{std::uint32_t(attr(CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_X)),
+                                 std::uint32_t(attr(CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Y)),
+                                 std::uint32_t(attr(CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Z))};
 
   CUmodule module = nullptr;
   check(d_.cuModuleLoadData(&module, hsad_cuda_fatbin), "cuModuleLoadData");

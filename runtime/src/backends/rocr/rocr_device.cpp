@@ -3,6 +3,7 @@
 #include "backends/rocr/rocr_device.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cstdlib>
 #include <fstream>
 #include <iterator>
@@ -178,6 +179,7 @@ RocrDevice::RocrDevice(const Api& api, hsa_agent_t agent, const Pools& pools) : 
   info_.compute_units = agent_info<std::uint32_t>(api_, agent_, HSA_AMD_AGENT_INFO_COMPUTE_UNIT_COUNT,
                                                   "hsa_agent_get_info(COMPUTE_UNIT_COUNT)");
   info_.max_queue_packets = agent_info<std::uint32_t>(api_, agent_, HSA_AGENT_INFO_QUEUE_MAX_SIZE, "hsa_agent_get_info(QUEUE_MAX_SIZE)");
+  info_.limits = dispatch_limits();
   struct CacheSizes { std::uint32_t level[4]; };
   const auto caches = agent_info<CacheSizes>(api_, agent_, HSA_AGENT_INFO_CACHE_SIZE, "hsa_agent_get_info(CACHE_SIZE)");
   for (std::uint32_t bytes : caches.level) {
@@ -189,6 +191,20 @@ RocrDevice::RocrDevice(const Api& api, hsa_agent_t agent, const Pools& pools) : 
   info_.memory_bytes = memory;
   check(api_.hsa_signal_create(0, 0, nullptr, &copy_signal_), "hsa_signal_create");
   faults_ = std::make_unique<MemoryFaults>(api_, agent_, info_.name + " (" + isa_name_ + ")");
+}
+
+// ROCr's own limits for a dispatch (the packet's fields are wider than what the hardware takes).
+DispatchLimits RocrDevice::dispatch_limits() const {
+  DispatchLimits l;
+  const auto group = agent_info<std::array<std::uint16_t, 3>>(api_, agent_, HSA_AGENT_INFO_WORKGROUP_MAX_DIM,
+                                                               "hsa_agent_get_info(WORKGROUP_MAX_DIM)");
+  l.max_group = Dim3{group[0], group[1], group[2]};
+  l.max_group_size = agent_info<std::uint32_t>(api_, agent_, HSA_AGENT_INFO_WORKGROUP_MAX_SIZE,
+                                               "hsa_agent_get_info(WORKGROUP_MAX_SIZE)");
+  const auto grid = agent_info<hsa_dim3_t>(api_, agent_, HSA_AGENT_INFO_GRID_MAX_DIM, "hsa_agent_get_info(GRID_MAX_DIM)");
+  l.max_grid = Dim3{grid.x, grid.y, grid.z};
+  l.max_grid_items = agent_info<std::uint32_t>(api_, agent_, HSA_AGENT_INFO_GRID_MAX_SIZE, "hsa_agent_get_info(GRID_MAX_SIZE)");
+  return l;
 }
 
 RocrDevice::~RocrDevice() {

@@ -67,6 +67,7 @@ class RocrDevice : public detail::DeviceImpl, public detail::AqlAgent {
   void reset_device(const std::vector<std::shared_ptr<detail::QueueImpl>>& queues) override;
 
  private:
+  DispatchLimits dispatch_limits() const;
   struct Executable;  // the code object reader and executable, destroyed together
   class Module;       // an application's code object, its own executable
   std::shared_ptr<const Executable> load_executable(std::string_view code_object);

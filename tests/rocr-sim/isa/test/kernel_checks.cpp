@@ -128,7 +128,7 @@ void check_grids(Runner& r) {
 void check_dims(Runner& r) {
   const Dim3 grid{100, 3, 2}, group{32, 2, 1};
   auto* out = static_cast<std::uint32_t*>(r.alloc(6 * grid.volume() * 4));
-  r.run("isa_dims", grid, group, {out});
+  r.run_partial_groups("isa_dims", grid, group, {out});
   const auto got = r.download(out, 6 * grid.volume());
   for (std::uint32_t z = 0; z < grid.z; ++z) {
     for (std::uint32_t y = 0; y < grid.y; ++y) {
@@ -191,7 +191,7 @@ void check_bitonic(Runner& r) {
   auto* d = r.upload(keys);
   std::uint32_t dispatches = 0;
   for (std::uint32_t stage = 0; (2u << stage) <= n; ++stage) {
-    for (std::uint32_t pass = 0; pass <= stage; ++pass, ++dispatches) r.run("bitonic_step", {n / 2}, {256}, {d, stage, pass, 1u});
+    for (std::uint32_t pass = 0; pass <= stage; ++pass, ++dispatches) r.run("bitonic_step", {n / 2}, {256}, {d, stage, pass, 1u, n});
   }
   EXPECT_EQ(dispatches, kernels::bitonic_dispatches(n));
   const auto got = r.download(d, n);

@@ -27,6 +27,11 @@ class Runner {
   virtual void upload(void* device, const void* host, std::size_t bytes) = 0;
   virtual void download(void* host, const void* device, std::size_t bytes) = 0;
   virtual void run(const std::string& kernel, Dim3 grid, Dim3 group, const std::vector<Arg>& args) = 0;
+  // HSA's partial work-groups: the grid exactly as given. A runner that writes packets itself
+  // encodes every grid so; the library's batches only when asked (Batch::exec_partial_groups).
+  virtual void run_partial_groups(const std::string& kernel, Dim3 grid, Dim3 group, const std::vector<Arg>& args) {
+    run(kernel, grid, group, args);
+  }
 
   template <class T>
   T* upload(const std::vector<T>& v) {
