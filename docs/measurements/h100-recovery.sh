@@ -7,7 +7,7 @@ cd "$(dirname "$0")"
 export LD_LIBRARY_PATH=$PWD/lib HSAD_TEST_MODULES_DIR=$PWD/modules HSAD_FAULT_PROBE=$PWD/hsad-fault-probe
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
 ./gpu_tests --gtest_filter='GpuRecovery.*'
-for c in stuck-exit stuck-later reset fault trap fault-reset; do
+for c in stuck-exit stuck-later reset fault trap fault-reset stuck-new-runtime; do
   echo "=== hsad-fault-probe cuda $c"
   s=$(date +%s%N); timeout -s KILL 90 ./hsad-fault-probe cuda $c 2>&1; rc=$?; e=$(date +%s%N)
   echo "=== rc=$rc wall_ms=$(( (e - s) / 1000000 ))"

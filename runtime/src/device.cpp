@@ -41,6 +41,8 @@ std::shared_ptr<const KernelImpl> DeviceImpl::kernel(std::string_view name) {
 
 void* DeviceImpl::allocate(std::size_t bytes, Memory kind) {
   if (bytes == 0) throw Error(info_.backend, "alloc", "a buffer of 0 bytes", "ask for at least one byte");
+  // Memory freed while work was stuck goes back once that work has ended.
+  if (has_deferred_.load(std::memory_order_acquire) && stuck().empty()) free_deferred();
   void* p = raw_allocate(bytes, kind);
   if (kind == Memory::pinned_host) {
     std::lock_guard<std::mutex> lock(pinned_mutex_);
@@ -64,6 +66,7 @@ void DeviceImpl::deallocate(void* ptr, std::size_t bytes, Memory kind, std::uint
   if (defer) {
     std::lock_guard<std::mutex> lock(deferred_mutex_);
     deferred_.push_back({ptr, bytes, kind, generation});
+    has_deferred_.store(true, std::memory_order_release);
     return;
   }
   raw_deallocate(ptr, bytes, kind);
@@ -76,6 +79,7 @@ void DeviceImpl::free_deferred() noexcept {
     std::lock_guard<std::mutex> lock(deferred_mutex_);
     if (deferred_.empty()) return;
     ready.swap(deferred_);
+    has_deferred_.store(false, std::memory_order_release);
   }
   for (const Deferred& d : ready) {
     if (d.generation != generation() && reset_invalidates_memory()) continue;
@@ -106,15 +110,25 @@ DeviceImpl::~DeviceImpl() {
   if (!deferred_.empty()) keep_forever(std::make_shared<std::vector<Deferred>>(std::move(deferred_)));
 }
 
-void DeviceImpl::note_left_running(const std::string& what) {
+void DeviceImpl::note_left_running(const std::string& what, std::function<bool()> still_running) {
   std::lock_guard<std::mutex> lock(queues_mutex_);
-  if (left_running_.empty()) left_running_ = what;
+  left_running_.push_back({what, std::move(still_running)});
+}
+
+std::size_t DeviceImpl::deferred_bytes() {
+  std::lock_guard<std::mutex> lock(deferred_mutex_);
+  std::size_t bytes = 0;
+  for (const Deferred& d : deferred_) bytes += d.bytes;
+  return bytes;
 }
 
 std::string DeviceImpl::stuck() {
   {
     std::lock_guard<std::mutex> lock(queues_mutex_);
-    if (!left_running_.empty()) return left_running_;
+    left_running_.erase(std::remove_if(left_running_.begin(), left_running_.end(),
+                                       [](const LeftRunning& l) { return !l.still_running(); }),
+                        left_running_.end());
+    if (!left_running_.empty()) return left_running_.front().what;
   }
   for (const auto& q : live_queues()) {
     std::string running = q->still_running();

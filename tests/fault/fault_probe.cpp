@@ -9,6 +9,8 @@
 //         fault        a store to an address nobody mapped (the cpu agent: a kernel that throws)
 //         trap         a kernel that traps (the cpu agent: a kernel that throws)
 //         fault-reset  a fault, then Device::reset, then a batch on a new queue
+//         stuck-new-runtime  after that timeout: a second Runtime, its memory, queue, module and a
+//                      batch; then the kernel released, waited for, and a third Runtime
 // Kernels: tests/modules/fault_kernels.cu on GPUs (HSAD_TEST_MODULES_DIR, else the build's
 // folder), host kernels of the same names on the cpu agent.
 #include <time.h>
@@ -17,6 +19,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <thread>
@@ -225,11 +228,39 @@ int fault(const Device& device, const Kernels& k, bool trap, bool then_reset) {
   return ok ? 3 : 1;
 }
 
+// A Runtime opened while another's kernel is stuck: it works, or (cuda, where loading its module
+// would wait for the kernel) refuses at once; once the kernel ended, a new one opens.
+int stuck_new_runtime(const std::string& backend, const Device& device, const Kernels& k) {
+  Stuck stuck = stick(device, k);
+  std::optional<Runtime> second;
+  timed("second-open", [&] { second.emplace(Runtime::open(backend)); });
+  if (second) {
+    const Device other = second->device();
+    timed("second-alloc-free", [&] {
+      Buffer y = other.alloc(1 << 20);
+      Buffer z = other.alloc(4096, Memory::pinned_host);
+    });
+    timed("second-create-queue", [&] { Queue q = other.create_queue(); });
+    Kernels again;
+    timed("second-load-module", [&] { again = kernels(other); });
+    if (again.add_one) works(other, again.add_one, "second-works");
+  }
+  release_flag(device, stuck.flag);
+  timed("stuck-ends", [&] { stuck.submission.wait(milliseconds(10000)); });
+  timed("third-open", [&] {
+    const Runtime third = Runtime::open(backend);
+    const Kernels k3 = kernels(third.device());
+    if (!works(third.device(), k3.add_one, "third-works")) throw std::runtime_error("the third Runtime's batch failed");
+  });
+  say("main-returns-at-ns", std::to_string(monotonic_ns()));
+  return 3;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   if (argc != 3) {
-    std::fprintf(stderr, "usage: hsad-fault-probe BACKEND stuck-exit|stuck-later|reset|fault|trap|fault-reset\n");
+    std::fprintf(stderr, "usage: hsad-fault-probe BACKEND stuck-exit|stuck-later|reset|fault|trap|fault-reset|stuck-new-runtime\n");
     return 2;
   }
   const std::string backend = argv[1], what = argv[2];
@@ -245,6 +276,7 @@ int main(int argc, char** argv) {
     if (what == "fault") return fault(device, k, false, false);
     if (what == "trap") return fault(device, k, true, false);
     if (what == "fault-reset") return fault(device, k, false, true);
+    if (what == "stuck-new-runtime") return stuck_new_runtime(backend, device, k);
     std::fprintf(stderr, "hsad-fault-probe: unknown case '%s'\n", what.c_str());
     return 2;
   } catch (const std::exception& e) {

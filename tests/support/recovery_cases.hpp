@@ -132,6 +132,27 @@ inline void check_fault_reset(const std::string& backend) {
   expect_normal_exit(r, backend + " fault-reset");
 }
 
+// A second Runtime while the first's kernel is stuck: every step works within its bound, or on
+// cuda the open is refused at once, naming the stuck submission; once it ended, a third opens.
+inline void check_stuck_new_runtime(const std::string& backend) {
+  const ChildResult r = run_probe(backend, "stuck-new-runtime");
+  expect_error(r, "stuck-run", "timed out");
+  if (backend == "cuda") {
+    expect_error(r, "second-open", "submission 1 of the queue (probe_spin) timed out and still runs");
+    expect_error(r, "second-open", "would wait for it");
+    EXPECT_LT(step_ms(line_value(r.output, "second-open")), 1000);
+  } else {
+    expect_ok(r, "second-open", 5000);
+    expect_ok(r, "second-alloc-free", 5000);
+    expect_ok(r, "second-create-queue", 5000);
+    expect_ok(r, "second-load-module", 5000);
+    expect_ok(r, "second-works", 10000);
+  }
+  expect_ok(r, "stuck-ends", 10000);
+  expect_ok(r, "third-open", 20000);
+  expect_normal_exit(r, backend + " stuck-new-runtime");
+}
+
 }  // namespace hsad::test
 
 // The cases as tests of `Suite`, for the backend `backend` (an expression run in each test).
@@ -141,4 +162,5 @@ inline void check_fault_reset(const std::string& backend) {
   TEST(Suite, AResetStopsTheStuckKernelAndTheDeviceWorksAgain) { hsad::test::check_reset(backend); }    \
   TEST(Suite, AMemoryFaultIsAnErrorNamingItsCommand) { hsad::test::check_fault(backend, false); }      \
   TEST(Suite, ATrapIsAnErrorNamingItsCommand) { hsad::test::check_fault(backend, true); }              \
-  TEST(Suite, AfterAFaultAResetRecoversWhereTheBackendCan) { hsad::test::check_fault_reset(backend); }
+  TEST(Suite, AfterAFaultAResetRecoversWhereTheBackendCan) { hsad::test::check_fault_reset(backend); } \
+  TEST(Suite, ANewRuntimeWorksOrRefusesAtOnceWhileAKernelIsStuck) { hsad::test::check_stuck_new_runtime(backend); }

@@ -5,6 +5,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -166,7 +167,12 @@ class DeviceImpl : public std::enable_shared_from_this<DeviceImpl> {
   std::string stuck();
   // A queue went away leaving work it could not stop (a host kernel that never returns): the
   // device counts as stuck from now on, and memory freed is kept (that work may use it).
-  void note_left_running(const std::string& what);
+  // `still_running` says when that work has ended (it is asked with the device's lock held, and
+  // must stay valid for good): from then on the device is no longer stuck for it, and memory
+  // freed meanwhile is released at the next allocation or free.
+  void note_left_running(const std::string& what, std::function<bool()> still_running);
+  // Bytes freed while work was stuck and not released yet (tests).
+  std::size_t deferred_bytes();
   // Device::reset: the backend stops what it can (reset_device), then every queue, and on cuda
   // every buffer and module, made before refuses use. Throws where the backend cannot reset now.
   void reset();
@@ -219,7 +225,12 @@ class DeviceImpl : public std::enable_shared_from_this<DeviceImpl> {
   };
   std::mutex deferred_mutex_;
   std::vector<Deferred> deferred_;  // freed while stuck: kept until the stuck work ended
-  std::string left_running_;        // under queues_mutex_
+  struct LeftRunning {
+    std::string what;
+    std::function<bool()> still_running;
+  };
+  std::vector<LeftRunning> left_running_;  // under queues_mutex_
+  std::atomic<bool> has_deferred_{false};
 
  protected:
   std::vector<std::shared_ptr<QueueImpl>> live_queues();

@@ -32,6 +32,9 @@ class AqlRing {
   // flight is stopped where the agent can, and failed() is true with `why`. False when work was
   // left running (a host kernel stuck inside a work-group): what it uses must then be kept.
   virtual bool shut_down(const std::string& why) = 0;
+  // After a shut_down that left work running: whether it still runs. The ring is kept for good
+  // then, so this may be asked at any later time. Where the agent cannot tell: always true.
+  virtual bool left_work_running() const { return true; }
   // What the driver says about this queue beyond a status, where it says more (the simulated
   // GPU's account of a fault: the kernel, pc and instruction); empty otherwise.
   virtual std::string driver_account() const { return {}; }

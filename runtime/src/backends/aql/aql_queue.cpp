@@ -60,8 +60,11 @@ void AqlQueue::shut_down(const std::string& why) {
       std::lock_guard<std::mutex> lock(abandoned_mutex_);
       if (!abandoned_.empty()) what = abandoned_.front().what;
     }
+    // The ring is kept for good from here on (the destructor), so the device may ask it later.
+    const AqlRing* ring = ring_.get();
     owner_->note_left_running((what.empty() ? std::string("a dispatch that did not return") : what) +
-                              " (left running when its queue stopped)");
+                                  " (left running when its queue stopped)",
+                              [ring] { return ring->left_work_running(); });
   }
   block(why);
   if (left_running_) return;

@@ -54,6 +54,8 @@ bool CpuRing::shut_down(const std::string& why) {
   return !left_running_;
 }
 
+bool CpuRing::left_work_running() const { return left_running_ && !proc_->quiet(); }
+
 bool CpuRing::failed() const { return is_shut_down_.load(std::memory_order_acquire) || proc_->failed(); }
 
 std::string CpuRing::error() const {

@@ -30,6 +30,8 @@ class CpuRing : public detail::AqlRing {
   void enable_profiling() override { __atomic_store_n(&profiling_, 1u, __ATOMIC_RELEASE); }
   std::uint64_t failed_packet() const override;
   bool shut_down(const std::string& why) override;
+  // The stuck work-group returned and the processor's thread ended (the processor is kept).
+  bool left_work_running() const override;
 
   const PacketProcessor& processor() const { return *proc_; }
 

@@ -91,6 +91,14 @@ bool PacketProcessor::stop(std::chrono::milliseconds grace) {
   return true;
 }
 
+bool PacketProcessor::quiet() const {
+  if (!exited_.load(std::memory_order_acquire) || in_flight_.load(std::memory_order_acquire) != 0) return false;
+  for (const auto& j : jobs_) {
+    if (j.users() != 0) return false;
+  }
+  return true;
+}
+
 std::string PacketProcessor::error() const {
   std::lock_guard<std::mutex> lock(error_mutex_);
   return error_;

@@ -78,6 +78,8 @@ class PacketProcessor : private JobSink {
   // start), giving a work-group already running `grace` to return. False when one did not: the
   // processor is then left running on its threads and must be kept, not destroyed.
   bool stop(std::chrono::milliseconds grace);
+  // After a stop that timed out: true once its thread has ended and no dispatch of it runs.
+  bool quiet() const;
   std::uint64_t ignored_packets() const { return ignored_.load(std::memory_order_relaxed); }
 
  private:

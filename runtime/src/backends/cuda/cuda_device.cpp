@@ -14,6 +14,59 @@ extern "C" const unsigned char hsad_cuda_fatbin[];
 extern "C" const unsigned long long hsad_cuda_fatbin_size;
 
 namespace hsad::cuda {
+namespace {
+// A device's primary context is one per process, however many Runtimes open the device: what
+// waits for its kernels waits for every Runtime's. So its ContextGuard is one per device too, and
+// a new Runtime first asks the devices already open whether an abandoned kernel still runs,
+// because its own cuModuleLoadData would wait for that kernel (docs/api.md).
+struct PrimaryContexts {
+  std::mutex mutex;
+  std::map<int, std::shared_ptr<ContextGuard>> guards;
+  std::map<int, std::vector<std::weak_ptr<CudaDevice>>> open;
+};
+PrimaryContexts& primary_contexts() {
+  static auto* all = new PrimaryContexts;  // never destroyed: handles released during exit still ask
+  return *all;
+}
+
+std::shared_ptr<ContextGuard>& guard_slot(PrimaryContexts& p, int ordinal) {
+  std::shared_ptr<ContextGuard>& g = p.guards[ordinal];
+  if (!g || g->reset.load(std::memory_order_acquire)) g = std::make_shared<ContextGuard>();
+  return g;
+}
+
+// Throws, naming the stuck submission, where an abandoned kernel still runs in the primary
+// context of device `ordinal`.
+void refuse_if_context_stuck(int ordinal) {
+  PrimaryContexts& p = primary_contexts();
+  std::vector<std::shared_ptr<CudaDevice>> live;
+  std::shared_ptr<ContextGuard> guard;
+  {
+    std::lock_guard<std::mutex> lock(p.mutex);
+    guard = guard_slot(p, ordinal);
+    auto& devices = p.open[ordinal];
+    devices.erase(std::remove_if(devices.begin(), devices.end(), [](const auto& w) { return w.expired(); }), devices.end());
+    for (const auto& w : devices) {
+      if (auto d = w.lock()) live.push_back(std::move(d));
+    }
+  }
+  const std::string hint = "end that kernel (release what it waits for), or exit the process: exit stops it";
+  for (const auto& d : live) {
+    const std::string running = d->stuck();  // also notices the ones that ended since
+    if (!running.empty()) {
+      throw Error("cuda", "open",
+                  running + " on device " + std::to_string(ordinal) + ": a new Runtime's cuModuleLoadData would wait for it "
+                  "(CUDA has no call that stops a running kernel, and no in-process reset while it runs)", hint);
+    }
+  }
+  if (guard->abandoned_running.load(std::memory_order_acquire) > 0) {
+    throw Error("cuda", "open",
+                "a submission abandoned by a Runtime that is gone may still run on device " + std::to_string(ordinal) +
+                    ": a new Runtime's cuModuleLoadData would wait for it",
+                hint);
+  }
+}
+}  // namespace
 
 BackendStatus probe() { return CudaDevice::probe(); }
 std::vector<std::shared_ptr<detail::DeviceImpl>> open() { return CudaDevice::open(); }
@@ -32,12 +85,24 @@ std::vector<std::shared_ptr<detail::DeviceImpl>> CudaDevice::open() {
   int count = 0;
   check(d->cuDeviceGetCount(&count), "cuDeviceGetCount");
   std::vector<std::shared_ptr<detail::DeviceImpl>> all;
-  for (int i = 0; i < count; ++i) all.push_back(std::make_shared<CudaDevice>(*d, i));
+  for (int i = 0; i < count; ++i) {
+    refuse_if_context_stuck(i);
+    auto device = std::make_shared<CudaDevice>(*d, i);
+    PrimaryContexts& p = primary_contexts();
+    std::lock_guard<std::mutex> lock(p.mutex);
+    p.open[i].push_back(device);
+    all.push_back(std::move(device));
+  }
   return all;
 }
 
 CudaDevice::CudaDevice(const Driver& d, int ordinal) : d_(d) {
   check(d_.cuDeviceGet(&device_, ordinal), "cuDeviceGet");
+  {
+    PrimaryContexts& p = primary_contexts();
+    std::lock_guard<std::mutex> lock(p.mutex);
+    guard_ = guard_slot(p, ordinal);
+  }
   retain_context();
   char name[256] = {};
   check(d_.cuDeviceGetName(name, sizeof name, device_), "cuDeviceGetName");
@@ -100,7 +165,11 @@ void CudaDevice::reset_device(const std::vector<std::shared_ptr<detail::QueueImp
   check(d_.cuDevicePrimaryCtxReset(device_), "cuDevicePrimaryCtxReset");
   // Every handle of the old context is gone: what still holds one must not free it.
   guard_->reset.store(true, std::memory_order_release);
-  guard_ = std::make_shared<ContextGuard>();
+  {
+    PrimaryContexts& p = primary_contexts();
+    std::lock_guard<std::mutex> lock(p.mutex);
+    guard_ = guard_slot(p, int(hardware_id_));  // the old one is marked reset: a new one
+  }
   module_.reset();
   primary_.reset();
   CUresult r = d_.cuDevicePrimaryCtxRetain(&context_, device_);
