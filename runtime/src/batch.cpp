@@ -117,9 +117,9 @@ Batch& Batch::exec(const Kernel& kernel, Dim3 grid, Dim3 group, const Arg* first
                 "partial work-groups are HSA's (AQL backends: rocr, the cpu agent); CUDA launches whole blocks only",
                 "use exec: the grid is rounded up to whole work-groups and the kernel checks its index");
   }
-  const Dim3 encoded = detail::dispatch_grid(
-      info.name, grid, group, partial_groups ? detail::GroupShape::partial : detail::GroupShape::whole,
-      device ? &device->info().limits : nullptr, device ? device->info().name : std::string());
+  const Dim3 encoded =
+      detail::dispatch_grid(info.name, grid, group, partial_groups ? detail::GroupShape::partial : detail::GroupShape::whole,
+                            device ? &device->info() : nullptr);
   if (info.max_workgroup_size && group.volume() > info.max_workgroup_size) {
     throw Error("batch", "exec " + info.name,
                 "a work-group of " + std::to_string(group.volume()) + " work-items exceeds kernel '" + info.name +

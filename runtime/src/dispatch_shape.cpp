@@ -20,26 +20,26 @@ void set_axis(Dim3& d, int i, std::uint32_t v) { (i == 0 ? d.x : (i == 1 ? d.y :
 
 }  // namespace
 
-Dim3 dispatch_grid(const std::string& kernel, Dim3 grid, Dim3 group, GroupShape shape, const DispatchLimits* device_limits,
-                   const std::string& device) {
+Dim3 dispatch_grid(const std::string& kernel, Dim3 grid, Dim3 group, GroupShape shape, const DeviceInfo* device) {
   static const DispatchLimits kDefaults;  // a kernel of no device: a GPU's work-group limits
-  const DispatchLimits* limits = device_limits ? device_limits : &kDefaults;
+  const DispatchLimits* limits = device ? &device->limits : &kDefaults;
   if (grid.volume() == 0 || group.volume() == 0) {
     refuse(kernel, "grid and work-group sizes must be at least 1 in every dimension", "a dimension not used is 1");
   }
-  const std::string on = device.empty() ? std::string() : " on '" + device + "'";
+  // Built only for a refusal: recording a dispatch allocates nothing here.
+  const auto on = [device] { return device ? " on '" + device->name + "'" : std::string(); };
   for (int i = 0; i < 3; ++i) {
     if (axis(group, i) > axis(limits->max_group, i)) {
       refuse(kernel,
              "a work-group of " + std::to_string(axis(group, i)) + " work-items along " + kAxis[i] + " exceeds the " +
-                 std::to_string(axis(limits->max_group, i)) + " the device allows" + on,
+                 std::to_string(axis(limits->max_group, i)) + " the device allows" + on(),
              "use a smaller work-group along " + std::string(kAxis[i]));
     }
   }
   if (group.volume() > limits->max_group_size) {
     refuse(kernel,
            "a work-group of " + std::to_string(group.volume()) + " work-items exceeds the " +
-               std::to_string(limits->max_group_size) + " the device allows" + on,
+               std::to_string(limits->max_group_size) + " the device allows" + on(),
            "use a smaller work-group");
   }
   Dim3 encoded = grid;
@@ -60,20 +60,20 @@ Dim3 dispatch_grid(const std::string& kernel, Dim3 grid, Dim3 group, GroupShape 
     if (axis(encoded, i) > axis(limits->max_grid, i)) {
       refuse(kernel,
              "a grid of " + std::to_string(axis(encoded, i)) + " work-items along " + kAxis[i] + " exceeds the " +
-                 std::to_string(axis(limits->max_grid, i)) + " the device allows" + on,
+                 std::to_string(axis(limits->max_grid, i)) + " the device allows" + on(),
              "split the work into several dispatches");
     }
     if (groups > axis(limits->max_groups, i)) {
       refuse(kernel,
              "a grid of " + std::to_string(groups) + " work-groups along " + kAxis[i] + " exceeds the " +
-                 std::to_string(axis(limits->max_groups, i)) + " the device allows" + on,
+                 std::to_string(axis(limits->max_groups, i)) + " the device allows" + on(),
              "use larger work-groups, another axis, or several dispatches");
     }
   }
   if (encoded.volume() > limits->max_grid_items) {
     refuse(kernel,
            "a grid of " + std::to_string(encoded.volume()) + " work-items exceeds the " +
-               std::to_string(limits->max_grid_items) + " the device allows in one dispatch" + on,
+               std::to_string(limits->max_grid_items) + " the device allows in one dispatch" + on(),
            "split the work into several dispatches");
   }
   return encoded;

@@ -17,10 +17,9 @@ enum class GroupShape : std::uint8_t {
   partial,  // HSA's own: the last work-group of a dimension holds the remainder (AQL backends only)
 };
 
-// The grid to encode for `grid` work-items in work-groups of `group`, checked against `limits`
-// (nullptr: a kernel of no device; a GPU's work-group limits and the packet's 32-bit fields). Throws hsad::Error naming the kernel, the dimension,
-// the value and the limit.
-Dim3 dispatch_grid(const std::string& kernel, Dim3 grid, Dim3 group, GroupShape shape, const DispatchLimits* limits,
-                   const std::string& device);
+// The grid to encode for `grid` work-items in work-groups of `group`, checked against the limits
+// of `device` (nullptr, a kernel of no device: a GPU's work-group limits and the packet's 32-bit
+// fields). Throws hsad::Error naming the kernel, the dimension, the value and the limit.
+Dim3 dispatch_grid(const std::string& kernel, Dim3 grid, Dim3 group, GroupShape shape, const DeviceInfo* device);
 
 }  // namespace hsad::detail
