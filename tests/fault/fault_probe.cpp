@@ -145,7 +145,12 @@ Stuck stick(const Device& device, const Kernels& k) {
 
 void release_flag(const Device& device, const Buffer& flag) {
   const unsigned one = 1;
-  timed("release-flag", [&] { device.copy_to_device(flag, &one, sizeof one); });
+  timed("release-flag", [&] {
+    // The cpu agent's memory is the host's, and the spinning host kernel reads the flag
+    // atomically: store it so (a copy would be a data race, which TSan reports).
+    if (device.info().backend == "cpu") __atomic_store_n(static_cast<unsigned*>(flag.device_ptr()), one, __ATOMIC_RELEASE);
+    else device.copy_to_device(flag, &one, sizeof one);
+  });
 }
 
 int stuck_exit(const Device& device, const Kernels& k) {
