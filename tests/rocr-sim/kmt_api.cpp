@@ -69,6 +69,8 @@ HSAKMT_STATUS HSAKMTAPI hsaKmtGetNodeProperties(HSAuint32 node, HsaNodePropertie
   if (!is_gpu(node)) {
     p->NumCPUCores = hsad::cpu::usable_cpus();
     p->NumMemoryBanks = 1;
+    p->NumCaches = 1;  // ROCr's CPU agent asserts that it has a cache (HIP asks it for properties)
+    p->NumIOLinks = config().gpus;
     p->MaxEngineClockMhzCCompute = 2000;
     set_name(p->MarketingName, nullptr, "hsadispatch simulated host CPU");
     return HSAKMT_STATUS_SUCCESS;
@@ -78,6 +80,7 @@ HSAKMT_STATUS HSAKMTAPI hsaKmtGetNodeProperties(HSAuint32 node, HsaNodePropertie
   p->NumSIMDPerCU = 4;
   p->NumMemoryBanks = 3;  // frame buffer, LDS aperture, scratch aperture
   p->NumCaches = 1;
+  p->NumIOLinks = config().gpus;  // the host and every other GPU
   p->FComputeIdLo = 0x80000000u + node * 0x1000u;
   p->MaxWavesPerSIMD = t.wavefront == 32 ? 16 : 8;
   p->LDSSizeInKB = 64;
@@ -127,6 +130,14 @@ HSAKMT_STATUS HSAKMTAPI hsaKmtGetNodeMemoryProperties(HSAuint32 node, HSAuint32 
 HSAKMT_STATUS HSAKMTAPI hsaKmtGetNodeCacheProperties(HSAuint32 node, HSAuint32, HSAuint32 count, HsaCacheProperties* c) {
   if (!valid_node(node)) return HSAKMT_STATUS_INVALID_NODE_UNIT;
   if (count) std::memset(c, 0, sizeof(*c) * count);
+  if (!is_gpu(node) && count >= 1) {  // one data cache, as small as any host's first level
+    c[0].ProcessorIdLow = 0;
+    c[0].CacheLevel = 1;
+    c[0].CacheSize = 32;  // KiB
+    c[0].CacheLineSize = 64;
+    c[0].CacheType.ui32.Data = 1;
+    c[0].CacheType.ui32.CPU = 1;
+  }
   if (is_gpu(node) && count >= 1) {
     c[0].ProcessorIdLow = 0x80000000u + node * 0x1000u;
     c[0].CacheLevel = 2;
@@ -138,8 +149,23 @@ HSAKMT_STATUS HSAKMTAPI hsaKmtGetNodeCacheProperties(HSAuint32 node, HSAuint32, 
   return HSAKMT_STATUS_SUCCESS;
 }
 
-HSAKMT_STATUS HSAKMTAPI hsaKmtGetNodeIoLinkProperties(HSAuint32 node, HSAuint32, HsaIoLinkProperties*) {
-  return valid_node(node) ? HSAKMT_STATUS_SUCCESS : HSAKMT_STATUS_INVALID_NODE_UNIT;
+// Every node links to every other: the host CPU to each GPU over PCIe, the GPUs to one another over
+// XGMI, one hop each, so ROCr lets a GPU reach a peer's memory once asked (HIP's peer access).
+HSAKMT_STATUS HSAKMTAPI hsaKmtGetNodeIoLinkProperties(HSAuint32 node, HSAuint32 count, HsaIoLinkProperties* links) {
+  if (!valid_node(node)) return HSAKMT_STATUS_INVALID_NODE_UNIT;
+  HSAuint32 k = 0;
+  for (HSAuint32 to = 0; to < 1 + config().gpus && k < count; ++to) {
+    if (to == node) continue;
+    HsaIoLinkProperties& l = links[k++];
+    std::memset(&l, 0, sizeof l);
+    const bool xgmi = is_gpu(node) && is_gpu(to);
+    l.IoLinkType = xgmi ? HSA_IOLINK_TYPE_XGMI : HSA_IOLINKTYPE_PCIEXPRESS;
+    l.NodeFrom = node;
+    l.NodeTo = to;
+    l.Weight = xgmi ? 15 : 20;
+    l.MinimumBandwidth = l.MaximumBandwidth = xgmi ? 50000 : 16000;  // MB/s: nominal, nothing is timed by them
+  }
+  return HSAKMT_STATUS_SUCCESS;
 }
 
 HSAKMT_STATUS HSAKMTAPI hsaKmtGetClockCounters(HSAuint32, HsaClockCounters* c) {

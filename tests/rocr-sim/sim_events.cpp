@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "backends/cpu/futex.hpp"
+#include "sim_memory.hpp"
 
 namespace hsad::sim {
 namespace {
@@ -59,6 +60,9 @@ HsaEvent* create_event(HSA_EVENTTYPE type, bool signaled) {
   e->event.EventData.EventType = type;
   e->event.EventData.HWData2 = reinterpret_cast<HSAuint64>(&e->mailbox);
   e->mailbox = signaled ? 1 : 0;
+  // Kernels write it too: a wave that sets an interrupt signal (HIP's printf and hostcalls) stores
+  // the signal's event id in its mailbox, as on hardware.
+  register_host(&e->mailbox, sizeof e->mailbox);
   if (type == HSA_EVENTTYPE_MEMORY) {
     std::lock_guard<std::mutex> lock(memory_events_mutex);
     memory_events().push_back(e);
@@ -73,6 +77,7 @@ void destroy_event(HsaEvent* event) {
     auto& v = memory_events();
     v.erase(std::remove(v.begin(), v.end(), e), v.end());
   }
+  deregister_host(&e->mailbox);
   delete e;
 }
 

@@ -492,6 +492,9 @@ Inst parse_instruction(const Target& target, std::string_view text, std::uint64_
     }
     case Format::mubuf: {
       // buffer_store_dword v5, v3, s[0:3], 0 offen offset:4 | buffer_load_dword v1, off, s[0:3], s7
+      // The cache controls (buffer_wbl2, buffer_invl2, buffer_wbinvl1_vol...) have no operands: HIP
+      // emits them around device-side printf's system-scope atomics.
+      if (ops.empty()) break;
       const bool load = mnemonic.find("_load") != std::string_view::npos;
       const bool atomic_returns = mnemonic.find("_atomic") != std::string_view::npos && (in.flags & kGlc);
       if (load || atomic_returns) in.dst[0] = reg(ops.at(0)), in.ndst = 1;

@@ -405,7 +405,7 @@ void register_scalar_ops() {
   for (const char* n : {"s_nop", "s_waitcnt", "s_waitcnt_vscnt", "s_waitcnt_vmcnt", "s_waitcnt_lgkmcnt", "s_waitcnt_expcnt",
                         "s_clause", "s_inst_prefetch", "s_sleep", "s_setprio", "s_icache_inv", "s_dcache_inv",
                         "s_dcache_wb", "s_sendmsg", "s_ttracedata", "buffer_gl0_inv", "buffer_gl1_inv", "buffer_wbinvl1",
-                        "buffer_wbinvl1_vol", "buffer_wbl2", "buffer_inv", "s_dcache_inv_vol", "s_round_mode"}) {
+                        "buffer_wbinvl1_vol", "buffer_wbl2", "buffer_invl2", "buffer_inv", "s_dcache_inv_vol", "s_round_mode"}) {
     reg(n, nothing, 0);
   }
   reg("s_denorm_mode", [](WorkGroup&, Wave& w, const Inst& in) { w.mode = (w.mode & ~0xf0u) | ((in.simm & 0xf) << 4); }, 0);

@@ -336,6 +336,15 @@ T div_fixup(T quotient, T den, T num) {
   return negative ? -std::fabs(quotient) : std::fabs(quotient);
 }
 
+// Packed f32 (gfx90a, gfx940): one half of source `src` as the low (hi = false) or high half of
+// the result takes it: op_sel picks for the low half, op_sel_hi for the high; neg_lo and neg_hi
+// negate the pick.
+float pk_f32(const Inst& in, U v, int src, bool hi) {
+  const bool upper = (((hi ? in.op_sel_hi : in.op_sel) >> src) & 1) != 0;
+  const float f = f32(upper ? v >> 32 : v);
+  return (((hi ? in.neg_hi : in.neg_lo) >> src) & 1) ? -f : f;
+}
+
 }  // namespace
 
 // ---- registration
@@ -541,16 +550,19 @@ void register_vector_ops() {
   reg("v_sub_f32", L(valu<2, f32t>(w, in, F2(of32(f32(a) - f32(b))))), 2, f32t, f32t);
   reg("v_subrev_f32", L(valu<2, f32t>(w, in, F2(of32(f32(b) - f32(a))))), 2, f32t, f32t);
   reg("v_mul_f32", L(valu<2, f32t>(w, in, F2(of32(f32(a) * f32(b))))), 2, f32t, f32t);
-  // Packed f32 (gfx90a, gfx940): each half of the result adds the halves of the sources that
-  // op_sel (low half) and op_sel_hi (high half) pick; neg_lo and neg_hi negate a source's pick.
+  // Packed f32 (gfx90a, gfx940): each half of the result from the halves pk_f32 picks.
   reg("v_pk_add_f32", L(valu<2, b64>(w, in, [&](U a, U b, U, int) -> U {
-        auto pick = [&](U v, int src, bool hi) {
-          const bool upper = (((hi ? in.op_sel_hi : in.op_sel) >> src) & 1) != 0;
-          const float f = f32(upper ? v >> 32 : v);
-          return (((hi ? in.neg_hi : in.neg_lo) >> src) & 1) ? -f : f;
-        };
-        return of32(pick(a, 0, false) + pick(b, 1, false)) | (of32(pick(a, 0, true) + pick(b, 1, true)) << 32);
+        return of32(pk_f32(in, a, 0, false) + pk_f32(in, b, 1, false)) |
+               (of32(pk_f32(in, a, 0, true) + pk_f32(in, b, 1, true)) << 32);
       })), 2, b64, b64);
+  reg("v_pk_mul_f32", L(valu<2, b64>(w, in, [&](U a, U b, U, int) -> U {
+        return of32(pk_f32(in, a, 0, false) * pk_f32(in, b, 1, false)) |
+               (of32(pk_f32(in, a, 0, true) * pk_f32(in, b, 1, true)) << 32);
+      })), 2, b64, b64);
+  reg("v_pk_fma_f32", L(valu<3, b64>(w, in, [&](U a, U b, U c, int) -> U {
+        return of32(std::fma(pk_f32(in, a, 0, false), pk_f32(in, b, 1, false), pk_f32(in, c, 2, false))) |
+               (of32(std::fma(pk_f32(in, a, 0, true), pk_f32(in, b, 1, true), pk_f32(in, c, 2, true))) << 32);
+      })), 3, b64, b64, b64);
   reg("v_mul_legacy_f32", L(valu<2, f32t>(w, in, F2(of32(f32(a) == 0 || f32(b) == 0 ? 0.0f : f32(a) * f32(b))))), 2, f32t, f32t);
   reg("v_fma_f32", L(valu<3, f32t>(w, in, F3(of32(std::fma(f32(a), f32(b), f32(c)))))), 3, f32t, f32t, f32t);
   reg("v_mad_f32", L(valu<3, f32t>(w, in, F3(of32(float(f32(a) * f32(b)) + f32(c))))), 3, f32t, f32t, f32t);

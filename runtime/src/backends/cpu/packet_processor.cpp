@@ -220,6 +220,9 @@ void PacketProcessor::execute_barrier(const hsa_barrier_and_packet_t& p, bool an
   if (hooks_.trace) {
     hooks_.trace({ring_.queue_id, 0, aql::decode(p.header), {}, {}, {}, p.completion_signal.handle != 0});
   }
+  // A profiled queue's barrier packets get their times too: HIP's events are barrier packets
+  // whose start and end hipEventElapsedTime reads.
+  const std::uint64_t start = profiling() ? now_ns() : 0;
   int idle = 0;
   for (;;) {
     int pending = 0, live = 0;
@@ -235,7 +238,7 @@ void PacketProcessor::execute_barrier(const hsa_barrier_and_packet_t& p, bool an
     if (++idle > 256) std::this_thread::sleep_for(std::chrono::microseconds(20));
     else cpu_relax();
   }
-  complete(p.completion_signal, 0);
+  complete(p.completion_signal, start);
 }
 
 void PacketProcessor::staged_copy(void* dst, const void* src, std::size_t bytes) {
