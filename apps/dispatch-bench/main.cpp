@@ -1,61 +1,139 @@
-// dispatch-bench: what one dispatch costs the runtime itself. A batch of --count empty-kernel
-// dispatches under --opt, timed end to end (submit + wait); reports median/p10/p90 per dispatch.
+// dispatch-bench: what one dispatch costs the runtime itself. A batch of N empty-kernel dispatches
+// under --opt, for each N of --count: the host time spent submitting (submit alone, no wait) and
+// the time end to end (submit + wait), per dispatch, median/p10/p90 over --reps. With --peers, the
+// vendor's runtime launching the same empty kernel on the same GPU in the same run (cuda: the CUDA
+// runtime and a CUDA graph; rocr: hipLaunchKernelGGL and hipGraphLaunch), and the ratio of each
+// peer's host time to the library's. Under hsad-sim only the host times are real: the device's
+// name says "simulated", and so does every row's note.
 #include <boost/program_options.hpp>
 
 #include <chrono>
 #include <iostream>
+#include <sstream>
 
-#include "hsad/hsad.hpp"
 #include "cli.hpp"
+#include "dispatch_peers.hpp"
+#include "hsad/hsad.hpp"
 #include "report.hpp"
 #include "summary.hpp"
 
 namespace po = boost::program_options;
 using namespace hsad;
 
+namespace {
+
+std::vector<int> parse_counts(const std::string& text) {
+  std::vector<int> counts;
+  std::stringstream in(text);
+  std::string item;
+  while (std::getline(in, item, ',')) {
+    std::size_t used = 0;
+    int n = 0;
+    try {
+      n = std::stoi(item, &used);
+    } catch (const std::exception&) {
+      used = 0;
+    }
+    if (used != item.size() || n < 1) {
+      throw Error("dispatch-bench", "--count", "'" + item + "' is not a dispatch count of at least 1",
+                  "a number or a comma list: --count 1,16,64,256,1024");
+    }
+    counts.push_back(n);
+  }
+  if (counts.empty()) throw Error("dispatch-bench", "--count", "no dispatch count given");
+  return counts;
+}
+
+struct Measured {
+  std::string impl;
+  bench::Summary us, host_ns;
+};
+
+bench::Row row_of(const Runtime& rt, const Device& device, const Options& options, int count, int reps, const Measured& m,
+                  double library_host_ns) {
+  const bool simulated = device.info().name.find("simulated") != std::string::npos;
+  return {{"backend", rt.backend()},
+          {"device", device.info().name},
+          {"impl", m.impl},
+          {"flags", m.impl == "hsadispatch" ? options.to_string() : "-"},
+          {"dispatches", std::to_string(count), true},
+          {"reps", std::to_string(reps), true},
+          {"median_us_per_dispatch", bench::fixed(m.us.median, 3), true},
+          {"p10_us", bench::fixed(m.us.p10, 3), true},
+          {"p90_us", bench::fixed(m.us.p90, 3), true},
+          {"host_ns_per_dispatch", bench::fixed(m.host_ns.median, 1), true},
+          {"host_p10_ns", bench::fixed(m.host_ns.p10, 1), true},
+          {"host_p90_ns", bench::fixed(m.host_ns.p90, 1), true},
+          {"host_vs_hsadispatch", bench::fixed(m.host_ns.median / library_host_ns, 2), true},
+          {"note", simulated ? "simulated: host times only" : "-"}};
+}
+
+// The library: submit (host time), then wait; per dispatch.
+Measured measure_library(Queue& q, const Batch& batch, const Options& options, int count, int reps) {
+  q.run(batch, options);  // warm-up: the first submit builds what later ones reuse
+  std::vector<double> us, host;
+  for (int r = 0; r < reps; ++r) {
+    const auto t0 = std::chrono::steady_clock::now();
+    Submission s = q.submit(batch, options);
+    const auto t1 = std::chrono::steady_clock::now();
+    s.wait();
+    const auto t2 = std::chrono::steady_clock::now();
+    host.push_back(std::chrono::duration<double, std::nano>(t1 - t0).count() / count);
+    us.push_back(std::chrono::duration<double, std::micro>(t2 - t0).count() / count);
+  }
+  return {"hsadispatch", bench::summarize(us), bench::summarize(host)};
+}
+
+}  // namespace
+
 int main(int argc, char** argv) {
-  std::string opt_text, backend, format;
-  int count = 0, reps = 0;
+  std::string opt_text, backend, format, count_text;
+  int reps = 0;
+  bool peers = false;
   po::options_description desc("dispatch-bench: per-dispatch cost of the runtime (empty kernels)");
   desc.add_options()("help,h", "this text")
       ("opt", po::value(&opt_text)->default_value("all"), "all | none | comma list of flags")
-      ("count", po::value(&count)->default_value(10000), "dispatches per batch")
+      ("count", po::value(&count_text)->default_value("10000"), "dispatches per batch: a number or a comma list")
       ("reps", po::value(&reps)->default_value(21), "timed batches")
       ("backend", po::value(&backend)->default_value("auto"), "auto | cpu | rocr | cuda")
+      ("peers", po::bool_switch(&peers), "also the vendor runtime: CUDA (cuda) or HIP (rocr), same kernel, same run")
       ("format", po::value(&format)->default_value("table"), "table | csv | json");
   if (auto status = bench::parse_cli(argc, argv, desc, "dispatch-bench")) return *status;
   try {
-    if (count < 1 || reps < 1) throw Error("dispatch-bench", "args", "--count and --reps must be at least 1");
+    if (reps < 1) throw Error("dispatch-bench", "args", "--reps must be at least 1");
     if (format != "table" && format != "csv" && format != "json") {
       throw Error("dispatch-bench", "--format", "unknown format '" + format + "'", "valid: table, csv, json");
     }
+    const std::vector<int> counts = parse_counts(count_text);
     const Options options = Options::parse(opt_text);
     Runtime rt = Runtime::open(backend);
     const Device& device = rt.device();
+    if (peers && rt.backend() != "cuda" && rt.backend() != "rocr") {
+      throw Error("dispatch-bench", "--peers",
+                  "the " + rt.backend() + " backend has no vendor runtime to compare with",
+                  "--backend cuda (the CUDA runtime) or rocr (HIP; hsad-sim runs it without an AMD GPU)");
+    }
     Queue queue = device.create_queue();
     const Kernel empty = device.kernel("hsad_empty");
-    Batch batch;
-    for (int i = 0; i < count; ++i) batch.exec(empty, Dim3{1}, Dim3{1}, {});
-    queue.run(batch, options);  // warm-up
-    std::vector<double> per_dispatch;
-    for (int r = 0; r < reps; ++r) {
-      const auto t0 = std::chrono::steady_clock::now();
-      queue.run(batch, options);
-      const auto t1 = std::chrono::steady_clock::now();
-      per_dispatch.push_back(std::chrono::duration<double, std::micro>(t1 - t0).count() / count);
+    std::vector<bench::Row> rows;
+    for (int count : counts) {
+      Batch batch;
+      for (int i = 0; i < count; ++i) batch.exec(empty, Dim3{1}, Dim3{1}, {});
+      const Measured library = measure_library(queue, batch, options, count, reps);
+      rows.push_back(row_of(rt, device, options, count, reps, library, library.host_ns.median));
+      if (!peers) continue;
+      try {
+        for (const bench::DispatchPeerSamples& p : bench::run_dispatch_peers(rt.backend(), count, reps)) {
+          const Measured m{p.name, bench::summarize(p.us_per_dispatch), bench::summarize(p.host_ns_per_dispatch)};
+          rows.push_back(row_of(rt, device, options, count, reps, m, library.host_ns.median));
+        }
+      } catch (const std::runtime_error& e) {
+        throw Error("dispatch-bench", "--peers", e.what());
+      }
     }
-    const bench::Summary s = bench::summarize(per_dispatch);
-    bench::Row row = {{"backend", rt.backend()},
-                      {"device", device.info().name},
-                      {"flags", options.to_string()},
-                      {"dispatches", std::to_string(count), true},
-                      {"reps", std::to_string(reps), true},
-                      {"median_us_per_dispatch", bench::fixed(s.median, 3), true},
-                      {"p10_us", bench::fixed(s.p10, 3), true},
-                      {"p90_us", bench::fixed(s.p90, 3), true}};
-    if (format == "json") bench::print_json(std::cout, {}, {row});
-    else if (format == "csv") bench::print_csv(std::cout, {row});
-    else bench::print_table(std::cout, {row});
+    if (format == "json") bench::print_json(std::cout, {}, rows);
+    else if (format == "csv") bench::print_csv(std::cout, rows);
+    else bench::print_table(std::cout, rows);
     return 0;
   } catch (const Error& e) {
     std::cerr << "dispatch-bench: " << e.what() << '\n';
