@@ -9,6 +9,8 @@ The plot is picked from what the JSON holds:
   laplacian-bench --format json    the figure of merit against the copy bandwidth, by size and kernel
   laplacian-bench --devices N      scaling: efficiency and figure of merit per device against N
   memory-bench --format json       each workload's bandwidth as a fraction of the copy bandwidth
+  dispatch-bench --format json     the host time of submitting, per dispatch, against the batch's
+                                   size: the library and each --peers runtime, one line each
 Several files of one kind go into one plot (the ladder of several backends, for instance).
 Without -o, the SVG is written beside the first file (BENCH.svg).
 """
@@ -30,6 +32,8 @@ def kind_of(doc):
     first = rows[0]
     if "config" in first and "median_us" in first:
         return "ladder"
+    if "impl" in first and "host_ns_per_dispatch" in first:
+        return "dispatch"
     if "devices" in first:
         return "scaling"
     if "kernel" in first and "fom_gbs" in first:
@@ -43,6 +47,30 @@ def label_of(doc, path):
     device = doc.get("device") or (doc.get("rows") or [{}])[0].get("device", "")
     backend = doc.get("backend") or (doc.get("rows") or [{}])[0].get("backend", "")
     return "%s: %s" % (backend, device) if backend else os.path.basename(path)
+
+
+def plot_dispatch(docs, ax):
+    # dispatch-bench: the host time of submitting, per dispatch, against the batch's size; one line
+    # per runtime (the library and each peer) per file.
+    for path, doc in docs:
+        impls = []
+        for r in doc["rows"]:
+            if r["impl"] not in impls:
+                impls.append(r["impl"])
+        for impl in impls:
+            rows = sorted((r for r in doc["rows"] if r["impl"] == impl), key=lambda r: r["dispatches"])
+            xs = [r["dispatches"] for r in rows]
+            ys = [r["host_ns_per_dispatch"] for r in rows]
+            lo = [max(0.0, r["host_ns_per_dispatch"] - r.get("host_p10_ns", r["host_ns_per_dispatch"])) for r in rows]
+            hi = [max(0.0, r.get("host_p90_ns", r["host_ns_per_dispatch"]) - r["host_ns_per_dispatch"]) for r in rows]
+            note = rows[0].get("note", "-")
+            label = "%s: %s%s" % (label_of(doc, path), impl, "" if note in ("-", "") else " (%s)" % note)
+            ax.errorbar(xs, ys, yerr=[lo, hi], marker="o", capsize=2, label=label)
+    ax.set_xscale("log", base=2)
+    ax.set_yscale("log")
+    ax.set_xlabel("dispatches per batch")
+    ax.set_ylabel("host time submitting, ns per dispatch (median, p10-p90; log)")
+    ax.set_title("dispatch-bench: what a dispatch costs the host, the library beside the vendor's runtime")
 
 
 def plot_ladder(docs, ax):
@@ -141,7 +169,8 @@ def plot_memory(docs, ax):
     ax.set_title("memory-bench: " + label_of(docs[0][1], docs[0][0]))
 
 
-PLOTS = {"ladder": plot_ladder, "laplacian": plot_laplacian, "scaling": plot_scaling, "memory": plot_memory}
+PLOTS = {"ladder": plot_ladder, "laplacian": plot_laplacian, "scaling": plot_scaling, "memory": plot_memory,
+         "dispatch": plot_dispatch}
 
 
 def main(argv):

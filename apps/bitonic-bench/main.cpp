@@ -1,6 +1,8 @@
 // bitonic-bench: the per-optimization latency ladder of the seed ("Optimizing HSA Dispatch"):
 // a bitonic sort of n keys, baseline then one optimization added per row, each row timed as
-// median/p10/p90 over --iters iterations of copy in + all dispatches + copy out.
+// median/p10/p90 over --iters iterations of copy in + all dispatches + copy out, and beside it the
+// host time spent in Queue::submit (host_submit_us, and per dispatch): what the runtime costs the
+// host, the one figure the simulated GPU measures for real.
 #include <boost/program_options.hpp>
 
 #include <algorithm>
@@ -57,6 +59,7 @@ struct RowResult {
   // --profile: the device's own times, medians over the profiled iterations.
   std::optional<double> device_us;  // first command's start to last command's end
   std::optional<double> kernel_us;  // one bitonic_step dispatch
+  bench::Summary submit_us;         // the host time in Queue::submit per iteration
 };
 
 // The device times of one profiled iteration: its span, and the mean dispatch (of either kernel
@@ -83,7 +86,7 @@ std::vector<RowResult> measure_ladder(const Device& device, const std::vector<Be
                                       int warmup, bool profile,
                                       const std::vector<std::uint32_t>& keys, const std::vector<std::uint32_t>& expected) {
   std::vector<std::unique_ptr<bench::BitonicWorkload>> work;
-  std::vector<std::vector<double>> samples(rows.size());
+  std::vector<std::vector<double>> samples(rows.size()), submit_us(rows.size());
   std::vector<Stats> counted(rows.size());
   const Queue queue = device.create_queue();  // one queue for all rows: one packet processor
   for (const BenchRow& row : rows) {
@@ -99,6 +102,7 @@ std::vector<RowResult> measure_ladder(const Device& device, const std::vector<Be
       const auto t1 = std::chrono::steady_clock::now();
       counted[r] = counted[r] + (device.stats() - before);
       samples[r].push_back(std::chrono::duration<double, std::micro>(t1 - t0).count());
+      submit_us[r].push_back(work[r]->last_submit_us());
     }
   }
   std::vector<RowResult> results;
@@ -106,7 +110,8 @@ std::vector<RowResult> measure_ladder(const Device& device, const std::vector<Be
     const Stats d = Stats::combine(counted[r], counted[r], [iters](std::uint64_t v, std::uint64_t) {
       return v / std::uint64_t(iters);
     });
-    results.push_back({rows[r], bench::summarize(samples[r]), work[r]->output_matches(expected), d, {}, {}});
+    results.push_back({rows[r], bench::summarize(samples[r]), work[r]->output_matches(expected), d, {}, {},
+                       bench::summarize(submit_us[r])});
   }
   if (profile) {
     std::vector<std::vector<double>> span(rows.size()), kernel(rows.size());
@@ -193,6 +198,8 @@ int main(int argc, char** argv) {
                         {"p10_us", bench::fixed(r.us.p10), true},
                         {"p90_us", bench::fixed(r.us.p90), true},
                         {"delta_us", i == 0 ? std::string("null") : bench::fixed(delta), true},
+                        {"host_submit_us", bench::fixed(r.submit_us.median), true},
+                        {"host_ns_per_dispatch", bench::fixed(r.submit_us.median * 1000.0 / double(dispatches), 1), true},
                         {"sorted", r.sorted ? "true" : "false", true}};
       if (profile) {
         row.push_back({"device_us", bench::fixed(*r.device_us), true});

@@ -34,6 +34,9 @@ class BitonicWorkload {
   const Batch& batch() const { return batch_; }
 
   void run();  // one timed iteration
+  // The host time the last run() spent in Queue::submit (without the blocking copies around it
+  // and the wait): what the runtime itself costs the host for the whole batch.
+  double last_submit_us() const { return last_submit_us_; }
   // The same iteration, submitted; the caller waits (for device timestamps, or other queues).
   Submission submit();
   // One iteration with Options::profile: when each dispatch (and, with the copies in the batch,
@@ -51,6 +54,7 @@ class BitonicWorkload {
   Buffer pinned_in_, pinned_out_;
   std::vector<std::uint32_t> pageable_in_, pageable_out_;
   Batch batch_;
+  double last_submit_us_ = 0;
 };
 
 // "steps" or "lds" (bitonic-bench --algo); throws hsad::Error naming the choices otherwise.

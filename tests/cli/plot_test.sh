@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # scripts/plot.py on the cpu agent's JSON: each bench's output becomes an SVG that parses as one.
-#   plot_test.sh PLOT_PY BITONIC_BENCH LAPLACIAN_BENCH MEMORY_BENCH WORKDIR
+#   plot_test.sh PLOT_PY BITONIC_BENCH LAPLACIAN_BENCH MEMORY_BENCH WORKDIR DISPATCH_BENCH
 set -euo pipefail
-plot=$1 bitonic=$2 laplacian=$3 memory=$4 work=$5
+plot=$1 bitonic=$2 laplacian=$3 memory=$4 work=$5 dispatch=$6
 # Debian's python3 has python3-matplotlib (scripts/install-deps.sh); another python3 first on
 # PATH (a pyenv's) may not.
 py=python3
@@ -13,7 +13,8 @@ rm -rf "$work" && mkdir -p "$work"
 HSAD_CPU_DEVICES=2 "$laplacian" --backend cpu --nx 32 --ny 32 --nz 32 --kernel 5 --iters 1 --reps 2 --devices 2 \
   --format json > "$work/scaling.json"
 "$memory" --backend cpu --workload yax --rows 256 --cols 256 --iters 1 --reps 2 --format json > "$work/memory.json"
-for f in ladder laplacian scaling memory; do
+"$dispatch" --backend cpu --count 1,16,64 --reps 3 --format json > "$work/dispatch.json"
+for f in ladder laplacian scaling memory dispatch; do
   "$py" "$plot" "$work/$f.json" -o "$work/$f.svg"
   "$py" - "$work/$f.svg" "$f" <<'PY'
 import sys, xml.etree.ElementTree as ET
