@@ -15,7 +15,7 @@
 
 #include "bitonic.hpp"
 #include "bitonic_workload.hpp"
-#include "cuda_peers.hpp"
+#include "vendor_peers.hpp"
 #include "hsad/hsad.hpp"
 #include "cli.hpp"
 #include "report.hpp"
@@ -152,7 +152,8 @@ int main(int argc, char** argv) {
       ("warmup", po::value(&warmup)->default_value(5), "untimed iterations per row first")
       ("backend", po::value(&backend)->default_value("auto"), "auto | cpu | rocr | cuda")
       ("format", po::value(&format)->default_value("table"), "table | csv | json")
-      ("peers", po::bool_switch(&peers), "also run the CUDA peers on the same GPU: CUDA runtime, a hand-written graph, CUB")
+      ("peers", po::bool_switch(&peers),
+       "also run the vendor's runtime on the same GPU: CUDA (runtime, a hand-written graph, CUB) on cuda, HIP on rocr")
       ("profile", po::bool_switch(&profile),
        "then time each row on the device too (Options::profile): its span and one dispatch, beside the host time");
   if (auto status = bench::parse_cli(argc, argv, desc, "bitonic-bench")) return *status;
@@ -206,9 +207,12 @@ int main(int argc, char** argv) {
         row.push_back({"kernel_us", std::isnan(*r.kernel_us) ? "null" : bench::fixed(*r.kernel_us, 2), true});
       }
       // CUDA has no per-launch fence control: the row runs, and says so rather than invent a gain.
-      if (rt.backend() == "cuda" && r.row.config == "+fence") row.push_back({"note", "fence: n/a on cuda"});
-      else if (r.row.copies == Copies::in_batch) row.push_back({"note", "copies in the batch: one submission"});
-      else if (format != "json") row.push_back({"note", ""});
+      // Under hsad-sim only the host's times are real: every row says so.
+      std::string note = rt.backend() == "cuda" && r.row.config == "+fence" ? "fence: n/a on cuda"
+                         : r.row.copies == Copies::in_batch                  ? "copies in the batch: one submission"
+                                                                             : "";
+      if (device.info().name.find("simulated") != std::string::npos) note += note.empty() ? "simulated" : "; simulated";
+      if (!note.empty() || format != "json") row.push_back({"note", note});
       if (format != "json") {
         if (i == 0) row[5].value = "";  // delta_us
         const Stats& s = r.per_iteration;
@@ -226,13 +230,19 @@ int main(int argc, char** argv) {
 
     std::vector<bench::Row> peer_rows;
     if (peers) {
-      if (rt.backend() != "cuda") throw Error("bitonic-bench", "--peers", "the CUDA peers need --backend cuda");
+      if (rt.backend() != "cuda" && rt.backend() != "rocr") {
+        throw Error("bitonic-bench", "--peers", "the " + rt.backend() + " backend has no vendor runtime to compare with",
+                    "--backend cuda (CUDA) or rocr (HIP; hsad-sim runs it without an AMD GPU)");
+      }
       auto median_of = [&](const char* config) {
         for (auto& r : results) if (r.row.config == config) return r.us.median;
         return 0.0;
       };
       const double base = results.front().us.median, best = results.back().us.median;
-      for (const bench::PeerResult& p : bench::run_cuda_peers(keys, iters, warmup)) {
+      const bool simulated = device.info().name.find("simulated") != std::string::npos;
+      const auto peer_results = rt.backend() == "cuda" ? bench::run_cuda_peers(keys, iters, warmup)
+                                                       : bench::run_hip_peers(keys, iters, warmup);
+      for (const bench::PeerResult& p : peer_results) {
         const bench::Summary s = bench::summarize(p.samples_us);
         all_sorted = all_sorted && p.sorted;
         bench::Row row = {{"peer", p.name},
@@ -245,6 +255,7 @@ int main(int argc, char** argv) {
         if (const double replay = median_of("+replay"); replay > 0) {
           row.insert(row.end() - 1, {"replay_vs_this", bench::fixed(replay / s.median, 3), true});
         }
+        if (simulated) row.push_back({"note", "simulated: the interpreter's time, no AMD number"});
         peer_rows.push_back(std::move(row));
       }
     }
@@ -272,7 +283,8 @@ int main(int argc, char** argv) {
                 << "backend " << rt.backend() << ": " << device.info().name << "\n\n";
       bench::print_table(std::cout, rows);
       if (!peer_rows.empty()) {
-        std::cout << "\nCUDA peers on the same GPU, same keys, same iteration (copy in, sort, copy out):\n\n";
+        std::cout << "\n" << (rt.backend() == "cuda" ? "CUDA" : "HIP")
+                  << " peers on the same GPU, same keys, same iteration (copy in, sort, copy out):\n\n";
         bench::print_table(std::cout, peer_rows);
       }
     }
@@ -284,7 +296,7 @@ int main(int argc, char** argv) {
   } catch (const Error& e) {
     std::cerr << "bitonic-bench: " << e.what() << '\n';
     return 2;
-  } catch (const std::runtime_error& e) {  // the CUDA peers
+  } catch (const std::runtime_error& e) {  // the vendor peers
     std::cerr << "bitonic-bench: " << e.what() << '\n';
     return 2;
   }

@@ -10,7 +10,7 @@
 namespace hsad::bench {
 
 struct DispatchPeerSamples {
-  std::string name;                          // "hipLaunchKernelGGL", "hipGraphLaunch", ...
+  std::string name;                          // "hip runtime <<<>>>", "hipGraphLaunch", ...
   std::vector<double> host_ns_per_dispatch;  // one per repetition: the launch calls only
   std::vector<double> us_per_dispatch;       // one per repetition: launches and the wait
 };
@@ -19,15 +19,14 @@ struct DispatchPeerSamples {
 // (another backend, built without nvcc or hipcc, the vendor runtime missing or failing).
 std::vector<DispatchPeerSamples> run_dispatch_peers(const std::string& backend, int count, int reps);
 
-// The CUDA peers (cuda_peers.cu, or cuda_peers_unavailable.cpp without nvcc).
+// The CUDA peers (vendor_peers.cu by nvcc, or vendor_peers_unavailable.cpp without nvcc).
 std::vector<DispatchPeerSamples> run_cuda_dispatch_peers(int count, int reps);
 
 }  // namespace hsad::bench
 
-// The HIP peers live in a shared object of their own (hip_peers.hip), loaded at run time, so that
-// dispatch-bench starts where HIP is not installed. Its one entry point: `host_ns` and `us` hold
-// 2 * reps values (launches, then the graph); 0 on success, else `why` says what failed.
+// The HIP twins (vendor_peers.cu by hipcc) live in a shared object of their own, loaded at run
+// time (hip_peer.hpp). Its entry fills `out`, or says why in `why` and returns non-zero.
 extern "C" {
-using hsad_hip_dispatch_peers_fn = int (*)(int count, int reps, double* host_ns, double* us, char* why,
-                                           unsigned long why_size);
+using hsad_hip_dispatch_peers_fn = int (*)(int count, int reps, std::vector<hsad::bench::DispatchPeerSamples>* out,
+                                           std::string* why);
 }

@@ -13,7 +13,7 @@
 #include "mpi_run.hpp"
 #include "multi_device.hpp"
 #include "cli.hpp"
-#include "cuda_plain.hpp"
+#include "vendor_plain.hpp"
 #include "report.hpp"
 #include "summary.hpp"
 
@@ -68,8 +68,9 @@ int main(int argc, char** argv) {
       ("profile", po::bool_switch(&profile),
        "then time the batches on the device too (Options::profile): device ms per application beside the host's")
       ("peers", po::bool_switch(&peers),
-       "also run the lab notes' Kernel 5 written straight for nvcc (CUDA runtime, same GPU, same run), whole and "
-       "split as --split auto would split Kernel 7, and in Kernel 6's order: rows with backend cuda-plain")
+       "also run the lab notes' Kernel 5 written straight for the vendor's runtime (CUDA on cuda, HIP on rocr; same "
+       "GPU, same run), whole and split as --split auto would split Kernel 7, and in Kernel 6's order: rows with "
+       "backend cuda-plain or hip-plain")
       ("devices", po::value(&devices_text)->default_value("1"),
        "N | all: split the grid along z over N devices of the backend, halos exchanged on the devices; each "
        "step is then a heat-equation step (the same kernels), and a one-device row of the same run comes first")
@@ -136,10 +137,10 @@ int main(int argc, char** argv) {
     Runtime rt = Runtime::open(backend);
     const std::vector<Device> devices = bench::pick_devices(rt, device_count);
     const Device& device = rt.device();
-    if (peers && rt.backend() != "cuda") {
+    if (peers && rt.backend() != "cuda" && rt.backend() != "rocr") {
       throw Error("laplacian-bench", "--peers",
-                  "the plain CUDA peer runs only beside the cuda backend (this run uses " + rt.backend() + ")",
-                  "use --backend cuda on an NVIDIA GPU");
+                  "the plain peer runs beside a vendor runtime: CUDA (cuda) or HIP (rocr); this run uses " + rt.backend(),
+                  "use --backend cuda on an NVIDIA GPU, or rocr (hsad-sim runs HIP without an AMD GPU)");
     }
     resolve(c, device);
 
@@ -211,8 +212,11 @@ int main(int argc, char** argv) {
       std::vector<int> splits = {1};
       if (split_auto > 1) splits.push_back(split_auto);
       bench::PlainGrid g{c.nx, c.ny, c.nz, 1.0, 1.0, 1.0, -6.0};
-      for (const bench::PlainResult& p : bench::run_plain_laplacian(g, splits, c.iters, reps)) {
-        rows.push_back(row_of("cuda-plain", p.kernel, p.split, 8, std::size_t(p.split) * c.iters, p.seconds,
+      const bool cuda = rt.backend() == "cuda";
+      const auto plain = cuda ? bench::run_plain_laplacian(g, splits, c.iters, reps)
+                              : bench::run_hip_plain_laplacian(g, splits, c.iters, reps);
+      for (const bench::PlainResult& p : plain) {
+        rows.push_back(row_of(cuda ? "cuda-plain" : "hip-plain", p.kernel, p.split, 8, std::size_t(p.split) * c.iters, p.seconds,
                               std::nullopt, nullptr));
       }
     }
@@ -228,7 +232,7 @@ int main(int argc, char** argv) {
   } catch (const Error& e) {
     std::cerr << "laplacian-bench: " << e.what() << '\n';
     return 2;
-  } catch (const std::runtime_error& e) {  // the peers (CUDA runtime)
+  } catch (const std::runtime_error& e) {  // the peers (the vendor's runtime)
     std::cerr << "laplacian-bench: --peers: " << e.what() << '\n';
     return 2;
   }

@@ -1,7 +1,7 @@
 // laplacian-bench without nvcc: --peers says why it has nothing to run.
 #include <stdexcept>
 
-#include "cuda_plain.hpp"
+#include "vendor_plain.hpp"
 
 namespace hsad::bench {
 std::vector<PlainResult> run_plain_laplacian(const PlainGrid&, const std::vector<int>&, int, int) {

@@ -1,7 +1,11 @@
-// The CUDA peers of bitonic-bench, written as a CUDA user would write them (runtime API,
-// pinned host memory, async copies on one stream). Each iteration, like the ladder's: copy
-// the unsorted keys in, sort, copy out, synchronize.
+// The vendor-runtime peers of bitonic-bench, written as a CUDA user would write them (runtime API,
+// pinned host memory, async copies on one stream) and built twice: by nvcc, and by hipcc as their
+// HIP twins (vendor_runtime.hpp maps the names). Each iteration, like the ladder's: copy the
+// unsorted keys in, sort, copy out, synchronize. The kernels are the library's own
+// (kernels/bitonic.cu), launched through the vendor's runtime.
+#if !defined(__HIPCC__)
 #include <cub/device/device_radix_sort.cuh>
+#endif
 
 #include <algorithm>
 #include <chrono>
@@ -9,19 +13,17 @@
 #include <stdexcept>
 #include <string>
 
-#include "bitonic.hpp"
-#include "cuda_peers.hpp"
+#include "bitonic.cu"
+#include "vendor_peers.hpp"
+#include "vendor_runtime.hpp"
 
 namespace hsad::bench {
 namespace {
 
 void check(cudaError_t e, const char* what) {
-  if (e != cudaSuccess) throw std::runtime_error(std::string("cuda peers: ") + what + ": " + cudaGetErrorString(e));
-}
-
-__global__ void __launch_bounds__(256) peer_bitonic_step(std::uint32_t* keys, std::uint32_t stage, std::uint32_t pass,
-                                                         std::uint32_t ascending) {
-  kernels::bitonic_step_item(keys, stage, pass, ascending, blockIdx.x * blockDim.x + threadIdx.x);
+  if (e != cudaSuccess) {
+    throw std::runtime_error(std::string(HSAD_VENDOR " peers: ") + what + ": " + cudaGetErrorString(e));
+  }
 }
 
 struct Step {
@@ -29,7 +31,7 @@ struct Step {
 };
 
 template <class Body>
-PeerResult measure(const char* name, int iterations, int warmup, std::uint32_t* host_out,
+PeerResult measure(const std::string& name, int iterations, int warmup, std::uint32_t* host_out,
                    const std::vector<std::uint32_t>& expected, Body body) {
   PeerResult r{name, {}, false};
   for (int i = 0; i < warmup; ++i) body();
@@ -43,10 +45,10 @@ PeerResult measure(const char* name, int iterations, int warmup, std::uint32_t* 
   r.sorted = std::equal(expected.begin(), expected.end(), host_out);
   return r;
 }
-}  // namespace
 
-std::vector<PeerResult> run_cuda_peers(const std::vector<std::uint32_t>& keys, int iterations, int warmup) {
-  const std::uint32_t n = static_cast<std::uint32_t>(keys.size());
+std::vector<PeerResult> run_peers(const std::vector<std::uint32_t>& keys, int iterations, int warmup) {
+  const std::string runtime = HSAD_VENDOR " runtime <<<>>>";
+  std::uint32_t n = static_cast<std::uint32_t>(keys.size());
   const std::size_t bytes = std::size_t(n) * 4;
   std::vector<std::uint32_t> expected = keys;
   std::sort(expected.begin(), expected.end());
@@ -65,18 +67,39 @@ std::vector<PeerResult> run_cuda_peers(const std::vector<std::uint32_t>& keys, i
   std::copy(keys.begin(), keys.end(), in);
 
   std::vector<PeerResult> results;
-  results.push_back(measure("cuda runtime <<<>>>, sync after each", iterations, warmup, out, expected, [&] {
+  results.push_back(measure(runtime + ", sync after each", iterations, warmup, out, expected, [&] {
     check(cudaMemcpyAsync(d_keys, in, bytes, cudaMemcpyHostToDevice, stream), "H2D");
     for (const Step& s : steps) {
-      peer_bitonic_step<<<grid, group, 0, stream>>>(d_keys, s.stage, s.pass, 1u);
+      bitonic_step<<<grid, group, 0, stream>>>(d_keys, s.stage, s.pass, 1u, n);
       check(cudaStreamSynchronize(stream), "sync");
     }
     check(cudaMemcpyAsync(out, d_keys, bytes, cudaMemcpyDeviceToHost, stream), "D2H");
     check(cudaStreamSynchronize(stream), "sync");
   }));
-  results.push_back(measure("cuda runtime <<<>>>, one sync", iterations, warmup, out, expected, [&] {
+  results.push_back(measure(runtime + ", one sync", iterations, warmup, out, expected, [&] {
     check(cudaMemcpyAsync(d_keys, in, bytes, cudaMemcpyHostToDevice, stream), "H2D");
-    for (const Step& s : steps) peer_bitonic_step<<<grid, group, 0, stream>>>(d_keys, s.stage, s.pass, 1u);
+    for (const Step& s : steps) bitonic_step<<<grid, group, 0, stream>>>(d_keys, s.stage, s.pass, 1u, n);
+    check(cudaMemcpyAsync(out, d_keys, bytes, cudaMemcpyDeviceToHost, stream), "D2H");
+    check(cudaStreamSynchronize(stream), "sync");
+  }));
+
+  // The LDS algorithm's dispatches (bitonic-bench --algo lds), the same kernels, one sync.
+  const std::uint32_t c = kernels::bitonic_local_chunk_log2(n);
+  const std::uint32_t items = std::min<std::uint32_t>(kernels::kBitonicLocalItems, 1u << (c - 1));
+  std::uint32_t stages = 0;
+  while ((1u << stages) < n) ++stages;
+  results.push_back(measure(runtime + ", --algo lds, one sync", iterations, warmup, out, expected, [&] {
+    check(cudaMemcpyAsync(d_keys, in, bytes, cudaMemcpyHostToDevice, stream), "H2D");
+    bitonic_local<<<n >> c, items, 0, stream>>>(d_keys, 0u, c - 1, 1u, c, n);
+    for (std::uint32_t stage = c; stage < stages; ++stage) {
+      for (std::uint32_t pass = 0; pass + c <= stage;) {
+        const std::uint32_t count = std::min(kernels::kBitonicLongPassesMax, stage - c + 1 - pass);
+        const std::uint32_t long_items = n >> count, long_group = std::min(256u, long_items);
+        bitonic_long<<<long_items / long_group, long_group, 0, stream>>>(d_keys, stage, pass, count, 1u, n);
+        pass += count;
+      }
+      bitonic_local<<<n >> c, items, 0, stream>>>(d_keys, stage, stage, 1u, c, n);
+    }
     check(cudaMemcpyAsync(out, d_keys, bytes, cudaMemcpyDeviceToHost, stream), "D2H");
     check(cudaStreamSynchronize(stream), "sync");
   }));
@@ -91,9 +114,9 @@ std::vector<PeerResult> run_cuda_peers(const std::vector<std::uint32_t>& keys, i
   for (std::size_t i = 0; i < steps.size(); ++i) {
     stage_args[i] = steps[i].stage;
     pass_args[i] = steps[i].pass;
-    void* args[] = {&d_keys, &stage_args[i], &pass_args[i], &ascending};
+    void* args[] = {&d_keys, &stage_args[i], &pass_args[i], &ascending, &n};
     cudaKernelNodeParams p{};
-    p.func = reinterpret_cast<void*>(&peer_bitonic_step);
+    p.func = reinterpret_cast<void*>(&bitonic_step);
     p.gridDim = dim3(grid);
     p.blockDim = dim3(group);
     p.kernelParams = args;
@@ -101,17 +124,18 @@ std::vector<PeerResult> run_cuda_peers(const std::vector<std::uint32_t>& keys, i
     check(cudaGraphAddKernelNode(&node, graph, previous ? &previous : nullptr, previous ? 1 : 0, &p), "AddKernelNode");
     previous = node;
   }
-  check(cudaGraphInstantiate(&exec, graph, 0), "cudaGraphInstantiate");
-  results.push_back(measure("cuda graph, hand-written", iterations, warmup, out, expected, [&] {
+  check(instantiate_graph(&exec, graph), "graph instantiation");
+  results.push_back(measure(HSAD_VENDOR " graph, hand-written", iterations, warmup, out, expected, [&] {
     check(cudaMemcpyAsync(d_keys, in, bytes, cudaMemcpyHostToDevice, stream), "H2D");
-    check(cudaGraphLaunch(exec, stream), "cudaGraphLaunch");
+    check(cudaGraphLaunch(exec, stream), "graph launch");
     check(cudaMemcpyAsync(out, d_keys, bytes, cudaMemcpyDeviceToHost, stream), "D2H");
     check(cudaStreamSynchronize(stream), "sync");
   }));
 
+  void* temp = nullptr;
+#if !defined(__HIPCC__)
   std::size_t temp_bytes = 0;
   cub::DeviceRadixSort::SortKeys(nullptr, temp_bytes, d_keys, d_sorted, int(n), 0, 32, stream);
-  void* temp = nullptr;
   check(cudaMalloc(&temp, temp_bytes), "cudaMalloc temp");
   results.push_back(measure("cub::DeviceRadixSort::SortKeys", iterations, warmup, out, expected, [&] {
     check(cudaMemcpyAsync(d_keys, in, bytes, cudaMemcpyHostToDevice, stream), "H2D");
@@ -119,6 +143,7 @@ std::vector<PeerResult> run_cuda_peers(const std::vector<std::uint32_t>& keys, i
     check(cudaMemcpyAsync(out, d_sorted, bytes, cudaMemcpyDeviceToHost, stream), "D2H");
     check(cudaStreamSynchronize(stream), "sync");
   }));
+#endif
 
   cudaGraphExecDestroy(exec);
   cudaGraphDestroy(graph);
@@ -130,5 +155,27 @@ std::vector<PeerResult> run_cuda_peers(const std::vector<std::uint32_t>& keys, i
   cudaStreamDestroy(stream);
   return results;
 }
+}  // namespace
+
+#if defined(__HIPCC__)
+}  // namespace hsad::bench
+
+extern "C" __attribute__((visibility("default"))) int hsad_hip_bitonic_peers(const std::vector<std::uint32_t>* keys,
+                                                                           int iterations, int warmup,
+                                                                           std::vector<hsad::bench::PeerResult>* out,
+                                                                           std::string* why) {
+  try {
+    *out = hsad::bench::run_peers(*keys, iterations, warmup);
+    return 0;
+  } catch (const std::exception& e) {
+    *why = e.what();
+    return 1;
+  }
+}
+#else
+std::vector<PeerResult> run_cuda_peers(const std::vector<std::uint32_t>& keys, int iterations, int warmup) {
+  return run_peers(keys, iterations, warmup);
+}
 
 }  // namespace hsad::bench
+#endif

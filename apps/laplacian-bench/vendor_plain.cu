@@ -2,17 +2,16 @@
 // in the same run: the lab notes' Kernel 5 written straight for nvcc, as a CUDA user would write
 // it (256x1x1 work-groups, m = 8, __launch_bounds__(256), size_t indices, streaming stores), the
 // same kernel launched once per y-subdomain (the lab notes' Kernel 7 split), and in Kernel 6's
-// order of work-groups. Launched through
-// the CUDA runtime on its own stream, one synchronization per batch.
-#include <cuda_runtime.h>
-
+// order of work-groups. Launched through the vendor's runtime on its own stream, one
+// synchronization per batch; built by nvcc and, as its HIP twin, by hipcc (vendor_runtime.hpp).
 #include <algorithm>
 #include <chrono>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
-#include "cuda_plain.hpp"
+#include "vendor_plain.hpp"
+#include "vendor_runtime.hpp"
 
 namespace hsad::bench {
 namespace {
@@ -52,7 +51,7 @@ __global__ void __launch_bounds__(kBlock)
 #pragma unroll
   for (int n = 0; n < kM; ++n) {
     const int y = j + n;
-    if (y > 0 && y < ny - 1 && y < ey) __stcs(&f[pos + size_t(n) * nx], lu[n]);
+    if (y > 0 && y < ny - 1 && y < ey) store_streaming(&f[pos + size_t(n) * nx], lu[n]);
   }
 }
 
@@ -92,9 +91,7 @@ double median(std::vector<double> v) {
   return v[v.size() / 2];
 }
 
-}  // namespace
-
-std::vector<PlainResult> run_plain_laplacian(const PlainGrid& g, const std::vector<int>& splits, int iters, int reps) {
+std::vector<PlainResult> run_plain(const PlainGrid& g, const std::vector<int>& splits, int iters, int reps) {
   if (g.ny % kM != 0) throw std::runtime_error("the plain kernel needs ny a multiple of 8");
   const size_t points = size_t(g.nx) * g.ny * g.nz;
   DeviceDoubles u(points), f(points);
@@ -135,5 +132,26 @@ std::vector<PlainResult> run_plain_laplacian(const PlainGrid& g, const std::vect
   out.push_back({6, 1, k6});
   return out;
 }
+}  // namespace
+
+#if defined(__HIPCC__)
+}  // namespace hsad::bench
+
+extern "C" __attribute__((visibility("default"))) int hsad_hip_plain_laplacian(
+    const hsad::bench::PlainGrid* g, const std::vector<int>* splits, int iters, int reps,
+    std::vector<hsad::bench::PlainResult>* out, std::string* why) {
+  try {
+    *out = hsad::bench::run_plain(*g, *splits, iters, reps);
+    return 0;
+  } catch (const std::exception& e) {
+    *why = e.what();
+    return 1;
+  }
+}
+#else
+std::vector<PlainResult> run_plain_laplacian(const PlainGrid& g, const std::vector<int>& splits, int iters, int reps) {
+  return run_plain(g, splits, iters, reps);
+}
 
 }  // namespace hsad::bench
+#endif

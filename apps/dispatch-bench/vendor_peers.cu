@@ -1,0 +1,80 @@
+// dispatch-bench's vendor-runtime peers (dispatch_peers.hpp), one source built by nvcc and by hipcc
+// (vendor_runtime.hpp maps the names): the empty kernel launched N times through the runtime
+// (<<<>>>: cudaLaunchKernel over cuLaunchKernel, or hipLaunchKernelGGL), and as a captured graph
+// of N nodes launched whole (cudaGraphLaunch, hipGraphLaunch).
+#include <chrono>
+#include <stdexcept>
+#include <string>
+
+#include "dispatch_peers.hpp"
+#include "vendor_runtime.hpp"
+
+namespace hsad::bench {
+namespace {
+__global__ void peer_empty() {}
+
+using Clock = std::chrono::steady_clock;
+double ns(Clock::time_point a, Clock::time_point b) { return std::chrono::duration<double, std::nano>(b - a).count(); }
+
+void check(cudaError_t e, const char* what) {
+  if (e != cudaSuccess) throw std::runtime_error(std::string(what) + ": " + cudaGetErrorString(e));
+}
+
+// Repetition -1 is the warm-up; `launch` submits the count's dispatches.
+template <class Launch>
+void measure(DispatchPeerSamples& out, cudaStream_t s, int count, int reps, Launch launch) {
+  for (int r = -1; r < reps; ++r) {
+    const auto t0 = Clock::now();
+    launch();
+    const auto t1 = Clock::now();
+    check(cudaStreamSynchronize(s), "stream synchronize");
+    const auto t2 = Clock::now();
+    check(cudaGetLastError(), "launch");
+    if (r < 0) continue;
+    out.host_ns_per_dispatch.push_back(ns(t0, t1) / count);
+    out.us_per_dispatch.push_back(ns(t0, t2) / 1e3 / count);
+  }
+}
+
+std::vector<DispatchPeerSamples> run_peers(int count, int reps) {
+  std::vector<DispatchPeerSamples> out(2);
+  out[0].name = HSAD_VENDOR " runtime <<<>>>";
+  out[1].name = HSAD_VENDOR "GraphLaunch";
+  cudaStream_t s;
+  check(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking), "stream create");
+  measure(out[0], s, count, reps, [&] {
+    for (int i = 0; i < count; ++i) peer_empty<<<1, 1, 0, s>>>();
+  });
+  // The same launches captured once into a graph, instantiated once (neither timed).
+  cudaGraph_t graph;
+  cudaGraphExec_t exec;
+  check(cudaStreamBeginCapture(s, cudaStreamCaptureModeThreadLocal), "begin capture");
+  for (int i = 0; i < count; ++i) peer_empty<<<1, 1, 0, s>>>();
+  check(cudaStreamEndCapture(s, &graph), "end capture");
+  check(instantiate_graph(&exec, graph), "graph instantiation");
+  measure(out[1], s, count, reps, [&] { check(cudaGraphLaunch(exec, s), "graph launch"); });
+  check(cudaGraphExecDestroy(exec), "graph exec destroy");
+  check(cudaGraphDestroy(graph), "graph destroy");
+  check(cudaStreamDestroy(s), "stream destroy");
+  return out;
+}
+}  // namespace
+
+#if defined(__HIPCC__)
+}  // namespace hsad::bench
+
+extern "C" __attribute__((visibility("default"))) int hsad_hip_dispatch_peers(
+    int count, int reps, std::vector<hsad::bench::DispatchPeerSamples>* out, std::string* why) {
+  try {
+    *out = hsad::bench::run_peers(count, reps);
+    return 0;
+  } catch (const std::exception& e) {
+    *why = e.what();
+    return 1;
+  }
+}
+#else
+std::vector<DispatchPeerSamples> run_cuda_dispatch_peers(int count, int reps) { return run_peers(count, reps); }
+
+}  // namespace hsad::bench
+#endif
