@@ -369,7 +369,7 @@ TEST(GpuModule, AnApplicationsKernelsRunFromEveryKindOfImage) {
 
 // Grids that are not whole work-groups: rounded up on every backend, so a kernel written the CUDA
 // and HIP way (an application's, in a module) and the library's own give the cpu agent's result.
-// Under hsad-sim on gfx90a, gfx908 and gfx1030 this is machine code (tests/rocr-sim).
+// Under hsad-sim on gfx90a, gfx908 and gfx1030 this is machine code (tests/rocr-sim/CMakeLists.txt).
 namespace {
 bool runs_machine_code(const Device& d) {
   const char* exec = std::getenv("HSAD_SIM_EXEC");

@@ -10,7 +10,7 @@
 namespace hsad::rocr {
 namespace {
 // ROCr says only that a queue stopped (HSA_STATUS_ERROR_EXCEPTION). The simulated GPU's
-// libhsakmt (tests/rocr-sim) also says why - the kernel, the program counter, the instruction -
+// libhsakmt (sim/, hsad-sim) also says why - the kernel, the program counter, the instruction -
 // through a call a real KFD thunk does not have; where it is there, the error carries it.
 std::string driver_explanation(const void* ring) {
   using Explain = std::size_t (*)(const void*, char*, std::size_t);
