@@ -14,6 +14,7 @@
 #include "multi_device.hpp"
 #include "cli.hpp"
 #include "vendor_plain.hpp"
+#include "vendor_slabs.hpp"
 #include "report.hpp"
 #include "summary.hpp"
 
@@ -43,6 +44,50 @@ std::array<std::uint32_t, 3> parse_block(const std::string& text) {
   return b;
 }
 
+// --devices N --peers: the vendor runtime's slab decomposition (vendor_slabs.hpp), one device then
+// N, as rows beside the library's; what it does not measure is null.
+std::vector<bench::Row> slab_peer_rows(const std::string& backend, const Device& device, const bench::LaplacianConfig& c,
+                                       int devices, bool weak, int reps) {
+  if (c.kernel != 5 && c.kernel != 8) {
+    throw Error("laplacian-bench", "--peers", "the multi-device peer runs Kernels 5 and 8, not " + std::to_string(c.kernel),
+                "--kernel 5 or 8");
+  }
+  if (c.kernel == 8 && c.m != 4 && c.m != 32) {
+    throw Error("laplacian-bench", "--peers", "the multi-device peer's Kernel 8 chunks are 4 and 32", "--m 4 or 32");
+  }
+  const bench::SlabPeerConfig pc{c.nx, c.ny, c.nz, devices, c.kernel, c.kernel == 8 ? c.m : 4, c.iters, reps, weak};
+  const bool cuda = backend == "cuda";
+  const std::vector<bench::SlabPeerResult> results = cuda ? bench::run_cuda_slab_peer(pc) : bench::run_hip_slab_peer(pc);
+  const double one = kernels::laplacian_bytes(c.nx, c.ny, results.front().nz) / results.front().seconds_per_step / 1e9;
+  std::vector<bench::Row> rows;
+  for (const bench::SlabPeerResult& r : results) {
+    const double fom = kernels::laplacian_bytes(c.nx, c.ny, r.nz) / r.seconds_per_step / 1e9;
+    const std::size_t halo = std::size_t(2) * (r.devices - 1) * std::size_t(c.nx) * c.ny * sizeof(double);
+    rows.push_back({{"backend", cuda ? "cuda-peer" : "hip-peer"},
+                    {"device", device.info().name},
+                    {"devices", std::to_string(r.devices), true},
+                    {"slabs", "-"},
+                    {"nx", std::to_string(c.nx), true},
+                    {"ny", std::to_string(c.ny), true},
+                    {"nz", std::to_string(r.nz), true},
+                    {"kernel", std::to_string(c.kernel), true},
+                    {"split", "1", true},
+                    {"m", std::to_string(c.kernel == 8 ? c.m : 8), true},
+                    {"halo", r.devices > 1 ? (cuda ? "cudaMemcpyPeerAsync" : "hipMemcpyPeerAsync") : "-"},
+                    {"halo_bytes_per_step", std::to_string(halo), true},
+                    {"dispatches_per_step", "null", true},
+                    {"ms_per_step", bench::fixed(r.seconds_per_step * 1e3, 4), true},
+                    {"fom_gbs", bench::fixed(fom, 1), true},
+                    {"fom_gbs_per_device", bench::fixed(fom / r.devices, 1), true},
+                    {"copy_gbs", "null", true},
+                    {"ratio", "null", true},
+                    {"efficiency", bench::fixed(fom / (r.devices * one), 3), true},
+                    {"max_abs_error", "null", true},
+                    {"verified", "null", true}});
+  }
+  return rows;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -70,7 +115,8 @@ int main(int argc, char** argv) {
       ("peers", po::bool_switch(&peers),
        "also run the lab notes' Kernel 5 written straight for the vendor's runtime (CUDA on cuda, HIP on rocr; same "
        "GPU, same run), whole and split as --split auto would split Kernel 7, and in Kernel 6's order: rows with "
-       "backend cuda-plain or hip-plain")
+       "backend cuda-plain or hip-plain; with --devices N, the same slabs through the vendor's runtime with peer "
+       "copies for the halos (Kernels 5 and 8): rows with backend cuda-peer or hip-peer")
       ("devices", po::value(&devices_text)->default_value("1"),
        "N | all: split the grid along z over N devices of the backend, halos exchanged on the devices; each "
        "step is then a heat-equation step (the same kernels), and a one-device row of the same run comes first")
@@ -145,11 +191,14 @@ int main(int argc, char** argv) {
     resolve(c, device);
 
     if (devices.size() > 1) {
-      if (peers) throw Error("laplacian-bench", "--peers", "--peers runs beside one device", "drop --devices or --peers");
       if (profile) throw Error("laplacian-bench", "--profile", "--profile times one device's batches", "drop --devices or --profile");
       bench::MultiDeviceRun run{c, scaling == "weak", route, options, reps, verify};
       bool verified = true;
-      const std::vector<bench::Row> rows = bench::run_multi_device(rt.backend(), devices, run, verified);
+      std::vector<bench::Row> rows = bench::run_multi_device(rt.backend(), devices, run, verified);
+      if (peers) {
+        const std::vector<bench::Row> peer = slab_peer_rows(rt.backend(), device, c, int(devices.size()), scaling == "weak", reps);
+        rows.insert(rows.end(), peer.begin(), peer.end());
+      }
       if (format == "json") bench::print_json(std::cout, {}, rows);
       else if (format == "csv") bench::print_csv(std::cout, rows);
       else bench::print_table(std::cout, rows);
