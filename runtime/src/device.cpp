@@ -23,6 +23,8 @@ Stats Counters::snapshot() const {
   s.bytes_copied = bytes_copied.load(std::memory_order_relaxed);
   s.bytes_staged = bytes_staged.load(std::memory_order_relaxed);
   s.copies = copies.load(std::memory_order_relaxed);
+  s.kernarg_writes = kernarg_writes.load(std::memory_order_relaxed);
+  s.images_built = images_built.load(std::memory_order_relaxed);
   s.device_waits = device_waits.load(std::memory_order_relaxed);
   return s;
 }

@@ -75,7 +75,7 @@ bool sorts(const Device& d, std::uint32_t n, const Options& o) {
 TEST(Gpu, BitonicSortsEveryLadderRow) {
   REQUIRE_GPU();
   Options wanted = Options::all();
-  wanted.replay = device.info().backend == "cuda";
+  wanted.replay = true;  // CUDA graphs on cuda, packet images on AQL
   const std::uint32_t n = keys_for(device, 32768);
   for (const LadderRow& row : ladder(wanted)) EXPECT_TRUE(sorts(device, n, row.options)) << row.config;
 }
@@ -365,6 +365,29 @@ TEST(GpuModule, AnApplicationsKernelsRunFromEveryKindOfImage) {
     device.create_queue().run(b, Options::all());
     for (unsigned i = 0; i < n; ++i) ASSERT_EQ(back[i], float(i) * 0.5f) << i;
   }
+}
+
+// Options::replay: the batch is built once (a CUDA graph, or an AQL packet image with its kernarg
+// blocks written once) and later submits only send it: bit-exact, and the counters say so.
+TEST(GpuReplay, ASortIsBuiltOnceAndReplayedBitExact) {
+  REQUIRE_GPU();
+  const std::uint32_t n = keys_for(device, 4096);
+  Options o = Options::all();
+  o.replay = true;
+  auto keys = random_keys(n);
+  std::vector<std::uint32_t> want = keys;
+  std::sort(want.begin(), want.end());
+  bench::BitonicWorkload w(device, n, o);  // blocking copies around a batch of dispatches
+  std::copy(keys.begin(), keys.end(), w.input());
+  const Stats first = counted(device, w);
+  EXPECT_TRUE(w.output_matches(want));
+  const Stats again = counted(device, w);
+  EXPECT_TRUE(w.output_matches(want));
+  EXPECT_EQ(first.images_built, 1u);
+  EXPECT_EQ(again.images_built, 0u);
+  EXPECT_EQ(again.kernarg_writes, 0u);
+  EXPECT_EQ(again.kernarg_allocations, 0u);
+  EXPECT_EQ(again.host_waits, 1u);  // the batch's one wait (the blocking copies around it are not batch waits)
 }
 
 // Grids that are not whole work-groups: rounded up on every backend, so a kernel written the CUDA

@@ -19,6 +19,8 @@ struct HSAD_API Stats {
   std::uint64_t bytes_staged = 0;        // of those, bytes bounced through a staging buffer (pageable)
   std::uint64_t copies = 0;              // transfers: blocking ones and copy commands of batches
   std::uint64_t device_waits = 0;        // waits for another submission done on the device (barrier-AND, stream wait)
+  std::uint64_t kernarg_writes = 0;      // kernarg blocks written by the host (AQL; an unchanged replay writes none)
+  std::uint64_t images_built = 0;        // replay's one-time work: packet images (AQL) or graphs (cuda) built
 
   template <class F>
   static Stats combine(const Stats& a, const Stats& b, F f) {
@@ -26,7 +28,8 @@ struct HSAD_API Stats {
             f(a.host_waits, b.host_waits),     f(a.signals_created, b.signals_created),
             f(a.kernarg_allocations, b.kernarg_allocations), f(a.system_fences, b.system_fences),
             f(a.bytes_copied, b.bytes_copied), f(a.bytes_staged, b.bytes_staged),
-            f(a.copies, b.copies),             f(a.device_waits, b.device_waits)};
+            f(a.copies, b.copies),             f(a.device_waits, b.device_waits),
+            f(a.kernarg_writes, b.kernarg_writes), f(a.images_built, b.images_built)};
   }
   Stats operator+(const Stats& o) const { return combine(*this, o, [](std::uint64_t x, std::uint64_t y) { return x + y; }); }
   Stats operator-(const Stats& o) const { return combine(*this, o, [](std::uint64_t x, std::uint64_t y) { return x - y; }); }

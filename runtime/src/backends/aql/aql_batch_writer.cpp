@@ -118,6 +118,7 @@ void AqlBatchWriter::write_dispatch(std::uint32_t command, std::uint32_t index, 
     if (o_.nosync) own_stride_ += round_up64(kbytes);
   }
   if (kbytes != 0) std::memcpy(kernarg, batch_.kernarg_image(index), kbytes);  // no-argument kernels have no image
+  counters_.kernarg_writes.fetch_add(1, std::memory_order_relaxed);
   if (!k.hidden_args.empty()) aql::fill_hidden_args(k.hidden_args, kernarg, d.grid, d.group);
 
   // An async copy after this dispatch waits for its signal.

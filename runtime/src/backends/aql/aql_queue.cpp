@@ -2,6 +2,9 @@
 // submission passes before anything is written. Lowering the commands is AqlBatchWriter's.
 #include "backends/aql/aql_queue.hpp"
 
+#include <cstddef>
+#include <cstring>
+
 #include <thread>
 
 #include "backends/aql/aql_batch_writer.hpp"
@@ -186,6 +189,98 @@ std::uint64_t AqlQueue::reserve_slot(Clock::time_point deadline, AqlSubmission& 
   return index;
 }
 
+std::uint64_t AqlQueue::reserve_slots(std::uint64_t count, Clock::time_point deadline, AqlSubmission& sub) {
+  const std::uint64_t first = ring_->add_write_index(count);
+  int spins = 0;
+  while (first + count - 1 - ring_->load_read_index() >= ring_->size()) {
+    if (sub.doorbell_pending) {
+      ring_doorbell(sub.last_published);
+      sub.doorbell_pending = false;
+    }
+    ring_->throw_if_failed();
+    if (Clock::now() > deadline) {
+      throw Error(agent_.backend_name(), "submit",
+                  "queue full until the deadline (" + std::to_string(count) + " slots from " + std::to_string(first) + ")",
+                  "the queue is unusable now; create a new one");
+    }
+    if (++spins > 64) std::this_thread::yield();
+  }
+  return first;
+}
+
+std::shared_ptr<const AqlPacketImage> AqlQueue::image_for(const Batch& batch, const Options& o) {
+  for (auto it = images_.begin(); it != images_.end(); ++it) {
+    if (it->first != batch.id()) continue;
+    if (it->second->batch_version() == batch.version()) return it->second;
+    images_.erase(it);  // recorded again since: the old image stays with the submissions using it
+    break;
+  }
+  auto image = std::make_shared<const AqlPacketImage>(agent_, batch, o);
+  counters_.images_built.fetch_add(1, std::memory_order_relaxed);
+  if (image->dispatches()) counters_.kernarg_allocations.fetch_add(1, std::memory_order_relaxed);
+  counters_.kernarg_writes.fetch_add(image->dispatches(), std::memory_order_relaxed);
+  if (images_.size() == kMaxImages) images_.erase(images_.begin());
+  images_.emplace_back(batch.id(), image);
+  return image;
+}
+
+void AqlQueue::replay(const Batch& batch, const Options& o, const ResolvedWaits& waits, Clock::time_point deadline,
+                      AqlSubmission& sub) {
+  // Every field but these is the image's: the submission's completion on the last packet, and
+  // each wait's signal, resolved for this submit, in its barrier-AND packet.
+  constexpr std::size_t kCompletionOffset = offsetof(hsa_kernel_dispatch_packet_t, completion_signal);
+  constexpr std::size_t kFirstDependency = offsetof(hsa_barrier_and_packet_t, dep_signal);
+  static_assert(offsetof(hsa_barrier_and_packet_t, completion_signal) == kCompletionOffset);
+  static_assert(offsetof(hsa_agent_dispatch_packet_t, completion_signal) == kCompletionOffset);
+  const std::shared_ptr<const AqlPacketImage> image = image_for(batch, o);
+  sub.image = image;
+  const hsa_signal_t done = sub.step.signal;
+  agent_.store_signal(done, 1);
+  const auto& packets = image->packets();
+  const std::size_t n = packets.size();
+  const std::uint64_t mask = ring_->size() - 1;
+  auto* const base = static_cast<unsigned char*>(ring_->base());
+  std::size_t i = 0;
+  while (i < n) {
+    // An image larger than the ring goes out a ring at a time, each waiting for room.
+    const std::size_t chunk = std::min<std::size_t>(n - i, ring_->size());
+    const std::uint64_t first = reserve_slots(chunk, deadline, sub);
+    for (std::size_t k = 0; k < chunk; ++k, ++i) {
+      const AqlPacketImage::Packet& p = packets[i];
+      unsigned char* slot = base + ((first + k) & mask) * aql::kPacketBytes;
+      std::memcpy(slot + 4, reinterpret_cast<const unsigned char*>(&p.bytes) + 4, aql::kPacketBytes - 4);
+      if (i + 1 == n) std::memcpy(slot + kCompletionOffset, &done, sizeof done);
+      if (p.wait >= 0) {
+        const CompletionImpl* w = waits[std::size_t(p.wait)].get();
+        const hsa_signal_t s = w ? static_cast<const AqlCompletion&>(*w).signal() : hsa_signal_t{0};
+        if (s.handle) counters_.device_waits.fetch_add(1, std::memory_order_relaxed);
+        std::memcpy(slot + kFirstDependency, &s, sizeof s);
+      }
+      note_slot(first + k, sub.serial, p.command);
+      aql::publish(slot, p.header, p.setup);
+      sub.last_published = first + k;
+      sub.has_published = true;
+      sub.doorbell_pending = true;
+      if ((k + 1) % AqlPacketImage::kDoorbellEvery == 0) {
+        ring_doorbell(first + k);
+        sub.doorbell_pending = false;
+      }
+    }
+    if (sub.doorbell_pending) {
+      ring_doorbell(sub.last_published);
+      sub.doorbell_pending = false;
+    }
+  }
+  counters_.packets.fetch_add(n, std::memory_order_relaxed);
+  counters_.system_fences.fetch_add(image->system_fences(), std::memory_order_relaxed);
+  for (const Copy& c : batch.copies()) {
+    counters_.copies.fetch_add(1, std::memory_order_relaxed);
+    counters_.bytes_copied.fetch_add(c.bytes, std::memory_order_relaxed);
+    if (!c.host_pinned) counters_.bytes_staged.fetch_add(c.bytes, std::memory_order_relaxed);
+  }
+  sub.final_signal = done;
+}
+
 void AqlQueue::drain(AqlSubmission& sub, Clock::time_point deadline) {
   const hsa_signal_t marker = sub.step.signal;
   agent_.store_signal(marker, 1);
@@ -279,6 +374,15 @@ std::unique_ptr<SubmissionImpl> AqlQueue::submit(const Batch& batch, const Optio
 
   // Signals: the baseline creates one in the timed run and uses it for every command.
   sub->step = take_signal(o.signal, true, deadline);
+  if (AqlPacketImage::replayable(batch, o, agent_)) {
+    try {
+      replay(batch, o, waits, deadline, *sub);
+    } catch (...) {
+      if (!ring_->failed() && sub->has_published) sub->abandon_in_flight = true;
+      throw;
+    }
+    return sub;
+  }
   // Kernarg: the baseline allocates in the timed run: one block reused by every dispatch when the
   // host waits between them, else one block per dispatch (in flight together) in one allocation.
   if (!o.kernarg && !batch.dispatches().empty()) {

@@ -11,6 +11,7 @@
 
 #include "aql/packet.hpp"
 #include "backends/aql/aql_agent.hpp"
+#include "backends/aql/aql_packet_image.hpp"
 #include "backends/aql/aql_submission.hpp"
 #include "pools/kernarg_pool.hpp"
 #include "pools/signal_pool.hpp"
@@ -71,6 +72,8 @@ class AqlQueue : public QueueImpl, public std::enable_shared_from_this<AqlQueue>
   void ring_doorbell(std::uint64_t index);
   // Reserves one slot, waiting (doorbell rung first) while the ring is full.
   std::uint64_t reserve_slot(Clock::time_point deadline, AqlSubmission& sub);
+  // Reserves `count` consecutive slots (at most the ring's size) with one write-index add.
+  std::uint64_t reserve_slots(std::uint64_t count, Clock::time_point deadline, AqlSubmission& sub);
   KernargPool::Block acquire_block(std::size_t bytes, Clock::time_point deadline, AqlSubmission& sub);
 
   // A submission this queue waits for failed: the ring is stuck behind a barrier that never
@@ -84,6 +87,11 @@ class AqlQueue : public QueueImpl, public std::enable_shared_from_this<AqlQueue>
   // submission has then completed, so its kernarg blocks can be reused.
   void drain(AqlSubmission& sub, Clock::time_point deadline);
   void check_submittable(const Batch& batch, const ResolvedWaits& waits) const;
+  // Options::replay: the batch's packet image (built on its first submit per Batch::version),
+  // copied into the ring with the per-submission fields patched.
+  void replay(const Batch& batch, const Options& o, const ResolvedWaits& waits, Clock::time_point deadline,
+              AqlSubmission& sub);
+  std::shared_ptr<const AqlPacketImage> image_for(const Batch& batch, const Options& o);
 
   std::shared_ptr<DeviceImpl> owner_;
   AqlAgent& agent_;
@@ -104,6 +112,9 @@ class AqlQueue : public QueueImpl, public std::enable_shared_from_this<AqlQueue>
   std::vector<Abandoned> abandoned_;
   std::atomic<bool> any_abandoned_{false};  // every submit asks: no lock while there is none
   std::vector<SlotOwner> slot_owner_;
+  // Replay images by batch id, the most recent kMaxImages; under the timeline's submit mutex.
+  static constexpr std::size_t kMaxImages = 32;
+  std::vector<std::pair<std::uint64_t, std::shared_ptr<const AqlPacketImage>>> images_;
   std::uint64_t serial_ = 0;  // under the timeline's submit mutex
   bool left_running_ = false;  // shut down with work it could not stop: keep what it uses
 };

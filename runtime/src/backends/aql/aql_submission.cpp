@@ -48,6 +48,7 @@ AqlSubmission::~AqlSubmission() {
     // Still running: the code it runs and the submissions it waits for must outlive it; its
     // kernarg blocks and other signals stay taken from the queue's pools.
     keep_forever(std::shared_ptr<const void>(code));
+    if (image) keep_forever(std::shared_ptr<const void>(image));  // its kernarg blocks are read
     for (auto& w : waits_for) keep_forever(std::shared_ptr<const void>(w));
     return;
   }
@@ -236,6 +237,7 @@ void AqlSubmission::release_all() noexcept {
   own_kernarg = nullptr;
   waits_for.clear();
   code.reset();
+  image.reset();
 }
 
 }  // namespace hsad::detail

@@ -68,6 +68,7 @@ class AqlSubmission : public SubmissionImpl {
   std::vector<hsa_signal_t> copy_done;             // the async copies' own signals
   std::vector<std::shared_ptr<CompletionImpl>> waits_for;  // kept until this submission completed
   std::shared_ptr<const void> code;                // the batch's code objects, same lifetime
+  std::shared_ptr<const void> image;               // a replay's packet image (its kernarg blocks), same lifetime
   struct Timed {
     std::uint32_t command;
     std::string what;

@@ -517,6 +517,7 @@ const CudaQueue::Graph& CudaQueue::graph_for(const Batch& batch) {
   // graph. A wait, or a pageable copy, ends one graph; the next command starts another.
   Graph g;
   g.version = batch.version();
+  counters_.images_built.fetch_add(1, std::memory_order_relaxed);
   bool capturing = false;
   auto end_capture = [&] {
     if (!capturing) return;

@@ -1,0 +1,55 @@
+// AqlPacketImage: a recorded batch's AQL packets encoded once, for Options::replay. Each packet's
+// 64 bytes are ready but for what differs per submission: the completion signal of the last
+// packet and the dependency signal of each wait (a barrier-AND packet). The dispatches' kernarg
+// blocks live in kernarg memory the image owns, written once when it is built; a replay writes
+// none. Submitting it (AqlQueue::replay) reserves the slots, copies the bodies, patches, and
+// stores every header last with release, in order, ringing the doorbell every kDoorbellEvery
+// packets and at the end.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "aql/packet.hpp"
+#include "backends/aql/aql_agent.hpp"
+#include "hsad/batch.hpp"
+#include "hsad/options.hpp"
+
+namespace hsad::detail {
+
+class AqlPacketImage {
+ public:
+  static constexpr std::uint32_t kDoorbellEvery = 64;  // the processor starts before the copy ends
+
+  struct Packet {
+    hsa_kernel_dispatch_packet_t bytes{};  // all 64 bytes; the first 4 (header, setup) go out last
+    std::uint16_t header = 0, setup = 0;
+    std::uint32_t command = 0;             // which command of the batch: errors name it
+    std::int32_t wait = -1;                // a wait: its index among the batch's waits (patched per submit)
+  };
+
+  // Whether `batch` under `o` goes out as an image on `agent`: replay with nosync, no profiling,
+  // and copies only where the agent runs them as ring packets (the cpu agent). Everything else is
+  // lowered by AqlBatchWriter on every submit (docs/api.md).
+  static bool replayable(const Batch& batch, const Options& o, const AqlAgent& agent);
+
+  AqlPacketImage(AqlAgent& agent, const Batch& batch, const Options& o);
+  ~AqlPacketImage();
+  AqlPacketImage(const AqlPacketImage&) = delete;
+  AqlPacketImage& operator=(const AqlPacketImage&) = delete;
+
+  std::uint64_t batch_version() const { return version_; }
+  const std::vector<Packet>& packets() const { return packets_; }
+  std::uint64_t system_fences() const { return system_fences_; }
+  std::size_t dispatches() const { return dispatches_; }
+
+ private:
+  AqlAgent& agent_;
+  std::uint64_t version_ = 0;
+  std::vector<Packet> packets_;
+  void* kernarg_ = nullptr;  // every dispatch's block, 64-byte aligned, in one allocation
+  std::uint64_t system_fences_ = 0;
+  std::size_t dispatches_ = 0;
+};
+
+}  // namespace hsad::detail

@@ -1,0 +1,186 @@
+// Options::replay on the AQL path (the cpu agent): a batch's packets are encoded once, kernarg
+// blocks written once, and each submit copies the image into the ring; checked through exact
+// Stats and exact results, across ring wraps, timeline waits, re-recording and two threads.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <mutex>
+#include <numeric>
+#include <random>
+#include <thread>
+
+#include "bitonic.hpp"
+#include "hsad/hsad.hpp"
+#include "test_kernels.hpp"
+
+using namespace hsad;
+
+namespace {
+struct AtomicAddArgs {
+  std::uint32_t* data;
+  std::uint32_t n;
+};
+void atomic_add(const WorkGroup& wg) {
+  const AtomicAddArgs& a = wg.args<AtomicAddArgs>();
+  for (std::uint32_t i = wg.first_x(); i < wg.end_x() && i < a.n; ++i) __atomic_fetch_add(&a.data[i], 1u, __ATOMIC_RELAXED);
+}
+
+const Device& device() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    test::register_test_kernels();
+    register_host_kernel(make_host_kernel<AtomicAddArgs>(
+        "replay_atomic_add", &atomic_add, {host_arg("data", &AtomicAddArgs::data), host_arg("n", &AtomicAddArgs::n)}));
+  });
+  static Runtime rt = Runtime::open("cpu");
+  return rt.device();
+}
+
+Options replaying() {
+  Options o = Options::all();
+  o.replay = true;
+  return o;
+}
+
+// copy in, the sort of n keys, copy out: one batch.
+Batch sort_batch(const Buffer& keys, std::uint32_t* in, std::uint32_t* out, std::uint32_t n) {
+  Batch b;
+  b.copy_to_device(keys, in, n * 4);
+  for (std::uint32_t stage = 0; (2u << stage) <= n; ++stage)
+    for (std::uint32_t pass = 0; pass <= stage; ++pass)
+      b.exec(device().kernel("bitonic_step"), Dim3{n / 2}, Dim3{64}, {keys, stage, pass, 1u, n});
+  b.copy_to_host(out, keys, n * 4);
+  return b;
+}
+}  // namespace
+
+TEST(CpuReplay, TheSortIsBitExactAndItsImageIsBuiltOnce) {
+  const std::uint32_t n = 4096;  // 78 dispatches and two copies: 80 packets
+  std::vector<std::uint32_t> in(n), out(n), plain(n);
+  std::mt19937 rng(3);
+  for (auto& k : in) k = rng();
+  Buffer keys = device().alloc(n * 4);
+  Queue q = device().create_queue();
+  Batch b = sort_batch(keys, in.data(), out.data(), n);
+  q.run(sort_batch(keys, in.data(), plain.data(), n), Options::all());
+
+  const Stats s0 = device().stats();
+  q.run(b, replaying());
+  const Stats first = device().stats() - s0;
+  EXPECT_EQ(first.images_built, 1u);
+  EXPECT_EQ(first.kernarg_writes, 78u);  // written once, into the image's own memory
+  EXPECT_EQ(out, plain);
+
+  std::fill(out.begin(), out.end(), 0u);
+  const Stats s1 = device().stats();
+  q.run(b, replaying());
+  const Stats again = device().stats() - s1;
+  EXPECT_EQ(out, plain);
+  EXPECT_EQ(again.images_built, 0u);
+  EXPECT_EQ(again.kernarg_writes, 0u);
+  EXPECT_EQ(again.kernarg_allocations, 0u);
+  EXPECT_EQ(again.signals_created, 0u);
+  EXPECT_EQ(again.packets, 80u);
+  EXPECT_EQ(again.doorbells, 2u);  // every 64 packets, and at the end
+  EXPECT_EQ(again.host_waits, 1u);
+  EXPECT_EQ(again.copies, 2u);
+  // The same fence scopes as the writer's: system next to the host and around each copy.
+  const Stats s2 = device().stats();
+  q.run(b, Options::all());
+  EXPECT_EQ((device().stats() - s2).system_fences, again.system_fences);
+}
+
+TEST(CpuReplay, RecordingAgainBuildsANewImage) {
+  Buffer buf = device().alloc(64 * 4);
+  std::vector<std::uint32_t> zero(64, 0), back(64);
+  device().copy_to_device(buf, zero.data(), 64 * 4);
+  Queue q = device().create_queue();
+  Batch b;
+  b.exec(device().kernel("test_add"), Dim3{64}, Dim3{64}, {buf, 1u, 64u});
+  q.run(b, replaying());
+  b.exec(device().kernel("test_add"), Dim3{64}, Dim3{64}, {buf, 10u, 64u});  // the batch changed
+  const Stats s = device().stats();
+  q.run(b, replaying());
+  EXPECT_EQ((device().stats() - s).images_built, 1u);
+  device().copy_to_host(back.data(), buf, 64 * 4);
+  EXPECT_EQ(back[0], 1u + 1u + 10u);
+}
+
+// An image four times the ring: it goes out a ring at a time, waiting for room, every time.
+TEST(CpuReplay, AnImageLargerThanTheRingGoesOutInChunks) {
+  Buffer buf = device().alloc(64 * 4);
+  std::vector<std::uint32_t> zero(64, 0), back(64);
+  device().copy_to_device(buf, zero.data(), 64 * 4);
+  Queue q = device().create_queue(64);
+  Batch b;
+  for (int i = 0; i < 256; ++i) b.exec(device().kernel("test_add"), Dim3{64}, Dim3{64}, {buf, 1u, 64u});
+  for (int r = 0; r < 3; ++r) q.run(b, replaying());
+  device().copy_to_host(back.data(), buf, 64 * 4);
+  EXPECT_EQ(back[63], 3u * 256u);
+}
+
+// Queues fed in lockstep: each replayed step waits for the other queue's previous one, resolved
+// anew at every submit into the image's barrier-AND packet.
+TEST(CpuReplay, TimelineWaitsAreResolvedAtEverySubmit) {
+  Buffer buf = device().alloc(64 * 4);
+  std::vector<std::uint32_t> zero(64, 0), back(64);
+  device().copy_to_device(buf, zero.data(), 64 * 4);
+  Queue a = device().create_queue(), b = device().create_queue();
+  Batch on_a, on_b;
+  on_a.wait(b, 0).exec(device().kernel("test_add"), Dim3{64}, Dim3{64}, {buf, 1u, 64u});
+  on_b.wait(a, 1).exec(device().kernel("test_add"), Dim3{64}, Dim3{64}, {buf, 1u, 64u});
+  const Stats s = device().stats();
+  std::vector<Submission> subs;
+  for (int i = 0; i < 20; ++i) {
+    subs.push_back(a.submit(on_a, replaying()));
+    subs.push_back(b.submit(on_b, replaying()));
+  }
+  for (Submission& x : subs) x.wait();
+  device().copy_to_host(back.data(), buf, 64 * 4);
+  EXPECT_EQ(back[0], 40u);  // serialised by the waits: no add lost
+  const Stats d = device().stats() - s;
+  EXPECT_EQ(d.images_built, 2u);
+  EXPECT_GE(d.device_waits, 38u);  // all but the first of each queue's waits name a submission
+}
+
+// Two threads replay one batch, on one queue and on two: every add lands.
+TEST(CpuReplay, TwoThreadsReplayOneBatch) {
+  const std::uint32_t n = 256;
+  Buffer buf = device().alloc(n * 4);
+  std::vector<std::uint32_t> zero(n, 0), back(n);
+  device().copy_to_device(buf, zero.data(), n * 4);
+  Batch b;
+  for (int i = 0; i < 10; ++i) b.exec(device().kernel("replay_atomic_add"), Dim3{n}, Dim3{64}, {buf, n});
+  Queue shared = device().create_queue(), other = device().create_queue();
+  auto work = [&](Queue& q) {
+    for (int r = 0; r < 25; ++r) q.run(b, replaying());
+  };
+  std::thread t1([&] { work(shared); }), t2([&] { work(shared); }), t3([&] { work(other); });
+  t1.join();
+  t2.join();
+  t3.join();
+  device().copy_to_host(back.data(), buf, n * 4);
+  EXPECT_EQ(back[0], 3u * 25u * 10u);
+  EXPECT_EQ(back[n - 1], 3u * 25u * 10u);
+}
+
+// What the image does not hold goes through the writer as before: profiling and the host waits
+// of the baseline.
+TEST(CpuReplay, ProfilingAndTheBaselineAreNotReplayed) {
+  Buffer buf = device().alloc(64 * 4);
+  Queue q = device().create_queue();
+  Batch b;
+  b.exec(device().kernel("test_add"), Dim3{64}, Dim3{64}, {buf, 1u, 64u});
+  Options profiled = replaying();
+  profiled.profile = true;
+  Options baseline = Options::none();
+  baseline.replay = true;
+  const Stats s = device().stats();
+  Submission p = q.submit(b, profiled);
+  p.wait();
+  EXPECT_EQ(p.timestamps().size(), 1u);
+  q.run(b, baseline);
+  const Stats d = device().stats() - s;
+  EXPECT_EQ(d.images_built, 0u);
+  EXPECT_EQ(d.kernarg_writes, 2u);
+}
