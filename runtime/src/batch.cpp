@@ -103,12 +103,6 @@ Batch& Batch::exec_partial_groups(const Kernel& kernel, Dim3 grid, Dim3 group, c
 
 Batch& Batch::exec(const Kernel& kernel, Dim3 grid, Dim3 group, const Arg* first, std::size_t count,
                    bool partial_groups) {
-  struct Range {
-    const Arg* first;
-    std::size_t n;
-    std::size_t size() const { return n; }
-    const Arg* begin() const { return first; }
-  } args{first, count};
   if (!kernel) throw Error("batch", "exec", "empty Kernel handle", "get one from Device::kernel(name) or Module::kernel(name)");
   const KernelInfo& info = kernel.info();
   const detail::DeviceImpl* device = kernel.impl().device;
@@ -126,31 +120,15 @@ Batch& Batch::exec(const Kernel& kernel, Dim3 grid, Dim3 group, const Arg* first
                     "''s limit of " + std::to_string(info.max_workgroup_size),
                 "use a smaller work-group (the kernel's launch bounds)");
   }
-  const std::size_t expected = info.explicit_arg_count();
-  if (args.size() != expected) {
-    throw Error("batch", "exec " + info.name,
-                "wrong argument count: got " + std::to_string(args.size()) + ", kernel '" + info.name +
-                    "' takes " + std::to_string(expected),
-                "check the kernel's signature (hsad-info lists it)");
-  }
-  if (kernel.impl().device) adopt_device(kernel.impl().device, "exec");
   // Each dispatch's image starts 16-byte aligned in the arena, so copying it keeps alignment.
   const std::size_t offset = (arena_.size() + 15) & ~std::size_t(15);
   arena_.resize(offset + info.kernarg_segment_size, 0);
-  auto a = args.begin();
-  std::size_t index = 0;
-  for (const ArgInfo& slot : info.args) {
-    if (slot.kind == ArgKind::hidden) continue;
-    if (a->size() != slot.size) {
-      arena_.resize(offset);
-      throw Error("batch", "exec " + info.name,
-                  "argument " + std::to_string(index) + " ('" + slot.name + "') of kernel '" + info.name +
-                      "' is " + std::to_string(slot.size) + " bytes, got " + std::to_string(a->size()),
-                  "pass a value of the parameter's exact type");
-    }
-    std::memcpy(arena_.data() + offset + slot.offset, a->data(), a->size());
-    ++a;
-    ++index;
+  try {
+    pack_args(info, first, count, offset, "exec");
+    if (kernel.impl().device) adopt_device(kernel.impl().device, "exec");
+  } catch (...) {
+    arena_.resize(offset);
+    throw;
   }
   // Copy-on-write: submissions in flight hold the previous set.
   if (const auto& keep = kernel.impl().keep_alive) {
@@ -161,8 +139,59 @@ Batch& Batch::exec(const Kernel& kernel, Dim3 grid, Dim3 group, const Arg* first
       code_ = std::move(grown);
     }
   }
-  dispatches_.push_back({kernel, encoded, group, partial_groups, static_cast<std::uint32_t>(offset)});
+  dispatches_.push_back({kernel, encoded, group, partial_groups, static_cast<std::uint32_t>(offset), 0});
   push(detail::CommandKind::exec, dispatches_.size() - 1);
+  return *this;
+}
+
+void Batch::pack_args(const KernelInfo& info, const Arg* first, std::size_t count, std::size_t offset, const char* call) {
+  const std::size_t expected = info.explicit_arg_count();
+  if (count != expected) {
+    throw Error("batch", std::string(call) + " " + info.name,
+                "wrong argument count: got " + std::to_string(count) + ", kernel '" + info.name + "' takes " +
+                    std::to_string(expected),
+                "check the kernel's signature (hsad-info lists it)");
+  }
+  // Checked whole before a byte is written: a refused set_args leaves the old arguments.
+  std::size_t index = 0;
+  const Arg* a = first;
+  for (const ArgInfo& slot : info.args) {
+    if (slot.kind == ArgKind::hidden) continue;
+    if (a->size() != slot.size) {
+      throw Error("batch", std::string(call) + " " + info.name,
+                  "argument " + std::to_string(index) + " ('" + slot.name + "') of kernel '" + info.name + "' is " +
+                      std::to_string(slot.size) + " bytes, got " + std::to_string(a->size()),
+                  "pass a value of the parameter's exact type");
+    }
+    ++a;
+    ++index;
+  }
+  a = first;
+  for (const ArgInfo& slot : info.args) {
+    if (slot.kind == ArgKind::hidden) continue;
+    std::memcpy(arena_.data() + offset + slot.offset, a->data(), a->size());
+    ++a;
+  }
+}
+
+Batch& Batch::set_args(std::size_t dispatch, std::initializer_list<Arg> args) {
+  return set_args(dispatch, args.begin(), args.size());
+}
+
+Batch& Batch::set_args(std::size_t dispatch, const std::vector<Arg>& args) {
+  return set_args(dispatch, args.data(), args.size());
+}
+
+Batch& Batch::set_args(std::size_t dispatch, const Arg* first, std::size_t count) {
+  if (dispatch >= dispatches_.size()) {
+    throw Error("batch", "set_args",
+                "dispatch " + std::to_string(dispatch) + " of a batch of " + std::to_string(dispatches_.size()) +
+                    " dispatches",
+                "dispatches are numbered 0 to dispatches().size() - 1 in recording order");
+  }
+  detail::Dispatch& d = dispatches_[dispatch];
+  pack_args(d.kernel.info(), first, count, d.args_offset, "set_args");
+  d.args_version = ++args_version_;
   return *this;
 }
 

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <functional>
 #include <mutex>
 #include <numeric>
 #include <random>
@@ -183,4 +184,104 @@ TEST(CpuReplay, ProfilingAndTheBaselineAreNotReplayed) {
   const Stats d = device().stats() - s;
   EXPECT_EQ(d.images_built, 0u);
   EXPECT_EQ(d.kernarg_writes, 2u);
+}
+
+// Batch::set_args between replays: only the changed dispatch's kernarg block is written again.
+TEST(CpuReplay, SetArgsRewritesOnlyTheChangedBlock) {
+  std::vector<std::uint32_t> zero(64, 0), a(64), b(64);
+  Buffer x = device().alloc(64 * 4), y = device().alloc(64 * 4);
+  device().copy_to_device(x, zero.data(), 64 * 4);
+  device().copy_to_device(y, zero.data(), 64 * 4);
+  Queue q = device().create_queue();
+  Batch batch;
+  for (int i = 0; i < 10; ++i) batch.exec(device().kernel("test_add"), Dim3{64}, Dim3{64}, {x, 1u, 64u});
+  q.run(batch, replaying());
+  const std::uint64_t version = batch.version();
+  batch.set_args(3, {y, 5u, 64u});
+  EXPECT_EQ(batch.version(), version);  // not recorded again
+  const Stats s = device().stats();
+  q.run(batch, replaying());
+  const Stats d = device().stats() - s;
+  EXPECT_EQ(d.images_built, 0u);
+  EXPECT_EQ(d.kernarg_writes, 1u);
+  EXPECT_EQ(d.kernarg_allocations, 0u);
+  q.run(batch, Options::all());  // the writer's path reads the new arguments too
+  device().copy_to_host(a.data(), x, 64 * 4);
+  device().copy_to_host(b.data(), y, 64 * 4);
+  EXPECT_EQ(a[17], 10u + 9u + 9u);
+  EXPECT_EQ(b[17], 5u + 5u);
+}
+
+// The sort of another buffer, by arguments: every dispatch's block rewritten, the image kept.
+TEST(CpuReplay, SetArgsSortsAnotherBuffer) {
+  const std::uint32_t n = 1024;
+  std::vector<std::uint32_t> k1(n), k2(n), out(n);
+  std::mt19937 rng(9);
+  for (auto& k : k1) k = rng();
+  for (auto& k : k2) k = rng();
+  Buffer b1 = device().alloc(n * 4), b2 = device().alloc(n * 4);
+  device().copy_to_device(b1, k1.data(), n * 4);
+  device().copy_to_device(b2, k2.data(), n * 4);
+  Batch sort;
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> steps;
+  for (std::uint32_t stage = 0; (2u << stage) <= n; ++stage)
+    for (std::uint32_t pass = 0; pass <= stage; ++pass) {
+      sort.exec(device().kernel("bitonic_step"), Dim3{n / 2}, Dim3{64}, {b1, stage, pass, 1u, n});
+      steps.push_back({stage, pass});
+    }
+  Queue q = device().create_queue();
+  q.run(sort, replaying());
+  for (std::size_t i = 0; i < steps.size(); ++i) sort.set_args(i, {b2, steps[i].first, steps[i].second, 1u, n});
+  const Stats s = device().stats();
+  q.run(sort, replaying());
+  EXPECT_EQ((device().stats() - s).kernarg_writes, steps.size());
+  EXPECT_EQ((device().stats() - s).images_built, 0u);
+  device().copy_to_host(out.data(), b2, n * 4);
+  std::sort(k2.begin(), k2.end());
+  EXPECT_EQ(out, k2);
+}
+
+// A replay in flight keeps reading the arguments it was submitted with: the change goes to a
+// copy of the image's kernarg memory.
+TEST(CpuReplay, SetArgsNeverDisturbsAReplayInFlight) {
+  std::vector<std::uint32_t> zero(64, 0), a(64), b(64);
+  Buffer x = device().alloc(64 * 4), y = device().alloc(64 * 4);
+  device().copy_to_device(x, zero.data(), 64 * 4);
+  device().copy_to_device(y, zero.data(), 64 * 4);
+  Queue q = device().create_queue();
+  Batch batch;
+  batch.exec(device().kernel("test_sleep"), Dim3{1}, Dim3{1}, {30u}).exec(device().kernel("test_add"), Dim3{64}, Dim3{64}, {x, 1u, 64u});
+  q.run(batch, replaying());
+  Submission first = q.submit(batch, replaying());  // sleeping while the arguments change
+  batch.set_args(1, {y, 1u, 64u});
+  const Stats s = device().stats();
+  Submission second = q.submit(batch, replaying());
+  const Stats d = device().stats() - s;
+  first.wait();
+  second.wait();
+  device().copy_to_host(a.data(), x, 64 * 4);
+  device().copy_to_host(b.data(), y, 64 * 4);
+  EXPECT_EQ(a[5], 2u);  // the warm-up and the one in flight
+  EXPECT_EQ(b[5], 1u);
+  EXPECT_EQ(d.kernarg_allocations, 1u);  // the copy
+}
+
+TEST(CpuReplay, SetArgsIsCheckedAsExecIs) {
+  Buffer x = device().alloc(64 * 4);
+  Batch batch;
+  batch.exec(device().kernel("test_add"), Dim3{64}, Dim3{64}, {x, 1u, 64u});
+  const auto text = [&](const std::function<void()>& f) {
+    try {
+      f();
+    } catch (const Error& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  EXPECT_NE(text([&] { batch.set_args(1, {x, 1u, 64u}); }).find("dispatch 1 of a batch of 1 dispatches"), std::string::npos);
+  EXPECT_NE(text([&] { batch.set_args(0, {x, 1u}); }).find("wrong argument count: got 2, kernel 'test_add' takes 3"),
+            std::string::npos);
+  EXPECT_NE(text([&] { batch.set_args(0, {x, 1.0, 64u}); }).find("argument 1 ('value') of kernel 'test_add' is 4 bytes, got 8"),
+            std::string::npos);
+  EXPECT_EQ(batch.args_version(), 0u);  // nothing refused was applied
 }

@@ -390,6 +390,37 @@ TEST(GpuReplay, ASortIsBuiltOnceAndReplayedBitExact) {
   EXPECT_EQ(again.host_waits, 1u);  // the batch's one wait (the blocking copies around it are not batch waits)
 }
 
+// Batch::set_args between replays: the same recorded sort, another buffer, no new recording.
+TEST(GpuReplay, SetArgsSortsAnotherBuffer) {
+  REQUIRE_GPU();
+  const std::uint32_t n = 1024;
+  auto k1 = random_keys(n), k2 = random_keys(n + 1);
+  k2.resize(n);
+  Buffer b1 = device.alloc(n * 4), b2 = device.alloc(n * 4);
+  device.copy_to_device(b1, k1.data(), n * 4);
+  device.copy_to_device(b2, k2.data(), n * 4);
+  Batch sort;
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> steps;
+  for (std::uint32_t stage = 0; (2u << stage) <= n; ++stage)
+    for (std::uint32_t pass = 0; pass <= stage; ++pass) {
+      sort.exec(device.kernel("bitonic_step"), Dim3{n / 2}, Dim3{256}, {b1, stage, pass, 1u, n});
+      steps.push_back({stage, pass});
+    }
+  Options o = Options::all();
+  o.replay = true;
+  Queue q = device.create_queue();
+  q.run(sort, o);
+  for (std::size_t i = 0; i < steps.size(); ++i) sort.set_args(i, {b2, steps[i].first, steps[i].second, 1u, n});
+  q.run(sort, o);
+  std::vector<std::uint32_t> out1(n), out2(n);
+  device.copy_to_host(out1.data(), b1, n * 4);
+  device.copy_to_host(out2.data(), b2, n * 4);
+  std::sort(k1.begin(), k1.end());
+  std::sort(k2.begin(), k2.end());
+  EXPECT_EQ(out1, k1);
+  EXPECT_EQ(out2, k2);
+}
+
 // Grids that are not whole work-groups: rounded up on every backend, so a kernel written the CUDA
 // and HIP way (an application's, in a module) and the library's own give the cpu agent's result.
 // Under hsad-sim on gfx90a, gfx908 and gfx1030 this is machine code (tests/rocr-sim/CMakeLists.txt).

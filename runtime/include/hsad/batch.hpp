@@ -52,6 +52,7 @@ struct Dispatch {
   Dim3 group;  // work-group size
   bool partial_groups = false;  // recorded by exec_partial_groups (AQL backends only)
   std::uint32_t args_offset = 0;  // where this dispatch's explicit kernarg image starts in the arena
+  std::uint64_t args_version = 0;  // Batch::args_version() at its last set_args; 0: as recorded
 };
 
 enum class CopyKind : std::uint8_t { to_device, to_host, device_to_device };
@@ -100,6 +101,15 @@ class HSAD_API Batch {
   Batch& exec_partial_groups(const Kernel& kernel, Dim3 grid, Dim3 group, std::initializer_list<Arg> args);
   Batch& exec_partial_groups(const Kernel& kernel, Dim3 grid, Dim3 group, const std::vector<Arg>& args);
 
+  // Replaces the explicit arguments of dispatch number `dispatch` (its index among dispatches(),
+  // in recording order), with exec's checks. The batch is not recorded again (version() stays):
+  // a replayed batch rewrites only that dispatch's kernarg block on its next submit (AQL), and a
+  // submission already in flight keeps reading the arguments it was submitted with. Throws
+  // hsad::Error for an index past the dispatches, a wrong argument count or size. Call it from the
+  // recording thread, between submits, as exec.
+  Batch& set_args(std::size_t dispatch, std::initializer_list<Arg> args);
+  Batch& set_args(std::size_t dispatch, const std::vector<Arg>& args);
+
   // Copies in batch order. Host memory that is not a pinned Buffer of the device is pageable: it
   // is staged as Device::copy_* stage it (counted in Stats::bytes_staged). A pageable source is
   // read, and a pageable destination written, by the time the submission completes. Throws
@@ -145,12 +155,19 @@ class HSAD_API Batch {
   std::shared_ptr<const std::vector<std::string>> labels() const { return labels_; }
   // Grows whenever the batch changes, so a backend can cache what it derived (a CUDA graph).
   std::uint64_t version() const { return version_; }
+  // Grows with every set_args; args_version(i): the value it had at dispatch i's last set_args
+  // (0: its arguments are the recorded ones). What a replay compares to rewrite only what changed.
+  std::uint64_t args_version() const { return args_version_; }
+  std::uint64_t args_version(std::size_t dispatch) const { return dispatches_[dispatch].args_version; }
   std::uint64_t id() const { return id_; }
 
  private:
   void adopt_device(detail::DeviceImpl* device, const char* call);
   void push(detail::CommandKind kind, std::size_t index);
   Batch& exec(const Kernel& kernel, Dim3 grid, Dim3 group, const Arg* first, std::size_t count, bool partial_groups);
+  Batch& set_args(std::size_t dispatch, const Arg* first, std::size_t count);
+  // Checks `count` arguments against `info` and writes them into the arena at `offset`.
+  void pack_args(const KernelInfo& info, const Arg* first, std::size_t count, std::size_t offset, const char* call);
 
   std::vector<detail::Command> commands_;
   std::vector<detail::Dispatch> dispatches_;
@@ -161,6 +178,7 @@ class HSAD_API Batch {
   std::shared_ptr<const void> code_;
   std::shared_ptr<std::vector<std::string>> labels_;  // copy-on-write: submissions hold the old one
   std::uint64_t version_ = 0;
+  std::uint64_t args_version_ = 0;
   std::uint64_t id_ = next_id();
   static std::uint64_t next_id();
 };

@@ -19,11 +19,20 @@ bool AqlPacketImage::replayable(const Batch& batch, const Options& o, const AqlA
   return o.replay && o.nosync && !o.profile && !batch.empty() && (batch.copies().empty() || agent.copies_in_ring());
 }
 
+namespace {
+// The dispatch's kernarg block: its recorded (or set_args) explicit arguments, its hidden ones.
+void write_block(void* kernarg, const Batch& batch, std::size_t dispatch) {
+  const Dispatch& d = batch.dispatches()[dispatch];
+  const KernelImpl& k = d.kernel.impl();
+  if (const std::size_t bytes = k.info.kernarg_segment_size) std::memcpy(kernarg, batch.kernarg_image(dispatch), bytes);
+  if (!k.hidden_args.empty()) aql::fill_hidden_args(k.hidden_args, kernarg, d.grid, d.group);
+}
+}  // namespace
+
 AqlPacketImage::AqlPacketImage(AqlAgent& agent, const Batch& batch, const Options& o)
-    : agent_(agent), version_(batch.version()) {
-  std::size_t kernarg_bytes = 0;
-  for (const Dispatch& d : batch.dispatches()) kernarg_bytes += round_up64(d.kernel.info().kernarg_segment_size);
-  if (kernarg_bytes) kernarg_ = agent_.alloc_kernarg(kernarg_bytes);
+    : agent_(agent), version_(batch.version()), args_version_(batch.args_version()) {
+  for (const Dispatch& d : batch.dispatches()) kernarg_bytes_ += round_up64(d.kernel.info().kernarg_segment_size);
+  if (kernarg_bytes_) kernarg_ = agent_.alloc_kernarg(kernarg_bytes_);
   std::size_t kernarg_offset = 0;
 
   const auto& commands = batch.commands();
@@ -43,9 +52,9 @@ AqlPacketImage::AqlPacketImage(AqlAgent& agent, const Batch& batch, const Option
         const KernelImpl& k = d.kernel.impl();
         const std::size_t bytes = k.info.kernarg_segment_size;
         void* kernarg = static_cast<unsigned char*>(kernarg_) + kernarg_offset;
+        blocks_.push_back({packets_.size(), kernarg_offset, batch.args_version(c.index)});
         kernarg_offset += round_up64(bytes);
-        if (bytes) std::memcpy(kernarg, batch.kernarg_image(c.index), bytes);
-        if (!k.hidden_args.empty()) aql::fill_hidden_args(k.hidden_args, kernarg, d.grid, d.group);
+        write_block(kernarg, batch, c.index);
         aql::write_dispatch_body(static_cast<hsa_kernel_dispatch_packet_t*>(slot),
                                  {d.grid, d.group, k.info.private_segment_size, k.info.group_segment_size,
                                   k.kernel_object, bytes ? kernarg : nullptr, {0}});
@@ -78,6 +87,36 @@ AqlPacketImage::AqlPacketImage(AqlAgent& agent, const Batch& batch, const Option
     system_fences_ += (header.acquire == aql::Scope::system) + (header.release == aql::Scope::system);
     packets_.push_back(p);
   }
+}
+
+std::size_t AqlPacketImage::update_args(const Batch& batch) {
+  std::size_t written = 0;
+  for (std::size_t i = 0; i < blocks_.size(); ++i) {
+    if (blocks_[i].args_version == batch.args_version(i)) continue;
+    write_block(static_cast<unsigned char*>(kernarg_) + blocks_[i].offset, batch, i);
+    blocks_[i].args_version = batch.args_version(i);
+    ++written;
+  }
+  args_version_ = batch.args_version();
+  return written;
+}
+
+std::shared_ptr<AqlPacketImage> AqlPacketImage::clone() const {
+  auto c = std::make_shared<AqlPacketImage>(agent_, version_);
+  c->packets_ = packets_;
+  c->system_fences_ = system_fences_;
+  c->dispatches_ = dispatches_;
+  c->kernarg_bytes_ = kernarg_bytes_;
+  c->args_version_ = args_version_;
+  c->blocks_ = blocks_;
+  if (kernarg_bytes_) {
+    c->kernarg_ = agent_.alloc_kernarg(kernarg_bytes_);
+    std::memcpy(c->kernarg_, kernarg_, kernarg_bytes_);
+    for (const Block& b : c->blocks_) {
+      c->packets_[b.packet].bytes.kernarg_address = static_cast<unsigned char*>(c->kernarg_) + b.offset;
+    }
+  }
+  return c;
 }
 
 AqlPacketImage::~AqlPacketImage() {

@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "aql/packet.hpp"
@@ -34,11 +35,20 @@ class AqlPacketImage {
   static bool replayable(const Batch& batch, const Options& o, const AqlAgent& agent);
 
   AqlPacketImage(AqlAgent& agent, const Batch& batch, const Options& o);
+  AqlPacketImage(AqlAgent& agent, std::uint64_t version) : agent_(agent), version_(version) {}  // clone()
   ~AqlPacketImage();
   AqlPacketImage(const AqlPacketImage&) = delete;
   AqlPacketImage& operator=(const AqlPacketImage&) = delete;
 
   std::uint64_t batch_version() const { return version_; }
+  // Batch::args_version() when the kernarg blocks were last brought up to date.
+  std::uint64_t args_version() const { return args_version_; }
+  // Batch::set_args since: rewrites the kernarg blocks of the dispatches whose arguments changed
+  // (nothing else); returns how many. Only for an image no submission in flight reads.
+  std::size_t update_args(const Batch& batch);
+  // The same image over kernarg memory of its own: for set_args while a submission still reads
+  // this one's blocks.
+  std::shared_ptr<AqlPacketImage> clone() const;
   const std::vector<Packet>& packets() const { return packets_; }
   std::uint64_t system_fences() const { return system_fences_; }
   std::size_t dispatches() const { return dispatches_; }
@@ -48,6 +58,14 @@ class AqlPacketImage {
   std::uint64_t version_ = 0;
   std::vector<Packet> packets_;
   void* kernarg_ = nullptr;  // every dispatch's block, 64-byte aligned, in one allocation
+  std::size_t kernarg_bytes_ = 0;
+  std::uint64_t args_version_ = 0;
+  struct Block {
+    std::size_t packet = 0;          // its dispatch packet
+    std::size_t offset = 0;          // into kernarg_
+    std::uint64_t args_version = 0;  // the dispatch's Batch::args_version(i) it holds
+  };
+  std::vector<Block> blocks_;  // one per dispatch, in the batch's order
   std::uint64_t system_fences_ = 0;
   std::size_t dispatches_ = 0;
 };

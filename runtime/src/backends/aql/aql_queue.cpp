@@ -211,11 +211,24 @@ std::uint64_t AqlQueue::reserve_slots(std::uint64_t count, Clock::time_point dea
 std::shared_ptr<const AqlPacketImage> AqlQueue::image_for(const Batch& batch, const Options& o) {
   for (auto it = images_.begin(); it != images_.end(); ++it) {
     if (it->first != batch.id()) continue;
-    if (it->second->batch_version() == batch.version()) return it->second;
+    if (it->second->batch_version() == batch.version()) {
+      std::shared_ptr<AqlPacketImage>& image = it->second;
+      if (image->args_version() != batch.args_version()) {
+        // set_args since: rewrite the changed blocks, in a copy where a submission in flight
+        // still reads these (every holder but this cache is one).
+        if (image.use_count() > 1) {
+          image = image->clone();
+          counters_.kernarg_allocations.fetch_add(1, std::memory_order_relaxed);
+          counters_.kernarg_writes.fetch_add(image->dispatches(), std::memory_order_relaxed);
+        }
+        counters_.kernarg_writes.fetch_add(image->update_args(batch), std::memory_order_relaxed);
+      }
+      return image;
+    }
     images_.erase(it);  // recorded again since: the old image stays with the submissions using it
     break;
   }
-  auto image = std::make_shared<const AqlPacketImage>(agent_, batch, o);
+  auto image = std::make_shared<AqlPacketImage>(agent_, batch, o);
   counters_.images_built.fetch_add(1, std::memory_order_relaxed);
   if (image->dispatches()) counters_.kernarg_allocations.fetch_add(1, std::memory_order_relaxed);
   counters_.kernarg_writes.fetch_add(image->dispatches(), std::memory_order_relaxed);

@@ -114,7 +114,7 @@ class AqlQueue : public QueueImpl, public std::enable_shared_from_this<AqlQueue>
   std::vector<SlotOwner> slot_owner_;
   // Replay images by batch id, the most recent kMaxImages; under the timeline's submit mutex.
   static constexpr std::size_t kMaxImages = 32;
-  std::vector<std::pair<std::uint64_t, std::shared_ptr<const AqlPacketImage>>> images_;
+  std::vector<std::pair<std::uint64_t, std::shared_ptr<AqlPacketImage>>> images_;
   std::uint64_t serial_ = 0;  // under the timeline's submit mutex
   bool left_running_ = false;  // shut down with work it could not stop: keep what it uses
 };

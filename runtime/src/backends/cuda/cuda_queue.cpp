@@ -508,7 +508,10 @@ void CudaQueue::destroy(Graph& g) noexcept {
 
 const CudaQueue::Graph& CudaQueue::graph_for(const Batch& batch) {
   auto it = graphs_.find(batch.id());
-  if (it != graphs_.end() && it->second.version == batch.version()) return it->second;
+  // Batch::set_args since: captured again (not yet updated in place with cuGraphExecKernelNodeSetParams).
+  if (it != graphs_.end() && it->second.version == batch.version() && it->second.args_version == batch.args_version()) {
+    return it->second;
+  }
   if (it != graphs_.end()) {
     destroy(it->second);
     graphs_.erase(it);
@@ -517,6 +520,7 @@ const CudaQueue::Graph& CudaQueue::graph_for(const Batch& batch) {
   // graph. A wait, or a pageable copy, ends one graph; the next command starts another.
   Graph g;
   g.version = batch.version();
+  g.args_version = batch.args_version();
   counters_.images_built.fetch_add(1, std::memory_order_relaxed);
   bool capturing = false;
   auto end_capture = [&] {

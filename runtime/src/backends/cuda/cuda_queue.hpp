@@ -102,6 +102,7 @@ class CudaQueue : public detail::QueueImpl, public std::enable_shared_from_this<
   struct Graph {
     std::vector<Segment> segments;
     std::uint64_t version = 0;
+    std::uint64_t args_version = 0;
   };
 
   // early: let this launch start before the previous kernel ends (it waits in the kernel).
