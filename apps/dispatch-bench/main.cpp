@@ -55,7 +55,7 @@ bench::Row row_of(const Runtime& rt, const Device& device, const Options& option
   return {{"backend", rt.backend()},
           {"device", device.info().name},
           {"impl", m.impl},
-          {"flags", m.impl == "hsadispatch" ? options.to_string() : "-"},
+          {"flags", m.impl.rfind("hsadispatch", 0) == 0 ? options.to_string() : "-"},
           {"dispatches", std::to_string(count), true},
           {"reps", std::to_string(reps), true},
           {"median_us_per_dispatch", bench::fixed(m.us.median, 3), true},
@@ -68,12 +68,14 @@ bench::Row row_of(const Runtime& rt, const Device& device, const Options& option
           {"note", simulated ? "simulated: host times only" : "-"}};
 }
 
-// The library: submit (host time), then wait; per dispatch.
-Measured measure_library(Queue& q, const Batch& batch, const Options& options, int count, int reps) {
+// The library: submit (host time), then wait; per dispatch. `set_args`: each submit follows a
+// Batch::set_args of the first dispatch, inside the host time (what changing one argument costs).
+Measured measure_library(Queue& q, Batch& batch, const Options& options, int count, int reps, bool set_args = false) {
   q.run(batch, options);  // warm-up: the first submit builds what later ones reuse
   std::vector<double> us, host;
   for (int r = 0; r < reps; ++r) {
     const auto t0 = std::chrono::steady_clock::now();
+    if (set_args) batch.set_args(0, {});
     Submission s = q.submit(batch, options);
     const auto t1 = std::chrono::steady_clock::now();
     s.wait();
@@ -81,7 +83,7 @@ Measured measure_library(Queue& q, const Batch& batch, const Options& options, i
     host.push_back(std::chrono::duration<double, std::nano>(t1 - t0).count() / count);
     us.push_back(std::chrono::duration<double, std::micro>(t2 - t0).count() / count);
   }
-  return {"hsadispatch", bench::summarize(us), bench::summarize(host)};
+  return {set_args ? "hsadispatch, set_args + submit" : "hsadispatch", bench::summarize(us), bench::summarize(host)};
 }
 
 }  // namespace
@@ -89,7 +91,7 @@ Measured measure_library(Queue& q, const Batch& batch, const Options& options, i
 int main(int argc, char** argv) {
   std::string opt_text, backend, format, count_text;
   int reps = 0;
-  bool peers = false;
+  bool peers = false, set_args = false;
   po::options_description desc("dispatch-bench: per-dispatch cost of the runtime (empty kernels)");
   desc.add_options()("help,h", "this text")
       ("opt", po::value(&opt_text)->default_value("all"), "all | none | comma list of flags")
@@ -97,6 +99,8 @@ int main(int argc, char** argv) {
       ("reps", po::value(&reps)->default_value(21), "timed batches")
       ("backend", po::value(&backend)->default_value("auto"), "auto | cpu | rocr | cuda")
       ("peers", po::bool_switch(&peers), "also the vendor runtime: CUDA (cuda) or HIP (rocr), same kernel, same run")
+      ("set-args", po::bool_switch(&set_args),
+       "also a row where each submit follows Batch::set_args of one dispatch (with --opt ...,replay: one block rewritten)")
       ("format", po::value(&format)->default_value("table"), "table | csv | json");
   if (auto status = bench::parse_cli(argc, argv, desc, "dispatch-bench")) return *status;
   try {
@@ -121,6 +125,10 @@ int main(int argc, char** argv) {
       for (int i = 0; i < count; ++i) batch.exec(empty, Dim3{1}, Dim3{1}, {});
       const Measured library = measure_library(queue, batch, options, count, reps);
       rows.push_back(row_of(rt, device, options, count, reps, library, library.host_ns.median));
+      if (set_args) {
+        const Measured changed = measure_library(queue, batch, options, count, reps, true);
+        rows.push_back(row_of(rt, device, options, count, reps, changed, library.host_ns.median));
+      }
       if (!peers) continue;
       try {
         for (const bench::DispatchPeerSamples& p : bench::run_dispatch_peers(rt.backend(), count, reps)) {

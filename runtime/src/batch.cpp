@@ -53,6 +53,7 @@ void Batch::clear() {
   device_ = nullptr;
   code_.reset();
   labels_.reset();
+  args_changes_.clear();  // its dispatch numbers name dispatches that are gone
   ++version_;
 }
 
@@ -192,6 +193,8 @@ Batch& Batch::set_args(std::size_t dispatch, const Arg* first, std::size_t count
   detail::Dispatch& d = dispatches_[dispatch];
   pack_args(d.kernel.info(), first, count, d.args_offset, "set_args");
   d.args_version = ++args_version_;
+  if (args_changes_.size() == kArgsChanges) args_changes_.erase(args_changes_.begin(), args_changes_.begin() + kArgsChanges / 2);
+  args_changes_.push_back(static_cast<std::uint32_t>(dispatch));
   return *this;
 }
 

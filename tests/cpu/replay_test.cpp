@@ -285,3 +285,22 @@ TEST(CpuReplay, SetArgsIsCheckedAsExecIs) {
             std::string::npos);
   EXPECT_EQ(batch.args_version(), 0u);  // nothing refused was applied
 }
+
+// More set_args calls than the batch remembers: the image compares every dispatch instead, and
+// still writes each changed block once.
+TEST(CpuReplay, SetArgsBeyondTheBatchsLogScansEveryDispatch) {
+  std::vector<std::uint32_t> zero(64, 0), back(64);
+  Buffer x = device().alloc(64 * 4);
+  device().copy_to_device(x, zero.data(), 64 * 4);
+  Queue q = device().create_queue();
+  Batch batch;
+  for (int i = 0; i < 3; ++i) batch.exec(device().kernel("test_add"), Dim3{64}, Dim3{64}, {x, 0u, 64u});
+  q.run(batch, replaying());
+  for (std::uint32_t k = 0; k < 1500; ++k) batch.set_args(k % 2, {x, k, 64u});  // dispatch 2 unchanged
+  EXPECT_LT(batch.args_changes().size(), 1500u);
+  const Stats s = device().stats();
+  q.run(batch, replaying());
+  EXPECT_EQ((device().stats() - s).kernarg_writes, 2u);
+  device().copy_to_host(back.data(), x, 64 * 4);
+  EXPECT_EQ(back[9], 1498u + 1499u);
+}

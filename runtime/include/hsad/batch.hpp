@@ -159,6 +159,11 @@ class HSAD_API Batch {
   // (0: its arguments are the recorded ones). What a replay compares to rewrite only what changed.
   std::uint64_t args_version() const { return args_version_; }
   std::uint64_t args_version(std::size_t dispatch) const { return dispatches_[dispatch].args_version; }
+  // The dispatches of the latest set_args calls, oldest first: entry j is the call that made
+  // args_version() == args_changes_from() + j + 1. A replay behind by fewer calls than it holds
+  // rewrites just those blocks, without looking at every dispatch.
+  const std::vector<std::uint32_t>& args_changes() const { return args_changes_; }
+  std::uint64_t args_changes_from() const { return args_version_ - args_changes_.size(); }
   std::uint64_t id() const { return id_; }
 
  private:
@@ -179,6 +184,8 @@ class HSAD_API Batch {
   std::shared_ptr<std::vector<std::string>> labels_;  // copy-on-write: submissions hold the old one
   std::uint64_t version_ = 0;
   std::uint64_t args_version_ = 0;
+  std::vector<std::uint32_t> args_changes_;  // the last set_args calls' dispatches (at most kArgsChanges)
+  static constexpr std::size_t kArgsChanges = 1024;
   std::uint64_t id_ = next_id();
   static std::uint64_t next_id();
 };

@@ -91,11 +91,18 @@ AqlPacketImage::AqlPacketImage(AqlAgent& agent, const Batch& batch, const Option
 
 std::size_t AqlPacketImage::update_args(const Batch& batch) {
   std::size_t written = 0;
-  for (std::size_t i = 0; i < blocks_.size(); ++i) {
-    if (blocks_[i].args_version == batch.args_version(i)) continue;
+  const auto rewrite = [&](std::size_t i) {
+    if (blocks_[i].args_version == batch.args_version(i)) return;  // already written (a dispatch changed twice)
     write_block(static_cast<unsigned char*>(kernarg_) + blocks_[i].offset, batch, i);
     blocks_[i].args_version = batch.args_version(i);
     ++written;
+  };
+  if (args_version_ >= batch.args_changes_from()) {
+    // The batch still lists every call since this image was written: just those dispatches.
+    const auto& changes = batch.args_changes();
+    for (std::size_t j = std::size_t(args_version_ - batch.args_changes_from()); j < changes.size(); ++j) rewrite(changes[j]);
+  } else {
+    for (std::size_t i = 0; i < blocks_.size(); ++i) rewrite(i);
   }
   args_version_ = batch.args_version();
   return written;
