@@ -16,7 +16,7 @@ struct HSAD_API Options {
   bool nosync = false;   // barrier bit on every packet, one completion signal, one host wait
   bool fence = false;    // system scope only where the host is involved, agent scope between
   bool pinned = false;   // pinned host memory for transfers
-  bool replay = false;   // replay a recorded batch (CUDA graph); not part of "all"
+  bool replay = false;   // replay a recorded batch (CUDA graph, or AQL packet image); not part of "all"
   // Not an optimization: record when each dispatch and copy ran (Submission::timestamps). It
   // gives every dispatch its own completion signal (AQL) or event pair (CUDA), so it costs time;
   // not a ladder flag, not part of "all" or parse().
