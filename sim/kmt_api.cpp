@@ -193,8 +193,8 @@ HSAKMT_STATUS HSAKMTAPI hsaKmtSetMemoryPolicy(HSAuint32, HSAuint32, HSAuint32, v
 HSAKMT_STATUS HSAKMTAPI hsaKmtSetMemoryUserData(const void*, void*) { return HSAKMT_STATUS_SUCCESS; }
 
 // Memory: host mappings for every kind; mapping to the GPU is the identity.
-HSAKMT_STATUS HSAKMTAPI hsaKmtAllocMemory(HSAuint32, HSAuint64 bytes, HsaMemFlags flags, void** address) {
-  void* p = allocate(bytes, flags.ui32.Scratch || bytes >= kScratchReservation);
+HSAKMT_STATUS HSAKMTAPI hsaKmtAllocMemory(HSAuint32 node, HSAuint64 bytes, HsaMemFlags flags, void** address) {
+  void* p = allocate(bytes, flags.ui32.Scratch || bytes >= kScratchReservation, node);
   if (!p) return HSAKMT_STATUS_NO_MEMORY;
   *address = p;
   return HSAKMT_STATUS_SUCCESS;
@@ -202,13 +202,24 @@ HSAKMT_STATUS HSAKMTAPI hsaKmtAllocMemory(HSAuint32, HSAuint64 bytes, HsaMemFlag
 HSAKMT_STATUS HSAKMTAPI hsaKmtFreeMemory(void* address, HSAuint64) {
   return release(address) ? HSAKMT_STATUS_SUCCESS : HSAKMT_STATUS_INVALID_PARAMETER;
 }
+// Mapping is the identity; the nodes mapped to are recorded for hsaKmtQueryPointerInfo (what
+// hsa_amd_pointer_info reports as the agents that may access the memory).
 HSAKMT_STATUS HSAKMTAPI hsaKmtMapMemoryToGPU(void* address, HSAuint64, HSAuint64* alternate) {
   if (alternate) *alternate = reinterpret_cast<HSAuint64>(address);
+  // The KFD maps to the node the memory was allocated on, or to every GPU for the host's memory.
+  Region r;
+  if (find_region(reinterpret_cast<std::uint64_t>(address), &r) && r.base == reinterpret_cast<std::uint64_t>(address)) {
+    std::vector<std::uint32_t> nodes;
+    if (r.node != 0) nodes.push_back(r.node);
+    else for (std::uint32_t g = 1; g <= config().gpus; ++g) nodes.push_back(g);
+    set_mapped(address, std::move(nodes));
+  }
   return HSAKMT_STATUS_SUCCESS;
 }
 HSAKMT_STATUS HSAKMTAPI hsaKmtMapMemoryToGPUNodes(void* address, HSAuint64, HSAuint64* alternate, HsaMemMapFlags,
-                                                  HSAuint64, HSAuint32*) {
+                                                  HSAuint64 count, HSAuint32* nodes) {
   if (alternate) *alternate = reinterpret_cast<HSAuint64>(address);
+  set_mapped(address, std::vector<std::uint32_t>(nodes, nodes + count));
   return HSAKMT_STATUS_SUCCESS;
 }
 HSAKMT_STATUS HSAKMTAPI hsaKmtUnmapMemoryToGPU(void*) { return HSAKMT_STATUS_SUCCESS; }
@@ -224,12 +235,18 @@ HSAKMT_STATUS HSAKMTAPI hsaKmtDeregisterMemory(void* address) {
 
 HSAKMT_STATUS HSAKMTAPI hsaKmtQueryPointerInfo(const void* pointer, HsaPointerInfo* info) {
   std::memset(info, 0, sizeof *info);
-  std::uint64_t base = 0, size = 0;
-  if (find_allocation(reinterpret_cast<std::uint64_t>(pointer), &base, &size)) {
-    info->Type = HSA_POINTER_ALLOCATED;
-    info->GPUAddress = base;
-    info->CPUAddress = reinterpret_cast<void*>(base);
-    info->SizeInBytes = size;
+  // The caller copies MappedNodes at once (ROCr does, under its memory lock).
+  thread_local std::vector<std::uint32_t> mapped;
+  Region r;
+  if (find_region(reinterpret_cast<std::uint64_t>(pointer), &r)) {
+    info->Type = r.registered ? HSA_POINTER_REGISTERED_USER : HSA_POINTER_ALLOCATED;
+    info->Node = r.node;
+    info->GPUAddress = r.base;
+    info->CPUAddress = reinterpret_cast<void*>(r.base);
+    info->SizeInBytes = r.size;
+    mapped = std::move(r.mapped);
+    info->NMappedNodes = std::uint32_t(mapped.size());
+    info->MappedNodes = mapped.data();
   } else {
     info->Type = HSA_POINTER_UNKNOWN;
   }

@@ -20,6 +20,15 @@ std::map<std::uint64_t, std::uint64_t>& registered() {
   static auto* m = new std::map<std::uint64_t, std::uint64_t>();
   return *m;
 }
+// By base address, for allocations and registered ranges alike: owner node and mapped nodes.
+struct Placement {
+  std::uint32_t node = 0;
+  std::vector<std::uint32_t> mapped;
+};
+std::map<std::uint64_t, Placement>& placements() {
+  static auto* m = new std::map<std::uint64_t, Placement>();
+  return *m;
+}
 std::atomic<void (*)(std::uint64_t, std::uint64_t)> release_hook{nullptr};
 
 bool find_in(const std::map<std::uint64_t, std::uint64_t>& m, std::uint64_t address, std::uint64_t* base,
@@ -34,13 +43,14 @@ bool find_in(const std::map<std::uint64_t, std::uint64_t>& m, std::uint64_t addr
 }
 }  // namespace
 
-void* allocate(std::uint64_t bytes, bool reserve_only) {
+void* allocate(std::uint64_t bytes, bool reserve_only, std::uint32_t node) {
   const std::uint64_t size = (bytes + 4095) & ~std::uint64_t(4095);
   void* p = mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | (reserve_only ? MAP_NORESERVE : 0),
                  -1, 0);
   if (p == MAP_FAILED) return nullptr;
   std::lock_guard<std::mutex> lock(mutex);
   allocations()[reinterpret_cast<std::uint64_t>(p)] = size;
+  placements()[reinterpret_cast<std::uint64_t>(p)] = {node, {}};
   return p;
 }
 
@@ -78,6 +88,7 @@ bool release(void* ptr) {
     if (it == allocations().end()) return false;
     size = it->second;
     allocations().erase(it);
+    placements().erase(reinterpret_cast<std::uint64_t>(ptr));
   }
   if (auto hook = release_hook.load()) hook(reinterpret_cast<std::uint64_t>(ptr), size);
   quarantine(ptr, size);
@@ -92,11 +103,36 @@ bool find_allocation(std::uint64_t address, std::uint64_t* base, std::uint64_t* 
 void register_host(const void* ptr, std::uint64_t bytes) {
   std::lock_guard<std::mutex> lock(mutex);
   registered()[reinterpret_cast<std::uint64_t>(ptr)] = bytes;
+  placements()[reinterpret_cast<std::uint64_t>(ptr)] = {0, {}};
 }
 
 void deregister_host(const void* ptr) {
   std::lock_guard<std::mutex> lock(mutex);
   registered().erase(reinterpret_cast<std::uint64_t>(ptr));
+  if (!allocations().count(reinterpret_cast<std::uint64_t>(ptr))) placements().erase(reinterpret_cast<std::uint64_t>(ptr));
+}
+
+bool find_region(std::uint64_t address, Region* region) {
+  std::lock_guard<std::mutex> lock(mutex);
+  std::uint64_t base = 0, size = 0;
+  if (find_in(allocations(), address, &base, &size)) {
+    region->registered = false;
+  } else if (find_in(registered(), address, &base, &size)) {
+    region->registered = true;
+  } else {
+    return false;
+  }
+  region->base = base;
+  region->size = size;
+  const Placement& p = placements()[base];
+  region->node = p.node;
+  region->mapped = p.mapped;
+  return true;
+}
+
+void set_mapped(const void* ptr, std::vector<std::uint32_t> nodes) {
+  std::lock_guard<std::mutex> lock(mutex);
+  placements()[reinterpret_cast<std::uint64_t>(ptr)].mapped = std::move(nodes);
 }
 
 bool find_gpu_reachable(std::uint64_t address, std::uint64_t* base, std::uint64_t* size) {
