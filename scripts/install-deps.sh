@@ -7,6 +7,7 @@ packages=(
   cmake ninja-build g++ pkg-config
   libboost-program-options-dev   # the apps' command lines
   libgtest-dev                   # the test suite
+  libdlpack-dev                  # DLPack's header: hsad/dlpack.hpp (tensors in and out)
   libmsgpack-cxx-dev             # msgpack-c's C++ API: AMD code-object metadata
   libhsa-runtime-dev             # ROCr: headers for the AQL types, and the runtime the rocr backend dlopens
   hipcc rocm-device-libs         # the AMD code objects (gfx90a, gfx908, gfx940, gfx1030)

@@ -238,9 +238,18 @@ Stats Device::stats() const { return impl_->counters().snapshot(); }
 Buffer::Buffer(std::shared_ptr<detail::DeviceImpl> owner, void* ptr, std::size_t bytes, Memory kind)
     : owner_(std::move(owner)), ptr_(ptr), bytes_(bytes), kind_(kind), generation_(owner_->generation()) {}
 
+Buffer Buffer::adopted(std::shared_ptr<detail::DeviceImpl> owner, void* ptr, std::size_t bytes, Memory kind,
+                       std::shared_ptr<void> keeper) {
+  Buffer b(std::move(owner), ptr, bytes, kind);
+  b.adopted_ = true;
+  b.keeper_ = std::move(keeper);
+  return b;
+}
+
 Buffer::Buffer(Buffer&& o) noexcept
     : owner_(std::move(o.owner_)), ptr_(std::exchange(o.ptr_, nullptr)), bytes_(std::exchange(o.bytes_, 0)),
-      kind_(o.kind_), generation_(o.generation_) {}
+      kind_(o.kind_), generation_(o.generation_), adopted_(std::exchange(o.adopted_, false)),
+      keeper_(std::move(o.keeper_)) {}
 
 Buffer& Buffer::operator=(Buffer&& o) noexcept {
   if (this != &o) {
@@ -250,6 +259,8 @@ Buffer& Buffer::operator=(Buffer&& o) noexcept {
     bytes_ = std::exchange(o.bytes_, 0);
     kind_ = o.kind_;
     generation_ = o.generation_;
+    adopted_ = std::exchange(o.adopted_, false);
+    keeper_ = std::move(o.keeper_);
   }
   return *this;
 }
@@ -257,7 +268,9 @@ Buffer& Buffer::operator=(Buffer&& o) noexcept {
 Buffer::~Buffer() { reset(); }
 
 void Buffer::reset() noexcept {
-  if (owner_ && ptr_) owner_->deallocate(ptr_, bytes_, kind_, generation_);
+  if (owner_ && ptr_ && !adopted_) owner_->deallocate(ptr_, bytes_, kind_, generation_);
+  keeper_.reset();  // an adopted tensor's deleter: the application's memory goes back to it
+  adopted_ = false;
   owner_.reset();
   ptr_ = nullptr;
   bytes_ = 0;

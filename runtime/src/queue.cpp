@@ -5,6 +5,7 @@
 
 #include "backends/backend.hpp"
 #include "hsad/error.hpp"
+#include "native_handles.hpp"
 
 namespace hsad {
 
@@ -60,6 +61,13 @@ detail::ResolvedWaits resolve_waits(const Batch& batch, detail::QueueImpl& self)
   for (const detail::Wait& w : batch.waits()) {
     if (w.completion) {
       resolved.push_back(w.completion);
+      continue;
+    }
+    if (w.native) {
+      // The application's signal or event; or one of the library's handles whose submission
+      // was gone when the batch was recorded, and so completed (the backend tells which).
+      if (auto own = detail::find_native_handle(w.native)) resolved.push_back(std::move(own));
+      else resolved.push_back(self.native_wait(w.native));
       continue;
     }
     const std::int64_t number = std::int64_t(before) + w.offset;

@@ -73,6 +73,7 @@ struct Wait {
   std::shared_ptr<CompletionImpl> completion;  // set: wait for this submission
   std::shared_ptr<QueueImpl> queue;            // else: wait for this queue's submission k + offset
   std::int64_t offset = 0;
+  std::uint64_t native = 0;  // else: the application's own signal or event (Batch::wait_native)
 };
 
 enum class CommandKind : std::uint8_t { exec, copy, wait };
@@ -134,6 +135,14 @@ class HSAD_API Batch {
   // both queues' counts): the wait is resolved at submit, so it can never wait for work that
   // the host has not yet submitted. `other` may be a queue of another device of the backend.
   Batch& wait(const Queue& other, std::int64_t offset);
+  // The commands after this one start once the application's own work has completed, with no
+  // host wait. rocr: `handle` is an hsa_signal_t's handle and the wait ends when its value is 0
+  // (a barrier-AND packet, as for the library's own waits); cuda: a CUevent (cuStreamWaitEvent
+  // before the commands after it); the cpu agent: Submission::native_handle() of one of its own
+  // submissions, anything else refused at submit. A handle from Submission::native_handle() is
+  // waited for as Batch::wait(submission) is, on every backend, and kept alive by the batch; the
+  // application's own signal or event must outlive every submission of the batch. Throws for 0.
+  Batch& wait_native(std::uint64_t handle);
 
   std::size_t size() const { return commands_.size(); }  // commands of every kind
   bool empty() const { return commands_.empty(); }

@@ -1,5 +1,7 @@
-// Buffer: device memory or pinned host memory owned by one device (RAII, move-only).
-// Pageable host memory is the caller's own (std::vector, malloc): the library only copies from it.
+// Buffer: device memory or pinned host memory of one device (RAII, move-only): allocated and
+// freed by the library (Device::alloc), or the application's own, adopted (Device::adopt,
+// from_dlpack) and never freed by it. Pageable host memory is the caller's own (std::vector,
+// malloc): the library only copies from it.
 #pragma once
 
 #include "hsad/export.hpp"
@@ -21,6 +23,10 @@ class HSAD_API Buffer {
  public:
   Buffer() = default;
   Buffer(std::shared_ptr<detail::DeviceImpl> owner, void* ptr, std::size_t bytes, Memory kind);
+  // Memory the application owns: the Buffer never frees it. `keeper` (may be null) is let go with
+  // the Buffer: what an adopted DLPack tensor's deleter hangs on.
+  static Buffer adopted(std::shared_ptr<detail::DeviceImpl> owner, void* ptr, std::size_t bytes, Memory kind,
+                        std::shared_ptr<void> keeper = nullptr);
   Buffer(Buffer&& o) noexcept;
   Buffer& operator=(Buffer&& o) noexcept;
   Buffer(const Buffer&) = delete;
@@ -38,6 +44,8 @@ class HSAD_API Buffer {
   detail::DeviceImpl* device() const { return owner_.get(); }
   // The device's reset count when this was allocated (Device::reset).
   std::uint64_t generation() const { return generation_; }
+  // True for the application's memory (Device::adopt): the library never frees it.
+  bool adopted() const { return adopted_; }
 
  private:
   void reset() noexcept;
@@ -46,6 +54,8 @@ class HSAD_API Buffer {
   std::size_t bytes_ = 0;
   Memory kind_ = Memory::device;
   std::uint64_t generation_ = 0;
+  bool adopted_ = false;
+  std::shared_ptr<void> keeper_;  // adopted: let go with the Buffer (a DLPack tensor's deleter)
 };
 
 }  // namespace hsad

@@ -43,6 +43,20 @@ struct HSAD_API DeviceInfo {
   DispatchLimits limits;  // rocr and cuda: the driver's; the cpu agent: the same as a GPU's (1024)
 };
 
+// What the driver knows a device as, as integers so that these headers need neither HSA's nor
+// CUDA's (docs/api.md, "Interoperability": what an application may do with each). 0 where the
+// backend has no such thing.
+struct HSAD_API NativeDevice {
+  std::string backend;             // "cpu", "rocr", "cuda"
+  std::uint64_t device = 0;        // rocr: the GPU's hsa_agent_t::handle; cuda: the CUdevice (its ordinal)
+  std::uint64_t context = 0;       // cuda: the device's primary CUcontext (the CUDA runtime's too)
+  std::uint64_t host_agent = 0;    // rocr: the CPU agent (hsa_agent_t::handle) the host pools belong to
+  std::uint64_t device_pool = 0;   // rocr: hsa_amd_memory_pool_t::handle that Memory::device comes from
+  std::uint64_t host_pool = 0;     // rocr: the fine-grained host pool of Memory::pinned_host
+  std::uint64_t kernarg_pool = 0;  // rocr: the host pool kernarg blocks come from
+  std::uint32_t ordinal = 0;       // the device's number among its backend's (HIP's and CUDA's device id)
+};
+
 class HSAD_API Device {
  public:
   Device() = default;
@@ -61,6 +75,16 @@ class HSAD_API Device {
   // packets = 0: the backend's default ring size.
   Queue create_queue(std::uint32_t packets = 0, Priority priority = Priority::normal) const;
   Buffer alloc(std::size_t bytes, Memory kind = Memory::device) const;
+  // A Buffer over memory the application allocated (hipMalloc, hsa_amd_memory_pool_allocate,
+  // cuMemAlloc / cudaMalloc, pinned host memory, a framework's allocator), usable wherever a
+  // Buffer is. The library never frees it: the application frees it after the last submission
+  // that uses it has completed. Checked where the backend can tell (rocr: hsa_amd_pointer_info;
+  // cuda: cuPointerGetAttributes): throws hsad::Error for memory the driver does not know, memory
+  // of another device or context this one cannot reach, and a range past the allocation's end.
+  // The cpu agent takes any host memory.
+  Buffer adopt(void* ptr, std::size_t bytes) const;
+  // The agent, context and memory pools underneath (docs/api.md, "Interoperability").
+  NativeDevice native() const;
 
   // Blocking transfers. Host memory that is not a pinned Buffer of this device is pageable
   // and is staged the way the driver requires (counted in Stats::bytes_staged).

@@ -52,12 +52,25 @@ class HSAD_API Submission {
   // what a stream runs, not a graph's nodes). Empty without profile. Throws before wait().
   std::vector<CommandTime> timestamps() const;
 
+  // The submission's completion as the driver knows it, for the application's own work to wait
+  // for: rocr and the cpu agent: an hsa_signal_t's handle whose value becomes 0 once the
+  // submission has completed (on the cpu agent only Batch::wait_native understands it); cuda: a
+  // CUevent that completes with it. Valid while this Submission (or anything holding its
+  // completion) lives. Throws for an empty Submission.
+  std::uint64_t native_handle() const;
+
   // What another batch waits for (Batch::wait); shared, so it outlives this handle as needed.
   std::shared_ptr<detail::CompletionImpl> completion() const;
   explicit operator bool() const { return impl_ != nullptr; }
 
  private:
   std::unique_ptr<detail::SubmissionImpl> impl_;
+};
+
+// The queue as the driver knows it, as an integer (docs/api.md, "Interoperability").
+struct HSAD_API NativeQueue {
+  std::string backend;
+  std::uint64_t queue = 0;  // rocr: the hsa_queue_t*; cuda: the CUstream; the cpu agent: 0 (no HSA queue)
 };
 
 class HSAD_API Queue {
@@ -73,6 +86,7 @@ class HSAD_API Queue {
   void run(const Batch& batch, const Options& options, std::chrono::milliseconds timeout = kDefaultTimeout);
 
   std::uint32_t size() const;  // ring size in packets
+  NativeQueue native() const;
   // Submissions made to this queue so far: the timeline Batch::wait(queue, offset) counts on.
   std::uint64_t submissions() const;
   explicit operator bool() const { return impl_ != nullptr; }

@@ -66,10 +66,18 @@ struct KernelImpl {
 class CompletionImpl {
  public:
   explicit CompletionImpl(std::shared_ptr<DeviceImpl> device) : device_(std::move(device)) {}
-  virtual ~CompletionImpl() = default;
+  virtual ~CompletionImpl();
   DeviceImpl& device() const { return *device_; }
   // Non-empty when the submission can no longer complete: its queue failed before it did.
   virtual std::string failure() const = 0;
+  // Submission::native_handle: the signal (AQL) or event (cuda) that completes with the
+  // submission, valid while this lives. Made on first use where the backend has none yet.
+  virtual std::uint64_t native_handle() = 0;
+  // The application's own signal or event (Batch::wait_native), not one of the library's: its
+  // producer is unknown, so waiting for it acquires at system scope.
+  virtual bool external() const { return false; }
+  // Batch::wait_native finds the completion again by its handle (native_handles.hpp).
+  std::uint64_t registered_handle = 0;
 
  private:
   std::shared_ptr<DeviceImpl> device_;
@@ -112,6 +120,8 @@ class SubmissionImpl {
   virtual bool release_if_complete() noexcept = 0;
   virtual std::shared_ptr<CompletionImpl> completion() = 0;
   virtual std::vector<CommandTime> timestamps() const = 0;
+  // Submission::native_handle: the completion the handle belongs to, held as long as this lives.
+  std::shared_ptr<CompletionImpl> native_holder;
 };
 
 // What each wait command of a batch means for one submission, in batch.waits() order: the
@@ -132,6 +142,12 @@ class QueueImpl {
   // Device::reset: stop everything the queue runs (where the backend can) and refuse further
   // work, saying `why`.
   virtual void shut_down(const std::string& why) = 0;
+  // Batch::wait_native with a handle that is not one of the library's: the application's signal
+  // (rocr) or event (cuda) as something a submission waits for. Throws where the backend takes
+  // none (the cpu agent).
+  virtual std::shared_ptr<CompletionImpl> native_wait(std::uint64_t handle) = 0;
+  // Queue::native: the hsa_queue_t* (rocr), the CUstream (cuda), 0 (the cpu agent).
+  virtual std::uint64_t native() const = 0;
 
   Timeline timeline;
   std::uint64_t generation = 0;  // the device's when the queue was made (Device::reset counts)  // numbers this queue's submissions for Batch::wait(queue, offset)
@@ -155,6 +171,12 @@ class DeviceImpl : public std::enable_shared_from_this<DeviceImpl> {
   // (cuda). Throws hsad::Error saying why the bytes cannot run here.
   virtual std::shared_ptr<ModuleImpl> load_module(std::string_view bytes, const std::string& origin) = 0;
   virtual std::shared_ptr<QueueImpl> create_queue(std::uint32_t packets, Priority priority) = 0;
+  // Device::adopt: checks that the application's [ptr, ptr + bytes) is memory this device reaches,
+  // and says which kind it is. Throws hsad::Error naming what is wrong.
+  virtual Memory adopt_memory(void* ptr, std::size_t bytes) = 0;
+  // Device::native: the backend's fields (backend and ordinal are filled by the caller).
+  virtual NativeDevice native() const = 0;
+  std::uint32_t ordinal() const { return ordinal_; }
 
   void* allocate(std::size_t bytes, Memory kind);
   // `generation`: the device's when the memory was allocated. Memory a reset already took back is
@@ -209,6 +231,7 @@ class DeviceImpl : public std::enable_shared_from_this<DeviceImpl> {
   DeviceInfo info_;
   Counters counters_;
   std::uint64_t hardware_id_ = 0;  // within the backend: the agent handle, the CUDA ordinal, 0 for the cpu agent
+  std::uint32_t ordinal_ = 0;      // the device's number among its backend's, as HIP and CUDA count them
 
  private:
   std::mutex kernels_mutex_;

@@ -38,6 +38,8 @@ class AqlRing {
   // What the driver says about this queue beyond a status, where it says more (the simulated
   // GPU's account of a fault: the kernel, pc and instruction); empty otherwise.
   virtual std::string driver_account() const { return {}; }
+  // Queue::native: the driver's queue (rocr: the hsa_queue_t*), 0 where there is none.
+  virtual std::uint64_t native() const { return 0; }
 };
 
 class AqlAgent {
@@ -56,6 +58,9 @@ class AqlAgent {
   // Throws hsad::Error when the agent reported a fault that stops all its queues (rocr: a GPU
   // memory fault, through ROCr's system event handler); every wait checks it.
   virtual void throw_if_faulted() const {}
+  // Whether a barrier-AND packet may name the application's own signals (Batch::wait_native):
+  // rocr's packet processor reads any hsa_signal_t; the cpu agent's reads only its own.
+  virtual bool takes_native_signals() const { return false; }
 
   // How copy commands run: as agent-dispatch packets in the queue's own ring (the cpu agent), or
   // on the driver's copy engine, ordered by signals (ROCr's hsa_amd_memory_async_copy).

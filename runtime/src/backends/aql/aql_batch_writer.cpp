@@ -205,7 +205,9 @@ void AqlBatchWriter::add_wait(const CompletionImpl* w) {
   counters_.device_waits.fetch_add(1, std::memory_order_relaxed);
   if (dep_count_ == kMaxDeps) flush_deps();
   deps_[dep_count_++] = s;
-  if (!q_.device().same_device(&other.device())) deps_need_system_ = true;
+  // Another device's work, or the application's (its producer may be the host or any agent):
+  // what it wrote becomes visible only at system scope.
+  if (other.external() || !q_.device().same_device(&other.device())) deps_need_system_ = true;
   foreign_deps_ = true;
   if (!o_.nosync) {
     const hsa_signal_t signal = signal_for(false, false);

@@ -2,6 +2,8 @@
 // submission passes before anything is written. Lowering the commands is AqlBatchWriter's.
 #include "backends/aql/aql_queue.hpp"
 
+#include <sstream>
+
 #include <cstddef>
 #include <cstring>
 
@@ -75,6 +77,17 @@ void AqlQueue::shut_down(const std::string& why) {
   std::lock_guard<std::mutex> lock(abandoned_mutex_);
   for (const Abandoned& a : abandoned_) give_back(a.signal);
   abandoned_.clear();
+}
+
+std::shared_ptr<CompletionImpl> AqlQueue::native_wait(std::uint64_t handle) {
+  if (!agent_.takes_native_signals()) {
+    std::ostringstream h;
+    h << "0x" << std::hex << handle;
+    throw Error(agent_.backend_name(), "wait_native",
+                "handle " + h.str() + " is not the native handle of a live submission of this backend",
+                "the cpu agent waits only for Submission::native_handle() of its own submissions that still exist");
+  }
+  return std::make_shared<AqlCompletion>(shared_from_this(), hsa_signal_t{handle});
 }
 
 void AqlQueue::abandon(const HeldSignal& final_signal, std::string what) {

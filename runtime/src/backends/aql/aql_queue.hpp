@@ -35,6 +35,9 @@ class AqlQueue : public QueueImpl, public std::enable_shared_from_this<AqlQueue>
   DeviceImpl& owner() const override { return *owner_; }
   std::string still_running() override;
   void shut_down(const std::string& why) override;
+  // rocr: the application's hsa_signal_t in the barrier-AND packets; the cpu agent refuses it.
+  std::shared_ptr<CompletionImpl> native_wait(std::uint64_t handle) override;
+  std::uint64_t native() const override { return ring_ ? ring_->native() : 0; }
 
   // A submission whose wait timed out: the queue takes its final signal (what tells that it
   // ended), and refuses later work while the signal has not reached 0.

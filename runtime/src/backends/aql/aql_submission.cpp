@@ -19,8 +19,21 @@ AqlCompletion::AqlCompletion(std::shared_ptr<AqlQueue> queue, HeldSignal signal,
     : CompletionImpl(queue->device().shared_from_this()), queue_(std::move(queue)), signal_(signal),
       failed_(std::move(failed)) {}
 
+AqlCompletion::AqlCompletion(std::shared_ptr<AqlQueue> queue, hsa_signal_t external)
+    : CompletionImpl(queue->device().shared_from_this()), queue_(std::move(queue)), signal_{external, false},
+      external_(true) {}
+
 AqlCompletion::~AqlCompletion() {
-  if (signal_.signal.handle) queue_->give_back(signal_);
+  if (zero_.handle) queue_->agent().destroy_signal(zero_);
+  if (signal_.signal.handle && !external_) queue_->give_back(signal_);
+}
+
+std::uint64_t AqlCompletion::native_handle() {
+  if (signal_.signal.handle) return signal_.signal.handle;
+  // Without a signal it completed, or was abandoned after a timeout (failed_ says why): that one is
+  // never seen to complete, so its handle stays 1.
+  if (!zero_.handle) zero_ = queue_->agent().create_signal(failed_.empty() ? 0 : 1);
+  return zero_.handle;
 }
 
 HeldSignal AqlCompletion::take_signal(std::string why) {
@@ -30,6 +43,7 @@ HeldSignal AqlCompletion::take_signal(std::string why) {
 
 std::string AqlCompletion::failure() const {
   if (!failed_.empty()) return failed_;
+  if (external_) return {};  // the application's: nothing here knows whether its producer failed
   if (signal_.signal.handle && queue_->ring().failed() && queue_->agent().load_signal(signal_.signal) != 0) {
     return queue_->ring().error();
   }

@@ -26,10 +26,16 @@ class AqlCompletion : public CompletionImpl {
  public:
   // `signal` 0: nothing left to wait for. `failed`: the submission's own wait already failed.
   AqlCompletion(std::shared_ptr<AqlQueue> queue, HeldSignal signal, std::string failed);
+  // The application's own signal (Batch::wait_native): waited for, never given back or destroyed.
+  AqlCompletion(std::shared_ptr<AqlQueue> queue, hsa_signal_t external);
   ~AqlCompletion() override;  // gives the signal back
 
   hsa_signal_t signal() const { return signal_.signal; }
   std::string failure() const override;
+  // The final signal; once there is none (the submission had completed, or was empty), a signal
+  // made at 0 for the purpose.
+  std::uint64_t native_handle() override;
+  bool external() const override { return external_; }
   // The submission was abandoned: its signal goes to the queue, and waiting for it fails.
   HeldSignal take_signal(std::string why);
 
@@ -37,6 +43,8 @@ class AqlCompletion : public CompletionImpl {
   std::shared_ptr<AqlQueue> queue_;
   HeldSignal signal_;
   std::string failed_;
+  bool external_ = false;
+  hsa_signal_t zero_{0};  // native_handle() of a completion with no signal: created at 0, destroyed here
 };
 
 class AqlSubmission : public SubmissionImpl {

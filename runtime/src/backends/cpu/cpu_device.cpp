@@ -44,6 +44,7 @@ CpuDevice::CpuDevice(std::shared_ptr<WorkerPool> pool, std::uint32_t index, std:
     info_.name = "hsadispatch cpu agent " + std::to_string(index) + " of " + std::to_string(count) + " (" +
                  std::to_string(pool_->threads()) + " shared threads)";
   }
+  ordinal_ = index;
   hardware_id_ = index;  // agents of one process are told apart by their index, as GPUs by ordinal
   info_.isa = u.machine;
   info_.wavefront_size = 1;

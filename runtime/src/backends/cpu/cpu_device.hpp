@@ -21,6 +21,9 @@ class CpuDevice : public detail::DeviceImpl, public detail::AqlAgent {
   // Refused, saying why: the cpu agent runs host kernels registered by name, not GPU code.
   std::shared_ptr<detail::ModuleImpl> load_module(std::string_view bytes, const std::string& origin) override;
   bool host_can_read(Memory) const override { return true; }
+  // Any host memory: the agent's kernels run on the host (Memory::device is host memory here).
+  Memory adopt_memory(void*, std::size_t) override { return Memory::device; }
+  NativeDevice native() const override { return {}; }  // no driver underneath
   bool peer_access(detail::DeviceImpl& other) override { return other.info().backend == "cpu"; }  // one host memory
 
   hsa_signal_t create_signal(std::int64_t initial) override;

@@ -115,6 +115,7 @@ CudaDevice::CudaDevice(const Driver& d, int ordinal) : d_(d) {
   check(d_.cuDeviceTotalMem(&memory, device_), "cuDeviceTotalMem");
   info_.backend = "cuda";
   hardware_id_ = std::uint64_t(ordinal);
+  ordinal_ = std::uint32_t(ordinal);
   info_.name = name;
   info_.isa = "sm_" + std::to_string(attr(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR)) +
               std::to_string(attr(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR));

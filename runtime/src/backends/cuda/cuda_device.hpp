@@ -38,6 +38,10 @@ class CudaDevice : public detail::DeviceImpl {
   CUcontext context() const { return context_; }
   const std::shared_ptr<ContextGuard>& guard() const { return guard_; }
   bool reset_invalidates_memory() const override { return true; }
+  // cuPointerGetAttributes: device memory of this device's primary context, managed memory, or
+  // pinned host memory in the unified address space (cuda_interop.cpp).
+  Memory adopt_memory(void* ptr, std::size_t bytes) override;
+  NativeDevice native() const override;
 
   static BackendStatus probe();
   static std::vector<std::shared_ptr<detail::DeviceImpl>> open();

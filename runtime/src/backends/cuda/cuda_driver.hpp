@@ -22,7 +22,7 @@ namespace hsad::cuda {
   X(cuMemcpyHtoDAsync) X(cuMemcpyDtoHAsync) X(cuMemcpyDtoDAsync) X(cuMemcpyPeerAsync) X(cuStreamWaitEvent)      \
   X(cuStreamWaitValue32) X(cuEventElapsedTime) X(cuModuleLoadDataEx) X(cuModuleGetFunctionCount)                   \
   X(cuModuleEnumerateFunctions) X(cuFuncGetName) X(cuDeviceCanAccessPeer) X(cuCtxEnablePeerAccess) \
-  X(cuCtxGetStreamPriorityRange) X(cuStreamCreateWithPriority)
+  X(cuCtxGetStreamPriorityRange) X(cuStreamCreateWithPriority) X(cuPointerGetAttributes)
 
 struct Driver {
 #define HSAD_CUDA_MEMBER(name) decltype(&::name) name = nullptr;

@@ -230,8 +230,25 @@ CudaCompletion::CudaCompletion(std::shared_ptr<CudaQueue> queue, CudaSignal sign
     : CompletionImpl(queue->device().shared_from_this()), queue_(std::move(queue)), signal_(signal), pooled_(pooled),
       pending_(pending), failed_(std::move(failed)) {}
 
+CudaCompletion::CudaCompletion(std::shared_ptr<CudaQueue> queue, CUevent external)
+    : CompletionImpl(queue->device().shared_from_this()), queue_(std::move(queue)), signal_{external}, pooled_(0),
+      pending_(true), external_(true) {}
+
 CudaCompletion::~CudaCompletion() {
-  if (signal_.event || signal_.flag) queue_->give_back(signal_, pooled_);
+  if (native_) queue_->destroy_event(native_);
+  if ((signal_.event || signal_.flag) && !external_) queue_->give_back(signal_, pooled_);
+}
+
+std::uint64_t CudaCompletion::native_handle() {
+  if (signal_.event) return reinterpret_cast<std::uint64_t>(signal_.event);
+  if (!native_) {
+    if (!signal_.flag && !failed_.empty()) {
+      throw Error("cuda", "native_handle", "the submission was abandoned: " + failed_,
+                  "no event can complete with it; wait for it again (Submission::wait)");
+    }
+    native_ = queue_->native_event(signal_, pending_ && signal_.flag);
+  }
+  return reinterpret_cast<std::uint64_t>(native_);
 }
 
 std::pair<CudaSignal, SignalPool::Handle> CudaCompletion::take_signal(std::string why) {
@@ -391,6 +408,35 @@ void CudaQueue::destroy_signal(CudaSignal& s) noexcept {
     if (s.flag) d_.cuMemFreeHost(s.flag);
   }
   s = {};
+}
+
+std::shared_ptr<detail::CompletionImpl> CudaQueue::native_wait(std::uint64_t handle) {
+  return std::make_shared<CudaCompletion>(shared_from_this(), reinterpret_cast<CUevent>(handle));
+}
+
+CUevent CudaQueue::native_event(const CudaSignal& s, bool pending) {
+  device_->make_current();
+  CUevent e = nullptr;
+  check(d_.cuEventCreate(&e, CU_EVENT_DISABLE_TIMING), "cuEventCreate");
+  CUstream side = nullptr;
+  try {
+    // One stream per event: a shared one would order this event behind other waits.
+    check(d_.cuStreamCreate(&side, CU_STREAM_NON_BLOCKING), "cuStreamCreate");
+    if (pending) {
+      check(d_.cuStreamWaitValue32(side, s.flag_device, s.target, CU_STREAM_WAIT_VALUE_EQ), "cuStreamWaitValue32");
+    }
+    check(d_.cuEventRecord(e, side), "cuEventRecord");
+  } catch (...) {
+    if (side) d_.cuStreamDestroy(side);
+    d_.cuEventDestroy(e);
+    throw;
+  }
+  d_.cuStreamDestroy(side);  // released by the driver once its wait and record are done
+  return e;
+}
+
+void CudaQueue::destroy_event(CUevent e) noexcept {
+  if (!guard_->reset.load(std::memory_order_acquire)) d_.cuEventDestroy(e);
 }
 
 CUevent CudaQueue::timing_event() {

@@ -42,7 +42,13 @@ class CudaCompletion : public detail::CompletionImpl {
  public:
   CudaCompletion(std::shared_ptr<CudaQueue> queue, CudaSignal signal, SignalPool::Handle pooled, bool pending,
                  std::string failed);
+  // The application's own event (Batch::wait_native): waited for, never given back or destroyed.
+  CudaCompletion(std::shared_ptr<CudaQueue> queue, CUevent external);
   ~CudaCompletion() override;
+  // The submission's event where it has one (HSAD_CUDA_COMPLETION=event); else an event made
+  // for it that completes once the submission's memory write lands (CudaQueue::native_event).
+  std::uint64_t native_handle() override;
+  bool external() const override { return external_; }
 
   // Makes `stream` wait for the submission on the device; nothing once it had completed.
   void wait_on(CUstream stream) const;
@@ -56,6 +62,8 @@ class CudaCompletion : public detail::CompletionImpl {
   SignalPool::Handle pooled_;
   bool pending_;
   std::string failed_;
+  bool external_ = false;
+  CUevent native_ = nullptr;  // made by native_handle(), destroyed here
 };
 
 class CudaQueue : public detail::QueueImpl, public std::enable_shared_from_this<CudaQueue> {
@@ -71,6 +79,13 @@ class CudaQueue : public detail::QueueImpl, public std::enable_shared_from_this<
   std::string still_running() override;
   // A reset destroyed the stream with the context: the queue refuses work, frees nothing.
   void shut_down(const std::string& why) override;
+  // Batch::wait_native: the application's CUevent, waited for with cuStreamWaitEvent.
+  std::shared_ptr<detail::CompletionImpl> native_wait(std::uint64_t handle) override;
+  std::uint64_t native() const override { return reinterpret_cast<std::uint64_t>(stream_); }
+  // An event that completes once `s` is reached (at once where `pending` is false), recorded on a
+  // stream of its own so that it never waits behind anything else.
+  CUevent native_event(const CudaSignal& s, bool pending);
+  void destroy_event(CUevent e) noexcept;
   // A submission whose wait timed out: the queue keeps its signal and refuses work until it is
   // reached; meanwhile the device skips the driver calls that would wait for it.
   void abandon(CudaSignal signal, SignalPool::Handle pooled, std::string what);

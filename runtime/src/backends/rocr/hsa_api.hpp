@@ -22,7 +22,7 @@ namespace hsad::rocr {
   X(hsa_executable_symbol_get_info) X(hsa_amd_profiling_set_profiler_enabled) X(hsa_amd_profiling_async_copy_enable) \
   X(hsa_amd_profiling_get_dispatch_time) X(hsa_amd_profiling_get_async_copy_time) X(hsa_agent_iterate_isas)     \
   X(hsa_isa_get_info_alt) X(hsa_amd_agent_memory_pool_get_info) X(hsa_amd_queue_set_priority)   \
-  X(hsa_amd_register_system_event_handler)
+  X(hsa_amd_register_system_event_handler) X(hsa_amd_pointer_info)
 
 struct Api {
 #define HSAD_HSA_MEMBER(name) decltype(&::name) name = nullptr;

@@ -164,7 +164,11 @@ std::vector<std::shared_ptr<detail::DeviceImpl>> RocrDevice::open() {
   const Discovery d = discover(*a);
   if (d.host.handle == 0) throw Error("rocr", "open", "ROCr found no CPU agent for host memory");
   std::vector<std::shared_ptr<detail::DeviceImpl>> all;
-  for (hsa_agent_t gpu : d.gpus) all.push_back(std::make_shared<RocrDevice>(*a, gpu, find_pools(*a, gpu, d.host)));
+  for (hsa_agent_t gpu : d.gpus) {
+    auto device = std::make_shared<RocrDevice>(*a, gpu, find_pools(*a, gpu, d.host));
+    device->ordinal_ = std::uint32_t(all.size());  // ROCr's GPU agents in its order: HIP's device ids
+    all.push_back(std::move(device));
+  }
   return all;
 }
 

@@ -50,6 +50,11 @@ class RocrDevice : public detail::DeviceImpl, public detail::AqlAgent {
   void command_times(hsa_signal_t signal, bool async_copy, std::uint64_t* start_ns, std::uint64_t* end_ns) override;
 
   hsa_agent_t agent() const { return agent_; }
+  // hsa_amd_pointer_info: ROCr's (or the HIP runtime's) memory that this agent may access,
+  // [ptr, ptr + bytes) inside one allocation (rocr_interop.cpp).
+  Memory adopt_memory(void* ptr, std::size_t bytes) override;
+  NativeDevice native() const override;
+  bool takes_native_signals() const override { return true; }
 
   static BackendStatus probe();
   static std::vector<std::shared_ptr<detail::DeviceImpl>> open();

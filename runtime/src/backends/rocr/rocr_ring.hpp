@@ -38,6 +38,7 @@ class RocrRing : public detail::AqlRing {
   std::string driver_account() const override;
 
   hsa_queue_t* queue() const { return queue_; }
+  std::uint64_t native() const override { return reinterpret_cast<std::uint64_t>(queue_); }
 
  private:
   static void on_error(hsa_status_t status, hsa_queue_t* source, void* data);
