@@ -10,21 +10,10 @@
 #include <string>
 #include <vector>
 
+#include "hip_checks.hpp"
+
 namespace {
-int passed = 0, failed = 0;
-
-void check(bool ok, const std::string& what) {
-  ++(ok ? passed : failed);
-  std::printf("%s %s\n", ok ? "ok  " : "FAIL", what.c_str());
-}
-
-// A HIP call that fails is a failed check naming the call and HIP's words.
-bool call(hipError_t e, const char* what) {
-  if (e == hipSuccess) return true;
-  check(false, std::string(what) + ": " + hipGetErrorString(e));
-  return false;
-}
-#define HIP(x) call((x), #x)
+using hip_checks::check;
 
 __global__ void add_one(unsigned* x, unsigned n) {
   const unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
@@ -320,6 +309,5 @@ int main(int argc, char** argv) {
   device_printf();
   peers();
   unmodeled();
-  std::printf("hip_runtime_test: %d passed, %d failed\n", passed, failed);
-  return failed == 0 && passed > 0 ? 0 : 1;
+  return hip_checks::finish("hip_runtime_test");
 }

@@ -17,7 +17,7 @@ std::string hex(const void* p) {
 
 const char* type_name(hsa_amd_pointer_type_t t) {
   switch (t) {
-    case HSA_EXT_POINTER_TYPE_HSA: return "ROCr allocation";
+    case HSA_EXT_POINTER_TYPE_HSA: return "a ROCr allocation";
     case HSA_EXT_POINTER_TYPE_LOCKED: return "locked host memory";
     case HSA_EXT_POINTER_TYPE_GRAPHICS: return "graphics interop memory";
     case HSA_EXT_POINTER_TYPE_IPC: return "IPC memory";
@@ -50,8 +50,8 @@ Memory RocrDevice::adopt_memory(void* ptr, std::size_t bytes) {
   }
   if (p < base || p - base > std::ptrdiff_t(info.sizeInBytes) || bytes > info.sizeInBytes - std::size_t(p - base)) {
     throw Error("rocr", "adopt",
-                std::to_string(bytes) + " bytes at " + hex(ptr) + " overrun the " + type_name(info.type) + " at " +
-                    hex(base) + " of " + std::to_string(info.sizeInBytes) + " bytes",
+                std::to_string(bytes) + " bytes at " + hex(ptr) + " overrun the allocation at " + hex(base) + " of " +
+                    std::to_string(info.sizeInBytes) + " bytes (" + type_name(info.type) + ")",
                 "adopt a range inside one allocation");
   }
   bool reachable = false;
