@@ -22,6 +22,9 @@ if [ -x /usr/local/cuda/bin/nvcc ]; then
   /usr/local/cuda/bin/nvcc -O3 -std=c++17 -arch=sm_90 -Ikernels -o .dev/k5x docs/measurements/h100-laplacian-k5-explore.cu
   # The CUDA-runtime peer of laplacian-bench --devices (issue 22).
   /usr/local/cuda/bin/nvcc -O3 -std=c++17 -arch=sm_90 -Ikernels -o .dev/peer docs/measurements/multi-gpu-laplacian-peer.cu
+  # A boundary between the application's CUDA work and a batch: host waits against native handles (issue 34).
+  /usr/local/cuda/bin/nvcc -O3 -std=c++17 -arch=sm_90 -Iruntime/include -I$b/include -o .dev/interop-boundary \
+    docs/measurements/interop-boundary.cu -L$b/runtime -lhsadispatch
 fi
 # The measurement scripts, run from .dev/ (bash h100-issue15.sh, bash h100-memory.sh 1, ...).
 cp docs/measurements/h100-*.sh docs/measurements/multi-gpu-*.sh docs/measurements/gpu-sanitizers.sh \

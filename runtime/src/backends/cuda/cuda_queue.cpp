@@ -135,7 +135,7 @@ class CudaSubmission : public detail::SubmissionImpl {
     if (!shared_) {
       // The signal now belongs to the completion, which outlives this submission while another
       // batch may wait for it; this submission still waits on it.
-      shared_ = std::make_shared<CudaCompletion>(q_, signal, pooled, pending_, failed_);
+      shared_ = std::make_shared<CudaCompletion>(q_, signal, pooled, pending_, failed_, serial);
       handed_over_ = true;
     }
     return shared_;
@@ -226,9 +226,9 @@ class CudaSubmission : public detail::SubmissionImpl {
 };
 
 CudaCompletion::CudaCompletion(std::shared_ptr<CudaQueue> queue, CudaSignal signal, SignalPool::Handle pooled,
-                               bool pending, std::string failed)
+                               bool pending, std::string failed, std::uint64_t serial)
     : CompletionImpl(queue->device().shared_from_this()), queue_(std::move(queue)), signal_(signal), pooled_(pooled),
-      pending_(pending), failed_(std::move(failed)) {}
+      pending_(pending), failed_(std::move(failed)), serial_(serial) {}
 
 CudaCompletion::CudaCompletion(std::shared_ptr<CudaQueue> queue, CUevent external)
     : CompletionImpl(queue->device().shared_from_this()), queue_(std::move(queue)), signal_{external}, pooled_(0),
@@ -246,7 +246,7 @@ std::uint64_t CudaCompletion::native_handle() {
       throw Error("cuda", "native_handle", "the submission was abandoned: " + failed_,
                   "no event can complete with it; wait for it again (Submission::wait)");
     }
-    native_ = queue_->native_event(signal_, pending_ && signal_.flag);
+    native_ = queue_->native_event(signal_, pending_ && signal_.flag, serial_);
   }
   return reinterpret_cast<std::uint64_t>(native_);
 }
@@ -414,24 +414,34 @@ std::shared_ptr<detail::CompletionImpl> CudaQueue::native_wait(std::uint64_t han
   return std::make_shared<CudaCompletion>(shared_from_this(), reinterpret_cast<CUevent>(handle));
 }
 
-CUevent CudaQueue::native_event(const CudaSignal& s, bool pending) {
+CUevent CudaQueue::native_event(const CudaSignal& s, bool pending, std::uint64_t serial) {
   device_->make_current();
   CUevent e = nullptr;
   check(d_.cuEventCreate(&e, CU_EVENT_DISABLE_TIMING), "cuEventCreate");
-  CUstream side = nullptr;
   try {
-    // One stream per event: a shared one would order this event behind other waits.
-    check(d_.cuStreamCreate(&side, CU_STREAM_NON_BLOCKING), "cuStreamCreate");
-    if (pending) {
-      check(d_.cuStreamWaitValue32(side, s.flag_device, s.target, CU_STREAM_WAIT_VALUE_EQ), "cuStreamWaitValue32");
+    {
+      // Still the queue's latest submission: an event recorded on the stream now completes with it
+      // (the common case, a handle asked for right after the submit). One record, no extra stream.
+      std::lock_guard<std::mutex> lock(timeline.submit_mutex());
+      if (serial == serial_ && !shut_down_.load(std::memory_order_acquire)) {
+        check(d_.cuEventRecord(e, stream_), "cuEventRecord");
+        return e;
+      }
     }
-    check(d_.cuEventRecord(e, side), "cuEventRecord");
+    // Later work is on the stream: a stream of its own waits for the submission's memory write,
+    // and the event records there (a shared one would order it behind other waits).
+    CUstream side = nullptr;
+    check(d_.cuStreamCreate(&side, CU_STREAM_NON_BLOCKING), "cuStreamCreate");
+    const CUresult waited =
+        pending ? d_.cuStreamWaitValue32(side, s.flag_device, s.target, CU_STREAM_WAIT_VALUE_EQ) : CUDA_SUCCESS;
+    const CUresult recorded = waited == CUDA_SUCCESS ? d_.cuEventRecord(e, side) : waited;
+    d_.cuStreamDestroy(side);  // released by the driver once its wait and record are done
+    check(waited, "cuStreamWaitValue32");
+    check(recorded, "cuEventRecord");
   } catch (...) {
-    if (side) d_.cuStreamDestroy(side);
     d_.cuEventDestroy(e);
     throw;
   }
-  d_.cuStreamDestroy(side);  // released by the driver once its wait and record are done
   return e;
 }
 

@@ -41,7 +41,7 @@ class CudaQueue;
 class CudaCompletion : public detail::CompletionImpl {
  public:
   CudaCompletion(std::shared_ptr<CudaQueue> queue, CudaSignal signal, SignalPool::Handle pooled, bool pending,
-                 std::string failed);
+                 std::string failed, std::uint64_t serial);
   // The application's own event (Batch::wait_native): waited for, never given back or destroyed.
   CudaCompletion(std::shared_ptr<CudaQueue> queue, CUevent external);
   ~CudaCompletion() override;
@@ -63,6 +63,7 @@ class CudaCompletion : public detail::CompletionImpl {
   bool pending_;
   std::string failed_;
   bool external_ = false;
+  std::uint64_t serial_ = 0;  // the submission's number on its queue
   CUevent native_ = nullptr;  // made by native_handle(), destroyed here
 };
 
@@ -82,9 +83,10 @@ class CudaQueue : public detail::QueueImpl, public std::enable_shared_from_this<
   // Batch::wait_native: the application's CUevent, waited for with cuStreamWaitEvent.
   std::shared_ptr<detail::CompletionImpl> native_wait(std::uint64_t handle) override;
   std::uint64_t native() const override { return reinterpret_cast<std::uint64_t>(stream_); }
-  // An event that completes once `s` is reached (at once where `pending` is false), recorded on a
-  // stream of its own so that it never waits behind anything else.
-  CUevent native_event(const CudaSignal& s, bool pending);
+  // An event that completes once submission `serial` (whose signal is `s`) has: recorded on the
+  // stream while that is still the queue's latest submission, else on a stream of its own that
+  // waits for `s` (at once where `pending` is false), so that it never waits behind later work.
+  CUevent native_event(const CudaSignal& s, bool pending, std::uint64_t serial);
   void destroy_event(CUevent e) noexcept;
   // A submission whose wait timed out: the queue keeps its signal and refuses work until it is
   // reached; meanwhile the device skips the driver calls that would wait for it.
