@@ -597,3 +597,28 @@ TEST(RocrSimSlabs, DispatchesReleaseAtSystemScopeOnlyWhereAnotherAgentReads) {
   EXPECT_GT(barriers_waiting_for_others, 0u);
   std::remove(path.c_str());
 }
+
+TEST(RocrSimBatch, ACopyThatStartsABatchWaitsForTheQueuesEarlierSubmissions) {
+  // Submissions on one queue run in order, as a stream's do: a batch that begins with an async
+  // copy (the driver's copy engine, not the ring) must still wait for the work submitted before.
+  const Kernel add_one = rocr_device().load_module(std::string(HSAD_MODULES_DIR) + "/bundle.hsaco").kernel("module_add_one");
+  constexpr std::uint32_t n = 4096;
+  const std::vector<std::uint32_t> zeros(n, 0);
+  // The second batch nosync with pinned and with pageable memory, then the baseline (host waits).
+  for (const char* flags : {"all", "signal,kernarg,nosync,fence", "none"}) {
+    SCOPED_TRACE(flags);
+    const Options o = Options::parse(flags);
+    Buffer buf = rocr_device().alloc(n * 4);
+    std::vector<std::uint32_t> out(n, 0);
+    Batch first, second;
+    first.copy_to_device(buf, zeros.data(), n * 4);
+    for (int i = 0; i < 20; ++i) first.exec(add_one, Dim3{n}, Dim3{256}, {buf, n});
+    second.copy_to_host(out.data(), buf, n * 4);
+    Queue q = rocr_device().create_queue();
+    Submission a = q.submit(first, Options::all());
+    Submission b = q.submit(second, o);
+    b.wait();
+    a.wait();
+    EXPECT_EQ(std::count(out.begin(), out.end(), 20u), std::ptrdiff_t(n)) << "first " << out[0];
+  }
+}

@@ -26,7 +26,8 @@ AqlBatchWriter::AqlBatchWriter(AqlQueue& queue, const Batch& batch, const Resolv
                                Clock::time_point deadline, AqlSubmission& sub)
     : q_(queue), agent_(queue.agent()), ring_(queue.ring()), counters_(queue.counters()), batch_(batch), waits_(waits),
       o_(options),
-      deadline_(deadline), sub_(sub), copies_in_ring_(queue.agent().copies_in_ring()) {}
+      deadline_(deadline), sub_(sub), copies_in_ring_(queue.agent().copies_in_ring()),
+      behind_earlier_work_(!copies_in_ring_ && !batch.copies().empty() && queue.earlier_work_in_flight()) {}
 
 std::size_t AqlBatchWriter::signals_needed() const {
   if (o_.profile) return batch_.size() + batch_.size() / kMaxDeps + 2;
@@ -56,6 +57,7 @@ void AqlBatchWriter::publish(void* slot, const aql::Header& header, std::uint16_
   system_acquire_next_ = false;
   ring_since_copy_ = true;
   tail_unsignalled_ = signal.handle == 0;
+  behind_earlier_work_ = false;  // the ring's order now covers the earlier submissions
 }
 
 void AqlBatchWriter::after_step(hsa_signal_t signal, const char* what) {
@@ -157,6 +159,17 @@ void AqlBatchWriter::write_ring_copy(std::uint32_t command, const Copy& c, bool 
 }
 
 void AqlBatchWriter::write_async_copy(std::uint32_t command, const Copy& c, bool last) {
+  if (behind_earlier_work_) {
+    // Submissions on one queue run in order, as a stream's do: a barrier-AND (its barrier bit:
+    // after every earlier packet of the ring) gives the copy a signal that says the ring is done.
+    if (o_.nosync) {
+      ring_since_copy_ = true;  // the edge below is that barrier
+    } else {
+      flush_deps(sub_.step.signal, true);
+      after_step(sub_.step.signal, "the queue's earlier submissions");
+    }
+    behind_earlier_work_ = false;
+  }
   hsa_signal_t deps[kMaxDeps + 1];
   std::uint32_t count = 0;
   if (o_.nosync) {

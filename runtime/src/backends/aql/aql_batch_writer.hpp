@@ -57,6 +57,9 @@ class AqlBatchWriter {
   bool system_acquire_next_ = true;   // the next packet follows the host, a copy, or another device
   hsa_signal_t last_ring_signal_{0};  // the signal of the last packet, when an async copy follows it
   bool ring_since_copy_ = false;      // a packet was written since the last async copy
+  // An earlier submission of this queue may still run and nothing of this one is in the ring yet:
+  // an async copy (the driver's engine, outside the ring's order) must wait for the ring first.
+  bool behind_earlier_work_ = false;
   bool tail_unsignalled_ = false;     // the last packet written carries no completion signal
   hsa_signal_t last_signal_{0};       // the signal of the last dispatch, copy or barrier with one
 };

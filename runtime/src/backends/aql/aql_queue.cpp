@@ -79,6 +79,13 @@ void AqlQueue::shut_down(const std::string& why) {
   abandoned_.clear();
 }
 
+bool AqlQueue::earlier_work_in_flight() {
+  const std::shared_ptr<CompletionImpl> previous = timeline.completion_of(timeline.submitted());
+  if (!previous) return false;  // none, or released: a Submission is released once it completed
+  const hsa_signal_t s = static_cast<const AqlCompletion&>(*previous).signal();
+  return s.handle != 0 && agent_.load_signal(s) != 0;
+}
+
 std::shared_ptr<CompletionImpl> AqlQueue::native_wait(std::uint64_t handle) {
   if (!agent_.takes_native_signals()) {
     std::ostringstream h;

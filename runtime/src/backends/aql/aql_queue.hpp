@@ -54,6 +54,8 @@ class AqlQueue : public QueueImpl, public std::enable_shared_from_this<AqlQueue>
   };
   SlotOwner slot_owner(std::uint64_t index) const { return slot_owner_[index & (ring_->size() - 1)]; }
   std::uint64_t next_serial() { return ++serial_; }
+  // Whether this queue's latest submission may still run (asked under the submit mutex).
+  bool earlier_work_in_flight();
 
   DeviceImpl& device() const { return *owner_; }
   AqlAgent& agent() const { return agent_; }
