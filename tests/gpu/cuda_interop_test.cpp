@@ -175,3 +175,38 @@ TEST(GpuCudaInterop, DLPackTensorsOfCudaMemory) {
   EXPECT_EQ(out->dl_tensor.device.device_type, kDLCUDA);
   out->deleter(out);
 }
+
+TEST(GpuCudaInterop, AHandleAskedAfterLaterWorkIsNotOrderedBehindIt) {
+  REQUIRE_CUDA();
+  // Submission a, then b on the same queue, b held until the application's gate event (behind a
+  // 500 ms spin). a's handle, asked only now, must complete with a, not after b: the
+  // application's stream that waits for it finishes while the gate still spins.
+  AppMemory x(256), y(256);
+  const std::vector<std::uint32_t> zeros(64, 0);
+  cuda_app::upload(x.p, zeros.data(), 256);
+  cuda_app::upload(y.p, zeros.data(), 256);
+  const std::uint64_t gate_stream = cuda_app::stream_create(), app_stream = cuda_app::stream_create();
+  const std::uint64_t gate = cuda_app::event_create();
+  {
+    const Buffer bx = device.adopt(x.p, 256), by = device.adopt(y.p, 256);
+    Batch first, held;
+    first.exec(add_one(device), Dim3{64}, Dim3{64}, {bx, 64u});
+    held.wait_native(gate).exec(add_one(device), Dim3{64}, Dim3{64}, {by, 64u});
+    cuda_app::double_plus_one(gate_stream, y.p, 64, 500'000'000);
+    cuda_app::event_record(gate, gate_stream);
+    Queue q = device.create_queue();
+    Submission a = q.submit(first, Options::all());
+    Submission b = q.submit(held, Options::all());
+    cuda_app::stream_wait(app_stream, a.native_handle());
+    cuda_app::double_plus_one(app_stream, x.p, 64, 0);
+    cuda_app::stream_sync(app_stream);
+    EXPECT_FALSE(cuda_app::event_done(gate)) << "a's handle completed only after the work submitted behind it";
+    EXPECT_EQ(read(x.p, 64)[0], 3u);  // (0 + 1) * 2 + 1: after a, as ordered
+    b.wait();
+    EXPECT_EQ(read(y.p, 64)[0], 2u);  // 0 * 2 + 1, then + 1
+  }
+  cuda_app::stream_sync(gate_stream);
+  cuda_app::event_destroy(gate);
+  cuda_app::stream_destroy(gate_stream);
+  cuda_app::stream_destroy(app_stream);
+}
