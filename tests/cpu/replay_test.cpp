@@ -166,25 +166,40 @@ TEST(CpuReplay, TwoThreadsReplayOneBatch) {
   EXPECT_EQ(back[n - 1], 3u * 25u * 10u);
 }
 
-// What the image does not hold goes through the writer as before: profiling and the host waits
-// of the baseline.
-TEST(CpuReplay, ProfilingAndTheBaselineAreNotReplayed) {
+// Profiling replays too (each dispatch's completion a signal of its own, patched per submit); the
+// baseline's host waits go through the writer as before.
+TEST(CpuReplay, ProfilingIsReplayedAndTheBaselineIsNot) {
   Buffer buf = device().alloc(64 * 4);
+  std::vector<std::uint32_t> back(64);
   Queue q = device().create_queue();
   Batch b;
-  b.exec(device().kernel("test_add"), Dim3{64}, Dim3{64}, {buf, 1u, 64u});
+  b.exec(device().kernel("test_add"), Dim3{64}, Dim3{64}, {buf, 1u, 64u})
+      .copy_to_host(back.data(), buf, 64 * 4)
+      .exec(device().kernel("test_add"), Dim3{64}, Dim3{64}, {buf, 1u, 64u});
   Options profiled = replaying();
   profiled.profile = true;
   Options baseline = Options::none();
   baseline.replay = true;
   const Stats s = device().stats();
-  Submission p = q.submit(b, profiled);
-  p.wait();
-  EXPECT_EQ(p.timestamps().size(), 1u);
+  for (int round = 0; round < 2; ++round) {
+    Submission p = q.submit(b, profiled);
+    p.wait();
+    const std::vector<CommandTime> t = p.timestamps();
+    ASSERT_EQ(t.size(), 3u);
+    for (std::uint32_t i = 0; i < 3; ++i) {
+      EXPECT_EQ(t[i].command, i);
+      EXPECT_LE(t[i].start_ns, t[i].end_ns);
+      if (i) EXPECT_LE(t[i - 1].end_ns, t[i].start_ns) << "in batch order";
+    }
+    EXPECT_EQ(t[1].what, "copy_to_host");
+  }
+  const Stats replayed = device().stats() - s;
+  EXPECT_EQ(replayed.images_built, 1u);
+  EXPECT_EQ(replayed.kernarg_writes, 2u);  // the image's two blocks, once
   q.run(b, baseline);
   const Stats d = device().stats() - s;
-  EXPECT_EQ(d.images_built, 0u);
-  EXPECT_EQ(d.kernarg_writes, 2u);
+  EXPECT_EQ(d.images_built, 1u);
+  EXPECT_EQ(d.kernarg_writes, 4u);  // the baseline writes its two
 }
 
 // Batch::set_args between replays: only the changed dispatch's kernarg block is written again.

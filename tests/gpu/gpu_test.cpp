@@ -390,6 +390,64 @@ TEST(GpuReplay, ASortIsBuiltOnceAndReplayedBitExact) {
   EXPECT_EQ(again.host_waits, 1u);  // the batch's one wait (the blocking copies around it are not batch waits)
 }
 
+// Copies inside the replayed batch: rocr's go to the driver's copy engine, the image split
+// around them (an edge signal before each, a barrier-AND behind); the cpu agent's are ring packets.
+TEST(GpuReplay, CopyInSortCopyOutIsReplayed) {
+  REQUIRE_GPU();
+  const std::uint32_t n = keys_for(device, 4096);
+  for (const char* flags : {"all,replay", "signal,kernarg,nosync,fence,replay"}) {  // pinned, then pageable
+    SCOPED_TRACE(flags);
+    const Options o = Options::parse(flags);
+    bench::BitonicWorkload w(device, n, o, bench::BitonicWorkload::Copies::in_batch);
+    for (int round = 0; round < 3; ++round) {
+      auto keys = random_keys(n + round);
+      keys.resize(n);
+      std::copy(keys.begin(), keys.end(), w.input());
+      const Stats s = counted(device, w);
+      std::sort(keys.begin(), keys.end());
+      EXPECT_TRUE(w.output_matches(keys)) << "round " << round;
+      EXPECT_EQ(s.images_built, round == 0 ? 1u : 0u);
+      EXPECT_EQ(s.copies, 2u);
+      EXPECT_EQ(s.host_waits, 1u);
+      // One doorbell per 64 ring packets and at the end of each run of them: rocr's ring holds the
+      // barrier-AND behind the copy in and the dispatches; the cpu agent's the copies too.
+      if (device.info().backend != "cuda") {  // cuda: a CUDA graph (GpuReplay above counts it)
+        const std::uint64_t ring = w.dispatches() + (device.info().backend == "rocr" ? 1 : 2);
+        EXPECT_EQ(s.packets, ring);
+        EXPECT_EQ(s.doorbells, (ring + 63) / 64);
+      }
+      if (round) EXPECT_EQ(s.kernarg_writes, 0u);
+    }
+  }
+}
+
+// Options::profile under replay: a time for every dispatch and copy, in batch order, each round.
+TEST(GpuReplay, AProfiledReplayTimesEveryCommand) {
+  REQUIRE_GPU();
+  const std::uint32_t n = keys_for(device, 1024);
+  Options o = Options::all();
+  o.replay = true;
+  bench::BitonicWorkload w(device, n, o, bench::BitonicWorkload::Copies::in_batch);
+  for (int round = 0; round < 2; ++round) {
+    auto keys = random_keys(n);
+    std::copy(keys.begin(), keys.end(), w.input());
+    const Stats before = device.stats();
+    const std::vector<CommandTime> t = w.run_profiled();
+    const Stats s = device.stats() - before;
+    std::sort(keys.begin(), keys.end());
+    EXPECT_TRUE(w.output_matches(keys));
+    EXPECT_EQ(s.images_built, round == 0 ? 1u : 0u);
+    ASSERT_EQ(t.size(), w.batch().size());
+    EXPECT_EQ(t.front().what, "copy_to_device");
+    EXPECT_EQ(t.back().what, "copy_to_host");
+    for (std::size_t i = 1; i < t.size(); ++i) {
+      EXPECT_EQ(t[i].command, i);
+      EXPECT_LE(t[i].start_ns, t[i].end_ns);
+      EXPECT_LE(t[i - 1].end_ns, t[i].start_ns) << t[i].what << " " << i;
+    }
+  }
+}
+
 // Batch::set_args between replays: the same recorded sort, another buffer, no new recording.
 TEST(GpuReplay, SetArgsSortsAnotherBuffer) {
   REQUIRE_GPU();

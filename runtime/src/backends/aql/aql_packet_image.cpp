@@ -1,7 +1,7 @@
 // Encoding a batch once for replay: the same packets AqlBatchWriter writes under nosync (barrier
 // bit on each, the fence policy's scopes, completion on the last), into plain memory instead of
 // the ring. Waits acquire at system scope (the other submission may be another device's, which
-// is only known when each submit resolves the wait), and so does the packet after a ring copy.
+// is only known when each submit resolves the wait), and so does the packet after a copy.
 #include "backends/aql/aql_packet_image.hpp"
 
 #include <cstring>
@@ -16,7 +16,8 @@ std::size_t round_up64(std::size_t n) { return (n + 63) & ~std::size_t(63); }
 }  // namespace
 
 bool AqlPacketImage::replayable(const Batch& batch, const Options& o, const AqlAgent& agent) {
-  return o.replay && o.nosync && !o.profile && !batch.empty() && (batch.copies().empty() || agent.copies_in_ring());
+  (void)agent;
+  return o.replay && o.nosync && !batch.empty();
 }
 
 namespace {
@@ -36,12 +37,37 @@ AqlPacketImage::AqlPacketImage(AqlAgent& agent, const Batch& batch, const Option
   std::size_t kernarg_offset = 0;
 
   const auto& commands = batch.commands();
-  packets_.reserve(commands.size());
+  packets_.reserve(commands.size() + 2 * batch.copies().size());
+  const bool async = !agent_.copies_in_ring();
   bool system_before = true;  // the first packet follows the host
   for (std::size_t i = 0; i < commands.size(); ++i) {
     const Command& c = commands[i];
     const bool last = i + 1 == commands.size();
     const bool before_copy = !last && commands[i + 1].kind == CommandKind::copy;
+    if (async && c.kind == CommandKind::copy) {
+      // The driver's copy engine: the ring packet before signals an edge, the copy's own signal
+      // holds a barrier-AND before the next ring packet (none between two copies: they chain).
+      if (!packets_.empty() && packets_.back().copy < 0) packets_.back().edge = true;
+      Packet cp;
+      cp.command = static_cast<std::uint32_t>(i);
+      cp.copy = static_cast<std::int32_t>(c.index);
+      packets_.push_back(cp);
+      ++async_copies_;
+      if (!last && commands[i + 1].kind != CommandKind::copy) {
+        Packet after;
+        after.command = static_cast<std::uint32_t>(i);
+        aql::write_barrier_body(reinterpret_cast<hsa_barrier_and_packet_t*>(&after.bytes), nullptr, 0, {0});
+        const aql::Fences f = aql::fences_between(true, false, o.fence);
+        const aql::Header header{HSA_PACKET_TYPE_BARRIER_AND, true, f.acquire, f.release};
+        after.header = aql::encode(header);
+        after.wait = kAfterCopy;
+        system_fences_ += (header.acquire == aql::Scope::system) + (header.release == aql::Scope::system);
+        packets_.push_back(after);
+        ++ring_packets_;
+      }
+      system_before = false;  // the barrier-AND behind the copy acquired at system scope
+      continue;
+    }
     Packet p;
     p.command = static_cast<std::uint32_t>(i);
     void* slot = &p.bytes;
@@ -61,6 +87,7 @@ AqlPacketImage::AqlPacketImage(AqlAgent& agent, const Batch& batch, const Option
         const aql::Fences f = aql::fences_between(system_before, last || before_copy, o.fence);
         header = {HSA_PACKET_TYPE_KERNEL_DISPATCH, true, f.acquire, f.release};
         p.setup = aql::dispatch_setup(d.grid, d.group);
+        p.timed = true;
         system_before = false;
         ++dispatches_;
         break;
@@ -71,12 +98,15 @@ AqlPacketImage::AqlPacketImage(AqlAgent& agent, const Batch& batch, const Option
                              cp.host_pinned ? 0 : aql::kCopyStaged, {0});
         header = {HSA_PACKET_TYPE_AGENT_DISPATCH, true, aql::Scope::system, aql::Scope::system};
         p.setup = aql::kAgentCopy;
+        p.timed = true;
         system_before = true;
         break;
       }
       case CommandKind::wait: {
         aql::write_barrier_body(static_cast<hsa_barrier_and_packet_t*>(slot), nullptr, 0, {0});
-        const aql::Fences f = aql::fences_between(true, last, o.fence);
+        // Before an async copy its signal is the copy's edge: what the ring wrote must be visible
+        // to the copy engine, as for a dispatch before one.
+        const aql::Fences f = aql::fences_between(true, last || (async && before_copy), o.fence);
         header = {HSA_PACKET_TYPE_BARRIER_AND, true, f.acquire, f.release};
         p.wait = static_cast<std::int32_t>(c.index);
         system_before = false;
@@ -86,6 +116,7 @@ AqlPacketImage::AqlPacketImage(AqlAgent& agent, const Batch& batch, const Option
     p.header = aql::encode(header);
     system_fences_ += (header.acquire == aql::Scope::system) + (header.release == aql::Scope::system);
     packets_.push_back(p);
+    ++ring_packets_;
   }
 }
 
@@ -113,6 +144,8 @@ std::shared_ptr<AqlPacketImage> AqlPacketImage::clone() const {
   c->packets_ = packets_;
   c->system_fences_ = system_fences_;
   c->dispatches_ = dispatches_;
+  c->ring_packets_ = ring_packets_;
+  c->async_copies_ = async_copies_;
   c->kernarg_bytes_ = kernarg_bytes_;
   c->args_version_ = args_version_;
   c->blocks_ = blocks_;

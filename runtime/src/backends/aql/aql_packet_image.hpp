@@ -1,10 +1,14 @@
 // AqlPacketImage: a recorded batch's AQL packets encoded once, for Options::replay. Each packet's
 // 64 bytes are ready but for what differs per submission: the completion signal of the last
-// packet and the dependency signal of each wait (a barrier-AND packet). The dispatches' kernarg
-// blocks live in kernarg memory the image owns, written once when it is built; a replay writes
-// none. Submitting it (AqlQueue::replay) reserves the slots, copies the bodies, patches, and
-// stores every header last with release, in order, ringing the doorbell every kDoorbellEvery
-// packets and at the end.
+// packet, the dependency signal of each wait (a barrier-AND packet), and where the agent copies
+// outside the ring (rocr), the signals that order its async copies with the ring: the packet
+// before a copy signals an edge the copy waits for, and a barrier-AND after it waits for the
+// copy's own signal (the batch is split around its copies, as the cuda backend splits graphs).
+// Under Options::profile every dispatch's completion is a signal of its own, patched per submit.
+// The dispatches' kernarg blocks live in kernarg memory the image owns, written once when it is
+// built; a replay writes none. Submitting it (AqlQueue::replay) reserves the slots, copies the
+// bodies, patches, and stores every header last with release, in order, ringing the doorbell
+// every kDoorbellEvery packets and at the end.
 #pragma once
 
 #include <cstdint>
@@ -22,16 +26,21 @@ class AqlPacketImage {
  public:
   static constexpr std::uint32_t kDoorbellEvery = 64;  // the processor starts before the copy ends
 
+  static constexpr std::int32_t kAfterCopy = -2;  // Packet::wait: the previous async copy's signal
+
   struct Packet {
     hsa_kernel_dispatch_packet_t bytes{};  // all 64 bytes; the first 4 (header, setup) go out last
     std::uint16_t header = 0, setup = 0;
     std::uint32_t command = 0;             // which command of the batch: errors name it
-    std::int32_t wait = -1;                // a wait: its index among the batch's waits (patched per submit)
+    std::int32_t wait = -1;                // a wait: its index among the batch's waits (patched per submit);
+                                           // kAfterCopy: the barrier-AND behind an async copy
+    std::int32_t copy = -1;                // an async copy, not a ring packet: its index among the copies
+    bool edge = false;                     // an async copy follows: its completion is an edge signal
+    bool timed = false;                    // a dispatch or ring copy: Options::profile gives it a signal
   };
 
-  // Whether `batch` under `o` goes out as an image on `agent`: replay with nosync, no profiling,
-  // and copies only where the agent runs them as ring packets (the cpu agent). Everything else is
-  // lowered by AqlBatchWriter on every submit (docs/api.md).
+  // Whether `batch` under `o` goes out as an image: replay with nosync (profiling and copies too).
+  // Everything else is lowered by AqlBatchWriter on every submit (docs/api.md).
   static bool replayable(const Batch& batch, const Options& o, const AqlAgent& agent);
 
   AqlPacketImage(AqlAgent& agent, const Batch& batch, const Options& o);
@@ -49,7 +58,10 @@ class AqlPacketImage {
   // The same image over kernarg memory of its own: for set_args while a submission still reads
   // this one's blocks.
   std::shared_ptr<AqlPacketImage> clone() const;
+  // Ring packets and async copies, in the order they go out.
   const std::vector<Packet>& packets() const { return packets_; }
+  std::size_t ring_packets() const { return ring_packets_; }
+  std::size_t async_copies() const { return async_copies_; }
   std::uint64_t system_fences() const { return system_fences_; }
   std::size_t dispatches() const { return dispatches_; }
 
@@ -68,6 +80,8 @@ class AqlPacketImage {
   std::vector<Block> blocks_;  // one per dispatch, in the batch's order
   std::uint64_t system_fences_ = 0;
   std::size_t dispatches_ = 0;
+  std::size_t ring_packets_ = 0;
+  std::size_t async_copies_ = 0;
 };
 
 }  // namespace hsad::detail
