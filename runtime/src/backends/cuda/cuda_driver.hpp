@@ -22,7 +22,8 @@ namespace hsad::cuda {
   X(cuMemcpyHtoDAsync) X(cuMemcpyDtoHAsync) X(cuMemcpyDtoDAsync) X(cuMemcpyPeerAsync) X(cuStreamWaitEvent)      \
   X(cuStreamWaitValue32) X(cuEventElapsedTime) X(cuModuleLoadDataEx) X(cuModuleGetFunctionCount)                   \
   X(cuModuleEnumerateFunctions) X(cuFuncGetName) X(cuDeviceCanAccessPeer) X(cuCtxEnablePeerAccess) \
-  X(cuCtxGetStreamPriorityRange) X(cuStreamCreateWithPriority) X(cuPointerGetAttributes)
+  X(cuCtxGetStreamPriorityRange) X(cuStreamCreateWithPriority) X(cuPointerGetAttributes) \
+  X(cuStreamGetCaptureInfo) X(cuGraphExecKernelNodeSetParams)
 
 struct Driver {
 #define HSAD_CUDA_MEMBER(name) decltype(&::name) name = nullptr;

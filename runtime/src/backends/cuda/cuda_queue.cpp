@@ -5,6 +5,8 @@
 // another submission is a stream wait; replay turns the commands into CUDA graphs.
 #include "backends/cuda/cuda_queue.hpp"
 
+#include <algorithm>
+
 #include <cstdlib>
 #include <cstring>
 #include <thread>
@@ -562,10 +564,56 @@ void CudaQueue::destroy(Graph& g) noexcept {
   g = {};
 }
 
+bool CudaQueue::update_args(Graph& g, const Batch& batch) {
+  std::vector<std::uint32_t> changed;
+  if (g.args_version >= batch.args_changes_from()) {
+    const auto& log = batch.args_changes();
+    changed.assign(log.begin() + std::ptrdiff_t(g.args_version - batch.args_changes_from()), log.end());
+  } else {
+    for (std::uint32_t i = 0; i < batch.dispatches().size(); ++i) {
+      if (batch.args_version(i) > g.args_version) changed.push_back(i);
+    }
+  }
+  for (std::uint32_t i : changed) {
+    if (i >= g.nodes.size() || !g.nodes[i].node) return false;
+  }
+  std::sort(changed.begin(), changed.end());
+  changed.erase(std::unique(changed.begin(), changed.end()), changed.end());
+  for (std::uint32_t i : changed) {
+    const detail::Dispatch& d = batch.dispatches()[i];
+    const KernelInfo& k = d.kernel.info();
+    void* args = const_cast<unsigned char*>(batch.kernarg_image(i));
+    std::size_t size = k.kernarg_segment_size;
+    void* extra[] = {CU_LAUNCH_PARAM_BUFFER_POINTER, args, CU_LAUNCH_PARAM_BUFFER_SIZE, &size, CU_LAUNCH_PARAM_END};
+    void* params[kMaxParams];
+    const bool by_params = arg_passing_ == ArgPassing::params && k.args.size() <= kMaxParams;
+    if (by_params) {
+      for (std::size_t a = 0; a < k.args.size(); ++a) params[a] = static_cast<unsigned char*>(args) + k.args[a].offset;
+    }
+    CUDA_KERNEL_NODE_PARAMS p{};
+    p.func = static_cast<CUfunction>(d.kernel.impl().native);
+    p.gridDimX = blocks(d.grid.x, d.group.x);
+    p.gridDimY = blocks(d.grid.y, d.group.y);
+    p.gridDimZ = blocks(d.grid.z, d.group.z);
+    p.blockDimX = d.group.x;
+    p.blockDimY = d.group.y;
+    p.blockDimZ = d.group.z;
+    p.sharedMemBytes = k.group_segment_size;
+    p.kernelParams = by_params ? params : nullptr;
+    p.extra = !by_params && size ? extra : nullptr;
+    // The driver copies the arguments now; a launch of the graph already in flight keeps its own.
+    check(d_.cuGraphExecKernelNodeSetParams(g.segments[g.nodes[i].segment].exec, g.nodes[i].node, &p),
+          "cuGraphExecKernelNodeSetParams");
+  }
+  counters_.kernarg_writes.fetch_add(changed.size(), std::memory_order_relaxed);
+  g.args_version = batch.args_version();
+  return true;
+}
+
 const CudaQueue::Graph& CudaQueue::graph_for(const Batch& batch) {
   auto it = graphs_.find(batch.id());
-  // Batch::set_args since: captured again (not yet updated in place with cuGraphExecKernelNodeSetParams).
-  if (it != graphs_.end() && it->second.version == batch.version() && it->second.args_version == batch.args_version()) {
+  if (it != graphs_.end() && it->second.version == batch.version() &&
+      (it->second.args_version == batch.args_version() || update_args(it->second, batch))) {
     return it->second;
   }
   if (it != graphs_.end()) {
@@ -577,6 +625,7 @@ const CudaQueue::Graph& CudaQueue::graph_for(const Batch& batch) {
   Graph g;
   g.version = batch.version();
   g.args_version = batch.args_version();
+  g.nodes.resize(batch.dispatches().size());
   counters_.images_built.fetch_add(1, std::memory_order_relaxed);
   bool capturing = false;
   auto end_capture = [&] {
@@ -605,6 +654,14 @@ const CudaQueue::Graph& CudaQueue::graph_for(const Batch& batch) {
       if (c.kind == detail::CommandKind::exec) {
         const auto& disp = batch.dispatches()[c.index];
         launch(disp, const_cast<unsigned char*>(batch.kernarg_image(c.index)), disp.kernel.info().kernarg_segment_size);
+        // The node just captured is the capture's one dependency now: kept for set_args.
+        CUstreamCaptureStatus status;
+        const CUgraphNode* deps = nullptr;
+        std::size_t count = 0;
+        if (d_.cuStreamGetCaptureInfo(stream_, &status, nullptr, nullptr, &deps, nullptr, &count) == CUDA_SUCCESS &&
+            count == 1) {
+          g.nodes[c.index] = {g.segments.size(), deps[0]};
+        }
       } else {
         copy(batch.copies()[c.index]);
       }

@@ -116,11 +116,21 @@ class CudaQueue : public detail::QueueImpl, public std::enable_shared_from_this<
     CUgraphExec exec = nullptr;
     std::size_t wait = SIZE_MAX;  // a wait command's index in batch.waits(), instead of a graph
   };
+  // A dispatch's kernel node, for Batch::set_args in place (cuGraphExecKernelNodeSetParams).
+  struct KernelNode {
+    std::size_t segment = SIZE_MAX;
+    CUgraphNode node = nullptr;
+  };
   struct Graph {
     std::vector<Segment> segments;
+    std::vector<KernelNode> nodes;  // by dispatch index
     std::uint64_t version = 0;
     std::uint64_t args_version = 0;
   };
+  // Batch::set_args since the graph was captured: the changed dispatches' nodes take their new
+  // arguments in the instantiated graph (launches in flight keep theirs). False where a node is
+  // unknown (then the graph is captured again). Counts the nodes written as kernarg_writes.
+  bool update_args(Graph& g, const Batch& batch);
 
   // early: let this launch start before the previous kernel ends (it waits in the kernel).
   void launch(const detail::Dispatch& d, void* args, std::size_t bytes, bool early = false);
