@@ -493,17 +493,22 @@ void CudaQueue::wait(const CudaSignal& s, detail::Clock::time_point deadline, co
   }
 }
 
-void CudaQueue::launch(const detail::Dispatch& d, void* args, std::size_t bytes, bool early) {
-  const KernelInfo& k = d.kernel.info();
-  std::size_t size = bytes;
-  void* extra[] = {CU_LAUNCH_PARAM_BUFFER_POINTER, args, CU_LAUNCH_PARAM_BUFFER_SIZE, &size, CU_LAUNCH_PARAM_END};
-  void* params[kMaxParams];
-  const bool by_params = arg_passing_ == ArgPassing::params && k.args.size() <= kMaxParams;
+CudaQueue::DriverArgs::DriverArgs(const KernelInfo& k, void* args, std::size_t bytes, ArgPassing passing)
+    : size(bytes), extra{CU_LAUNCH_PARAM_BUFFER_POINTER, args, CU_LAUNCH_PARAM_BUFFER_SIZE, &size, CU_LAUNCH_PARAM_END} {
+  const bool by_params = passing == ArgPassing::params && k.args.size() <= kMaxParams;
   if (by_params) {
     for (std::size_t i = 0; i < k.args.size(); ++i) params[i] = static_cast<unsigned char*>(args) + k.args[i].offset;
+    kernel_params = params;
+  } else if (bytes) {
+    launch_extra = extra;
   }
-  void** kernel_params = by_params ? params : nullptr;
-  void** launch_extra = !by_params && bytes ? extra : nullptr;
+}
+
+void CudaQueue::launch(const detail::Dispatch& d, void* args, std::size_t bytes, bool early) {
+  const KernelInfo& k = d.kernel.info();
+  const DriverArgs a(k, args, bytes, arg_passing_);
+  void** kernel_params = a.kernel_params;
+  void** launch_extra = a.launch_extra;
   if (early) {
     CUlaunchAttribute attr{};
     attr.id = CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION;
@@ -582,14 +587,7 @@ bool CudaQueue::update_args(Graph& g, const Batch& batch) {
   for (std::uint32_t i : changed) {
     const detail::Dispatch& d = batch.dispatches()[i];
     const KernelInfo& k = d.kernel.info();
-    void* args = const_cast<unsigned char*>(batch.kernarg_image(i));
-    std::size_t size = k.kernarg_segment_size;
-    void* extra[] = {CU_LAUNCH_PARAM_BUFFER_POINTER, args, CU_LAUNCH_PARAM_BUFFER_SIZE, &size, CU_LAUNCH_PARAM_END};
-    void* params[kMaxParams];
-    const bool by_params = arg_passing_ == ArgPassing::params && k.args.size() <= kMaxParams;
-    if (by_params) {
-      for (std::size_t a = 0; a < k.args.size(); ++a) params[a] = static_cast<unsigned char*>(args) + k.args[a].offset;
-    }
+    DriverArgs a(k, const_cast<unsigned char*>(batch.kernarg_image(i)), k.kernarg_segment_size, arg_passing_);
     CUDA_KERNEL_NODE_PARAMS p{};
     p.func = static_cast<CUfunction>(d.kernel.impl().native);
     p.gridDimX = blocks(d.grid.x, d.group.x);
@@ -599,8 +597,8 @@ bool CudaQueue::update_args(Graph& g, const Batch& batch) {
     p.blockDimY = d.group.y;
     p.blockDimZ = d.group.z;
     p.sharedMemBytes = k.group_segment_size;
-    p.kernelParams = by_params ? params : nullptr;
-    p.extra = !by_params && size ? extra : nullptr;
+    p.kernelParams = a.kernel_params;
+    p.extra = a.launch_extra;
     // The driver copies the arguments now; a launch of the graph already in flight keeps its own.
     check(d_.cuGraphExecKernelNodeSetParams(g.segments[g.nodes[i].segment].exec, g.nodes[i].node, &p),
           "cuGraphExecKernelNodeSetParams");

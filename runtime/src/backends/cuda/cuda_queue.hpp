@@ -132,6 +132,19 @@ class CudaQueue : public detail::QueueImpl, public std::enable_shared_from_this<
   // unknown (then the graph is captured again). Counts the nodes written as kernarg_writes.
   bool update_args(Graph& g, const Batch& batch);
 
+  // How a dispatch's kernarg block reaches the driver (ArgPassing): pointers into it
+  // (kernelParams), or the block itself (extra, CU_LAUNCH_PARAM_BUFFER_POINTER). Not copyable:
+  // `extra` points at `size`.
+  struct DriverArgs {
+    DriverArgs(const KernelInfo& k, void* args, std::size_t bytes, ArgPassing passing);
+    DriverArgs(const DriverArgs&) = delete;
+    DriverArgs& operator=(const DriverArgs&) = delete;
+    std::size_t size;
+    void* extra[5];
+    void* params[kMaxParams];
+    void** kernel_params = nullptr;
+    void** launch_extra = nullptr;
+  };
   // early: let this launch start before the previous kernel ends (it waits in the kernel).
   void launch(const detail::Dispatch& d, void* args, std::size_t bytes, bool early = false);
   void copy(const detail::Copy& c);
