@@ -81,6 +81,9 @@ bool PacketProcessor::stop(std::chrono::milliseconds grace) {
   while (in_flight_.load(std::memory_order_acquire) != 0 && in_time()) {
     if (!pool_.help()) std::this_thread::yield();
   }
+  // A worker may have read one of these jobs from its slot just before it left it: once it counts
+  // among the job's users, users() says so (WorkerPool::quiesce).
+  if (!pool_.quiesce(deadline)) return false;
   for (auto& j : jobs_) {
     while (j.users() != 0 && in_time()) std::this_thread::yield();
   }

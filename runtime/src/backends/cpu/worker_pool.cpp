@@ -106,9 +106,16 @@ void WorkerPool::run_inline(Job& job) {
 }
 
 bool WorkerPool::run_chunk(std::size_t slot) {
-  Job* job = slots_[slot].load(std::memory_order_acquire);
-  if (!job) return false;
-  job->users_.fetch_add(1, std::memory_order_acq_rel);
+  // Sequentially consistent: a job's owner that saw this slot free of readers after the job left
+  // it, then saw the job without users, may destroy it (quiesce).
+  slot_readers_[slot].fetch_add(1);
+  Job* job = slots_[slot].load();
+  if (!job) {
+    slot_readers_[slot].fetch_sub(1);
+    return false;
+  }
+  job->users_.fetch_add(1);
+  slot_readers_[slot].fetch_sub(1);
   if (slots_[slot].load(std::memory_order_acquire) != job) {  // finished and maybe re-armed meanwhile
     job->users_.fetch_sub(1, std::memory_order_release);
     return false;
@@ -133,6 +140,16 @@ bool WorkerPool::run_chunk(std::size_t slot) {
     job->sink->job_done(*job);
   }
   job->users_.fetch_sub(1, std::memory_order_release);
+  return true;
+}
+
+bool WorkerPool::quiesce(std::chrono::steady_clock::time_point deadline) const {
+  for (const auto& readers : slot_readers_) {
+    while (readers.load() != 0) {
+      if (std::chrono::steady_clock::now() >= deadline) return false;
+      std::this_thread::yield();
+    }
+  }
   return true;
 }
 

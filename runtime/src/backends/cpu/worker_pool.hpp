@@ -46,7 +46,7 @@ class Job {
   void prepare();  // resets the counters for a new dispatch
   bool failed() const { return failed_.load(std::memory_order_acquire); }
   const std::string& error() const { return error_; }  // valid once failed() and done
-  std::uint32_t users() const { return users_.load(std::memory_order_acquire); }
+  std::uint32_t users() const { return users_.load(); }  // sequentially consistent: WorkerPool::quiesce
 
  private:
   friend class WorkerPool;
@@ -76,6 +76,11 @@ class WorkerPool {
   bool help();
   // Runs every group of `job` on the calling thread, without posting it (small dispatches).
   static void run_inline(Job& job);
+  // For an owner about to destroy jobs that are no longer posted: true once no thread is between
+  // reading a job from a slot and counting itself among that job's users (each slot seen free of
+  // readers once), so that Job::users() == 0 then means nobody will touch the job again. False
+  // at the deadline.
+  bool quiesce(std::chrono::steady_clock::time_point deadline) const;
 
  private:
   static constexpr std::size_t kSlots = 64;
@@ -83,6 +88,8 @@ class WorkerPool {
   void worker_main();
 
   std::atomic<Job*> slots_[kSlots] = {};
+  // Threads reading each slot: from before they load its job until that job counts them as users.
+  std::atomic<std::uint32_t> slot_readers_[kSlots] = {};
   std::atomic<std::uint32_t> epoch_{0};   // futex word: bumped on every post
   std::atomic<std::uint32_t> sleepers_{0};
   std::atomic<bool> stop_{false};
