@@ -273,7 +273,9 @@ void AqlQueue::replay(const Batch& batch, const Options& o, const ResolvedWaits&
   agent_.store_signal(done, 1);
   const auto& packets = image->packets();
   const std::size_t n = packets.size();
-  if (o.signal && (image->async_copies() || o.profile)) reserve_signals(n + 2);
+  // Signals this submit takes beyond its completion: one per command under profile, else an edge
+  // and a done signal per async copy (and one edge behind earlier work).
+  if (o.signal && (image->async_copies() || o.profile)) reserve_signals(o.profile ? n + 2 : 2 * image->async_copies() + 2);
   // A signal of this submission's own (edges, copies, profiling), given back with it.
   const auto own_signal = [&] {
     const HeldSignal h = take_signal(o.signal, false, deadline);
