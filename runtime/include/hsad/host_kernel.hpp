@@ -29,6 +29,9 @@ struct HSAD_API WorkGroup {
   // Set when the dispatch is cancelled (its queue destroyed, Device::reset): the agent starts no
   // more of its work-groups, and a long-running one may look here and return early.
   const std::atomic<bool>* cancel = nullptr;
+  // What the agent that drains the dispatch's queue attached to that queue (the simulated GPU:
+  // the queue's share of the device, such as its global wave sync resources); nullptr otherwise.
+  const void* queue_context = nullptr;
 
   bool cancelled() const { return cancel && cancel->load(std::memory_order_relaxed); }
   template <class Args> const Args& args() const { return *static_cast<const Args*>(kernarg); }

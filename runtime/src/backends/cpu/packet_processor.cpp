@@ -287,6 +287,7 @@ void PacketProcessor::execute_agent_dispatch(const hsa_agent_dispatch_packet_t& 
     job.start_ns = start;
     job.sink = this;
     job.cancel = &cancel_;
+    job.queue_context = ring_.context;
     job.prepare();
     in_flight_.fetch_add(1, std::memory_order_acq_rel);
     while (!pool_.post(job)) {
@@ -348,6 +349,7 @@ void PacketProcessor::execute_dispatch(const hsa_kernel_dispatch_packet_t& p, st
   job.start_ns = profiling() ? now_ns() : 0;
   job.sink = this;
   job.cancel = &cancel_;
+  job.queue_context = ring_.context;
   job.prepare();
   in_flight_.fetch_add(1, std::memory_order_acq_rel);
   const std::uint64_t threads = pool_.threads();

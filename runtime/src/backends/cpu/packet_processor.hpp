@@ -33,6 +33,8 @@ struct RingView {
   // the start and end of their packet (amd_signal_t's start_ts and end_ts, in now_ns() time).
   const std::uint32_t* profiling_word = nullptr;
   std::uint32_t profiling_mask = 0;
+  // Handed to every work-group of this ring's dispatches (WorkGroup::queue_context).
+  const void* context = nullptr;
 };
 
 // The clock of packet timestamps: CLOCK_MONOTONIC_RAW in ns, which the simulated GPU also

@@ -24,6 +24,7 @@ void run_groups(const Job& job, std::uint64_t begin, std::uint64_t end) {
                job.has_packet ? job.packet : nullptr};
   const std::uint64_t gx = job.groups.x, gxy = std::uint64_t(job.groups.x) * job.groups.y;
   wg.cancel = job.cancel;
+  wg.queue_context = job.queue_context;
   for (std::uint64_t g = begin; g < end; ++g) {
     if (wg.cancelled()) throw std::runtime_error("cancelled before it ended (its queue was destroyed or the device reset)");
     wg.id = Dim3{static_cast<std::uint32_t>(g % gx), static_cast<std::uint32_t>((g / gx) % job.groups.y),

@@ -37,6 +37,7 @@ class Job {
   std::uint64_t start_ns = 0;  // when the dispatch started (packet timestamps)
   JobSink* sink = nullptr;
   const std::atomic<bool>* cancel = nullptr;  // set: start no more groups; the job fails "cancelled"
+  const void* queue_context = nullptr;        // RingView::context, handed to every work-group
   // Arguments the processor makes itself (a parallel copy): `kernarg` points here then.
   alignas(16) unsigned char inline_args[32] = {};
   // The dispatch packet, copied: the ring slot is the producer's again once the packet is read.
