@@ -101,6 +101,9 @@ HSAKMT_STATUS HSAKMTAPI hsaKmtGetNodeProperties(HSAuint32 node, HsaNodePropertie
   p->MaxEngineClockMhzFCompute = 1700;
   p->DrmRenderMinor = -1;  // no render node: nothing to open
   p->NumCpQueues = 24;
+  // Global wave sync: what a cooperative launch's grid barrier needs (KFD gives all of a device's
+  // to one queue; ROCr asks for them for its cooperative queue).
+  p->NumGws = hsad::isa::GlobalWaveSync::kResources;
   p->UniqueID = 0x5157000000000000ull + node;
   // Marketing name says it, so no number taken here passes for an AMD measurement.
   const std::string name = std::string("hsadispatch simulated ") + t.name + " (not an AMD GPU)";
@@ -253,7 +256,7 @@ HSAKMT_STATUS HSAKMTAPI hsaKmtQueryPointerInfo(const void* pointer, HsaPointerIn
   return HSAKMT_STATUS_SUCCESS;
 }
 
-// Sharing, graphics interop, SVM and GWS: not on a simulated GPU.
+// Sharing, graphics interop and SVM: not on a simulated GPU.
 HSAKMT_STATUS HSAKMTAPI hsaKmtShareMemory(void*, HSAuint64, HsaSharedMemoryHandle*) { return HSAKMT_STATUS_NOT_SUPPORTED; }
 HSAKMT_STATUS HSAKMTAPI hsaKmtRegisterSharedHandle(const HsaSharedMemoryHandle*, void**, HSAuint64*) {
   return HSAKMT_STATUS_NOT_SUPPORTED;
@@ -267,7 +270,19 @@ HSAKMT_STATUS HSAKMTAPI hsaKmtRegisterGraphicsHandleToNodes(HSAuint64, HsaGraphi
 }
 HSAKMT_STATUS HSAKMTAPI hsaKmtSVMGetAttr(void*, HSAuint64, unsigned int, HSA_SVM_ATTRIBUTE*) { return HSAKMT_STATUS_NOT_SUPPORTED; }
 HSAKMT_STATUS HSAKMTAPI hsaKmtSVMSetAttr(void*, HSAuint64, unsigned int, HSA_SVM_ATTRIBUTE*) { return HSAKMT_STATUS_NOT_SUPPORTED; }
-HSAKMT_STATUS HSAKMTAPI hsaKmtAllocQueueGWS(HSA_QUEUEID, HSAuint32, HSAuint32*) { return HSAKMT_STATUS_NOT_SUPPORTED; }
+
+// The device's GWS to one queue (0 resources: back from it), as KFD does: all of them, the
+// first at 0; another queue of the device that holds them makes this fail.
+HSAKMT_STATUS HSAKMTAPI hsaKmtAllocQueueGWS(HSA_QUEUEID id, HSAuint32 count, HSAuint32* first) {
+  switch (allocate_gws(id, count)) {
+    case GwsResult::ok:
+      if (first) *first = 0;
+      return HSAKMT_STATUS_SUCCESS;
+    case GwsResult::no_queue: return HSAKMT_STATUS_INVALID_HANDLE;
+    case GwsResult::busy: return HSAKMT_STATUS_ERROR;
+  }
+  return HSAKMT_STATUS_ERROR;
+}
 
 // Events (sim_events.cpp): hsad-sim runs ROCr with interrupts on, so its signals have events
 // that the packet processor fires as the command processor would.

@@ -1,5 +1,6 @@
 #include "sim_isa.hpp"
 
+#include <algorithm>
 #include <atomic>
 #include <map>
 #include <memory>
@@ -12,6 +13,7 @@
 #include "sim_code_object.hpp"
 #include "sim_config.hpp"
 #include "sim_memory.hpp"
+#include "sim_queue.hpp"
 
 namespace hsad::sim {
 namespace {
@@ -31,6 +33,7 @@ struct Entry {
   HostKernel host;
   bool fully_decoded = false;
   std::string unknown;
+  bool grid_barrier = false;  // its code object holds a ds_gws_barrier (it or a function it calls may sync the grid)
 };
 
 std::mutex mutex;
@@ -65,16 +68,55 @@ std::string hex(std::uint64_t v) {
   return b;
 }
 
-// One work-group of a dispatch, as a host kernel: the packet says which code.
+// Whether a dispatch's work-groups can all be resident on the device at once, as a cooperative
+// launch needs: waves per CU, 4 SIMDs of 8 (wave64) or 16 (wave32) slots, as the topology says;
+// LDS, 64 KiB per CU. Where not, `why` says what it needs and what there is.
+bool fits_at_once(const std::string& kernel, const isa::DispatchPacket& p, const isa::KernelDescriptor& kd,
+                  std::string* why) {
+  const Target& t = config().target;
+  const std::uint64_t groups = std::uint64_t((p.grid_size_x + p.workgroup_size_x - 1) / p.workgroup_size_x) *
+                               ((p.grid_size_y + p.workgroup_size_y - 1) / p.workgroup_size_y) *
+                               ((p.grid_size_z + p.workgroup_size_z - 1) / p.workgroup_size_z);
+  const std::uint64_t lanes = kd.wave32 ? 32 : 64;
+  const std::uint64_t items = std::uint64_t(p.workgroup_size_x) * p.workgroup_size_y * p.workgroup_size_z;
+  const std::uint64_t waves = groups * ((items + lanes - 1) / lanes);
+  const std::uint64_t lds = groups * std::max<std::uint64_t>(p.group_segment_size, kd.group_segment_fixed_size);
+  const std::uint64_t max_waves = std::uint64_t(t.compute_units) * 4 * (t.wavefront == 32 ? 16 : 8);
+  const std::uint64_t max_lds = std::uint64_t(t.compute_units) * 64 * 1024;
+  if (waves <= max_waves && lds <= max_lds) return true;
+  *why = "kernel '" + kernel + "': a cooperative dispatch of " + std::to_string(groups) + " work-groups (" +
+         std::to_string(waves) + " waves, " + std::to_string(lds) + " bytes of LDS) does not fit on the simulated " +
+         t.name + " at once (" + std::to_string(t.compute_units) + " compute units: " + std::to_string(max_waves) +
+         " waves, " + std::to_string(max_lds) + " bytes): its grid barrier could never complete";
+  return false;
+}
+
+// One work-group of a dispatch, as a host kernel: the packet says which code. On a queue that
+// holds GWS (a cooperative queue) the work-groups of a dispatch that fits on the device run
+// together, as the GPU has them resident: work-group (0, 0, 0) runs them all, the others have
+// nothing left to do. A kernel that may sync the grid and does not fit is refused there.
 void run_group(const WorkGroup& wg) {
   const auto* packet = static_cast<const isa::DispatchPacket*>(wg.dispatch_packet);
   if (!packet) throw std::runtime_error("the ISA interpreter needs the dispatch packet");
   const std::shared_ptr<const Entry> e = entry_for(packet->kernel_object);
-  const isa::Dispatch dispatch{e->name, packet, 0, 0, wg.cancel};
+  const auto* queue = static_cast<const QueueContext*>(wg.queue_context);
+  isa::Dispatch dispatch{e->name, packet, 0, 0, wg.cancel};
+  dispatch.gws = queue ? queue->gws.load(std::memory_order_acquire) : nullptr;
   const std::uint32_t group[3] = {wg.id.x, wg.id.y, wg.id.z};
+  bool cooperative = false;
+  if (dispatch.gws) {
+    std::string why;
+    cooperative = fits_at_once(e->name, *packet, e->kd, &why);
+    if (!cooperative && e->grid_barrier) throw std::runtime_error(why);
+  }
+  if (cooperative && (group[0] || group[1] || group[2])) return;
   SimMemory memory;
   try {
-    isa::run_work_group(*e->code->program, e->kd, e->object, dispatch, group, memory);
+    if (cooperative) {
+      isa::run_grid(*e->code->program, e->kd, e->object, dispatch, memory);
+    } else {
+      isa::run_work_group(*e->code->program, e->kd, e->object, dispatch, group, memory);
+    }
   } catch (const isa::MemoryFault& f) {
     // The prefix tells the queue (sim_queue.cpp) to raise KFD's memory event, not a wave trap.
     throw std::runtime_error(std::string(kMemoryFaultPrefix) + hex(f.address) + (f.write ? " (write)" : " (read)") +
@@ -124,6 +166,9 @@ IsaKernel isa_kernel(std::uint64_t object, const std::string& name) {
       unknown.insert(std::string(isa::base_mnemonic(in.text.substr(0, in.text.find(' ')))));
     }
     e->fully_decoded = unknown.empty();
+    for (std::uint32_t i = 0; i < p.size() && !e->grid_barrier; ++i) {
+      e->grid_barrier = p[i].text.compare(0, 14, "ds_gws_barrier") == 0;
+    }
     for (const auto& u : unknown) e->unknown += (e->unknown.empty() ? "" : ", ") + u;
     e->host.info.name = name;
     e->host.fn = &run_group;

@@ -195,6 +195,7 @@ cpu::WorkerPool& pool() {
 
 struct SimQueue {
   hsa_signal_t doorbell{0};
+  QueueContext context;  // outlives the processor, whose work-groups read it
   std::unique_ptr<cpu::PacketProcessor> processor;
   ~SimQueue() {
     // The driver preempts the queue's waves: the interpreter stops them at its next check. A host
@@ -222,7 +223,34 @@ std::map<std::uint64_t, std::unique_ptr<SimQueue>>& queues() {
 }
 std::uint64_t next_id = 1;
 
+// Each device's global wave sync resources and the queue holding them (0: none); under queues_mutex.
+struct DeviceGws {
+  isa::GlobalWaveSync resources;
+  std::uint64_t holder = 0;
+};
+DeviceGws& device_gws(std::uint32_t node) {
+  static auto* devices = new std::map<std::uint32_t, DeviceGws>();
+  return (*devices)[node];
+}
+
 }  // namespace
+
+GwsResult allocate_gws(std::uint64_t queue_id, std::uint32_t count) {
+  std::lock_guard<std::mutex> lock(queues_mutex);
+  auto it = queues().find(queue_id);
+  if (it == queues().end()) return GwsResult::no_queue;
+  QueueContext& q = it->second->context;
+  DeviceGws& device = device_gws(q.node);
+  if (count == 0) {
+    if (device.holder == queue_id) device.holder = 0;
+    q.gws.store(nullptr, std::memory_order_release);
+    return GwsResult::ok;
+  }
+  if (device.holder != 0 && device.holder != queue_id) return GwsResult::busy;
+  device.holder = queue_id;
+  q.gws.store(&device.resources, std::memory_order_release);
+  return GwsResult::ok;
+}
 
 std::uint64_t create_aql_queue(std::uint32_t node, void* ring, std::uint64_t ring_bytes, std::uint64_t* read_index,
                                volatile std::int64_t* error_reason, std::uint64_t** doorbell) {
@@ -245,6 +273,7 @@ std::uint64_t create_aql_queue(std::uint32_t node, void* ring, std::uint64_t rin
   }
   auto q = std::make_unique<SimQueue>();
   q->doorbell = cpu::create_soft_signal(0);
+  q->context.node = node;
   cpu::ProcessorHooks hooks;
   hooks.resolve = &resolve;
   hooks.trace = &trace;
@@ -276,6 +305,7 @@ std::uint64_t create_aql_queue(std::uint32_t node, void* ring, std::uint64_t rin
                                                    offsetof(amd_queue_t, read_dispatch_id));
   view.profiling_word = &amd_queue->queue_properties;
   view.profiling_mask = AMD_QUEUE_PROPERTIES_ENABLE_PROFILING;
+  view.context = &q->context;
   q->processor = std::make_unique<cpu::PacketProcessor>(view, pool(), std::move(hooks));
   // ROCr stores the 64-bit packet index to the doorbell: here, the soft signal's value.
   *doorbell = reinterpret_cast<std::uint64_t*>(q->doorbell.handle + 8);
@@ -291,6 +321,8 @@ bool destroy_queue(std::uint64_t id) {
     if (it == queues().end()) return false;
     q = std::move(it->second);
     queues().erase(it);
+    DeviceGws& device = device_gws(q->context.node);
+    if (device.holder == id) device.holder = 0;  // the driver takes a destroyed queue's GWS back
   }
   return true;  // q's destructor stops the processor outside the lock
 }

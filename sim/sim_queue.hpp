@@ -3,8 +3,11 @@
 // ROCr's own blit kernels (copies, fills) executed as memmove / fill.
 #pragma once
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
+
+#include "interpreter.hpp"
 
 namespace hsad::sim {
 
@@ -13,6 +16,16 @@ namespace hsad::sim {
 std::uint64_t create_aql_queue(std::uint32_t node, void* ring, std::uint64_t ring_bytes, std::uint64_t* read_index,
                                volatile std::int64_t* error_reason, std::uint64_t** doorbell);
 bool destroy_queue(std::uint64_t id);
+
+// What the simulated GPU attaches to each of its queues (WorkGroup::queue_context).
+struct QueueContext {
+  std::uint32_t node = 0;
+  std::atomic<isa::GlobalWaveSync*> gws{nullptr};  // the device's GWS while this queue holds them
+};
+
+// hsaKmtAllocQueueGWS: the queue's device's GWS to the queue (`count` > 0), or back (0).
+enum class GwsResult { ok, no_queue, busy };
+GwsResult allocate_gws(std::uint64_t queue_id, std::uint32_t count);
 
 // Why the queue on `ring` stopped (a kernel's fault, with its kernel, pc and instruction): the
 // message's length, its first bytes - 1 characters copied to `buffer`; 0 while it runs.

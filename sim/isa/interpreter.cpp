@@ -1,5 +1,6 @@
 // Running a work-group: its waves set up as the AMDHSA ABI and the kernel descriptor say, then
-// executed in turn, each until it ends or reaches s_barrier, until every wave has ended.
+// executed in turn, each until it ends or reaches a barrier, until every wave has ended; and the
+// work-groups of a cooperative dispatch run together, passing grid barriers (ds_gws_barrier).
 #include "interpreter.hpp"
 
 #include <llvm/Support/AMDHSAKernelDescriptor.h>
@@ -192,6 +193,16 @@ class StorageLease {
   std::unique_ptr<Storage> storage_;
 };
 
+// Thread time spent interpreting, counted however the run ends (a fault throws).
+struct Busy {
+  std::chrono::steady_clock::time_point start = std::chrono::steady_clock::now();
+  ~Busy() {
+    busy_ns.fetch_add(std::uint64_t(std::chrono::duration_cast<std::chrono::nanoseconds>(
+                                        std::chrono::steady_clock::now() - start).count()),
+                      std::memory_order_relaxed);
+  }
+};
+
 void init_wave(Wave& w, WorkGroup& g, const Target& target, const KernelDescriptor& d, const Dispatch& dispatch,
                const std::uint32_t group[3], const std::uint32_t size[3], std::uint32_t first_item, std::uint32_t items) {
   std::memset(w.s, 0, sizeof w.s);
@@ -255,106 +266,216 @@ void init_wave(Wave& w, WorkGroup& g, const Target& target, const KernelDescript
 
 }  // namespace
 
+namespace {
+
+// One work-group of a dispatch, from its waves' set-up to their end, run in steps: a step ends
+// when every wave ended, or none can go on before other work-groups do (all wait at a grid
+// barrier or at an s_barrier behind a wave that does), or one wave ran its time slice.
+class GroupRun {
+ public:
+  enum class Step { ended, waiting, sliced };
+
+  GroupRun(const Program& program, const KernelDescriptor& d, std::uint64_t descriptor_address, const Dispatch& dispatch,
+           const std::uint32_t group[3], Memory& memory, GridBarrier* grid)
+      : program_(program), st_(*lease_), g_(program, d, dispatch, memory, nullptr, 0, nullptr, 0) {
+    const Target& target = program.target();
+    const DispatchPacket& packet = *dispatch.packet;
+    const std::uint32_t full[3] = {packet.workgroup_size_x, packet.workgroup_size_y, packet.workgroup_size_z};
+    const std::uint32_t grid_size[3] = {packet.grid_size_x, packet.grid_size_y, packet.grid_size_z};
+    // The last work-group of a dimension is partial: its work-items are laid out with its own size.
+    std::uint32_t size[3];
+    for (int i = 0; i < 3; ++i) {
+      const std::uint64_t start = std::uint64_t(group[i]) * full[i];
+      size[i] = std::uint32_t(std::min<std::uint64_t>(full[i], grid_size[i] - start));
+    }
+    const std::uint32_t items = size[0] * size[1] * size[2];
+    const std::uint32_t lanes = target.gfx10 && d.wave32 ? 32 : 64;
+    if ((lanes == 64) != target.wave64) {
+      throw Fault("kernel '" + dispatch.kernel + "' runs in wave" + std::to_string(lanes) +
+                  " but its code was decoded for wave" + (target.wave64 ? "64" : "32"));
+    }
+    waves_ = (items + lanes - 1) / lanes;
+
+    const std::uint32_t lds_bytes = std::max(packet.group_segment_size, d.group_segment_fixed_size);
+    if (st_.lds.size() < lds_bytes) st_.lds.resize(lds_bytes);
+    const std::uint32_t private_bytes = std::max(packet.private_segment_size, d.private_segment_fixed_size);
+    const std::uint64_t wave_scratch = (std::uint64_t(private_bytes + 3) / 4) * 4 * lanes;
+    const std::uint64_t scratch_bytes = wave_scratch * waves_;
+    if (st_.scratch.size() < scratch_bytes) st_.scratch.resize(scratch_bytes);
+    g_.lds = st_.lds.data();
+    g_.lds_bytes = lds_bytes;
+    g_.scratch = scratch_bytes ? st_.scratch.data() : nullptr;
+    g_.scratch_bytes = scratch_bytes;
+    g_.wave_scratch_bytes = wave_scratch;
+    g_.private_bytes = private_bytes;
+    g_.grid = grid;
+
+    const std::uint32_t num_v = std::max<std::uint32_t>({d.vgprs, program.max_vgpr(), 3});
+    const std::uint32_t num_a = program.max_agpr();
+    const std::size_t per_wave = std::size_t(num_v + num_a) * lanes;
+    if (st_.regs.size() < per_wave * waves_) st_.regs.resize(per_wave * waves_);
+    if (st_.waves.size() < waves_) st_.waves.resize(waves_);
+    std::uint32_t entry = 0;
+    try {
+      entry = program.index_of(descriptor_address + std::uint64_t(d.entry_offset));
+    } catch (const std::out_of_range& e) {
+      throw Fault("kernel '" + dispatch.kernel + "': its entry point is not an instruction of the code (" + e.what() + ")");
+    }
+    g_.entry = program[entry].address;
+    for (std::uint32_t i = 0; i < waves_; ++i) {
+      Wave& w = st_.waves[i];
+      w.lanes = lanes;
+      w.index = i;
+      w.num_v = num_v;
+      w.num_a = num_a;
+      w.v = st_.regs.data() + per_wave * i;
+      w.a = w.v + std::size_t(num_v) * lanes;
+      w.pc = entry;
+      w.executed = 0;
+      init_wave(w, g_, target, d, dispatch, group, size, i * lanes, items);
+    }
+    // HSAD_ISA_TRACE=1: every instruction wave 0 of work-group (0, 0, 0) executes, with its
+    // destination's value in the first active lane, to stderr (for debugging the interpreter).
+    static const bool trace_on = std::getenv("HSAD_ISA_TRACE") != nullptr;
+    trace_ = trace_on && group[0] == 0 && group[1] == 0 && group[2] == 0;
+  }
+  ~GroupRun() { executed.fetch_add(count_, std::memory_order_relaxed); }
+  GroupRun(const GroupRun&) = delete;
+  GroupRun& operator=(const GroupRun&) = delete;
+
+  std::uint64_t instructions() const { return count_; }
+
+  Step run(std::uint64_t slice) {
+    const Dispatch& dispatch = g_.dispatch;
+    for (;;) {
+      std::uint32_t done = 0, running = 0, at_grid = 0;
+      for (std::uint32_t i = 0; i < waves_; ++i) {
+        Wave& w = st_.waves[i];
+        std::uint64_t ran = 0;
+        while (w.state == Wave::State::running && ran < slice) {
+          const Inst& in = program_[w.pc];
+          w.pc = in.next;
+          in.fn(g_, w, in);
+          if (trace_ && i == 0) trace_instruction(w, in);
+          ++ran;
+          if (++w.executed == kInstructionBudget) {
+            g_.fault(w, in, "the wave ran " + std::to_string(kInstructionBudget) + " instructions: a kernel that never ends");
+          }
+          if ((ran & 4095) == 0 && dispatch.cancel && dispatch.cancel->load(std::memory_order_relaxed)) {
+            g_.fault(w, in, "preempted: its queue was destroyed");
+          }
+        }
+        count_ += ran;
+      }
+      for (std::uint32_t i = 0; i < waves_; ++i) {
+        const Wave::State s = st_.waves[i].state;
+        done += s == Wave::State::done;
+        running += s == Wave::State::running;
+        at_grid += s == Wave::State::grid_barrier;
+      }
+      if (done == waves_) return Step::ended;
+      if (running) return Step::sliced;
+      if (at_grid) return Step::waiting;
+      // Every wave still alive waits at s_barrier: release them together.
+      for (std::uint32_t i = 0; i < waves_; ++i) {
+        if (st_.waves[i].state == Wave::State::barrier) st_.waves[i].state = Wave::State::running;
+      }
+    }
+  }
+
+ private:
+  const Program& program_;
+  StorageLease lease_;
+  Storage& st_;
+  WorkGroup g_;
+  std::uint32_t waves_ = 0;
+  std::uint64_t count_ = 0;
+  bool trace_ = false;
+};
+
+// Counts each resource's arrivals across the grid; the last one releases them all.
+class GridSync final : public GridBarrier {
+ public:
+  explicit GridSync(GlobalWaveSync& gws) : gws_(gws) {}
+
+  void arrive(WorkGroup&, Wave& wave, const Inst&, std::uint32_t resource, std::uint32_t value) override {
+    std::vector<Wave*>& waiting = waiting_[resource];
+    waiting.push_back(&wave);
+    wave.state = Wave::State::grid_barrier;
+    if (waiting.size() < std::uint64_t(gws_.value(resource)) + 1) return;
+    for (Wave* w : waiting) w->state = Wave::State::running;
+    waiting.clear();
+    gws_.set(resource, value);  // the barrier arms itself again with its operand
+  }
+
+  // The resources some wave waits on, with how many arrived and how many each expects.
+  std::string waiting() const {
+    std::string out;
+    for (std::uint32_t r = 0; r < GlobalWaveSync::kResources; ++r) {
+      if (waiting_[r].empty()) continue;
+      out += (out.empty() ? "" : "; ") + std::string("resource ") + std::to_string(r) + ": " +
+             std::to_string(waiting_[r].size()) + " of " + std::to_string(std::uint64_t(gws_.value(r)) + 1) +
+             " waves arrived";
+    }
+    return out;
+  }
+
+ private:
+  GlobalWaveSync& gws_;
+  std::vector<Wave*> waiting_[GlobalWaveSync::kResources];
+};
+
+// A wave gives way after this many instructions in a cooperative dispatch.
+constexpr std::uint64_t kGridSlice = 1u << 16;
+
+}  // namespace
+
 void run_work_group(const Program& program, const KernelDescriptor& d, std::uint64_t descriptor_address,
                     const Dispatch& dispatch, const std::uint32_t group[3], Memory& memory) {
   register_all_ops();
-  const auto started = std::chrono::steady_clock::now();
-  struct Busy {  // counted however the work-group ends (a fault throws)
-    std::chrono::steady_clock::time_point start;
-    ~Busy() {
-      busy_ns.fetch_add(std::uint64_t(std::chrono::duration_cast<std::chrono::nanoseconds>(
-                                          std::chrono::steady_clock::now() - start).count()),
-                        std::memory_order_relaxed);
-    }
-  } busy{started};
-  StorageLease lease;
-  Storage& st = *lease;
-  const Target& target = program.target();
-  const DispatchPacket& packet = *dispatch.packet;
-  const std::uint32_t full[3] = {packet.workgroup_size_x, packet.workgroup_size_y, packet.workgroup_size_z};
-  const std::uint32_t grid[3] = {packet.grid_size_x, packet.grid_size_y, packet.grid_size_z};
-  // The last work-group of a dimension is partial: its work-items are laid out with its own size.
-  std::uint32_t size[3];
-  for (int i = 0; i < 3; ++i) {
-    const std::uint64_t start = std::uint64_t(group[i]) * full[i];
-    size[i] = std::uint32_t(std::min<std::uint64_t>(full[i], grid[i] - start));
-  }
-  const std::uint32_t items = size[0] * size[1] * size[2];
-  const std::uint32_t lanes = target.gfx10 && d.wave32 ? 32 : 64;
-  if ((lanes == 64) != target.wave64) {
-    throw Fault("kernel '" + dispatch.kernel + "' runs in wave" + std::to_string(lanes) + " but its code was decoded for wave" +
-                (target.wave64 ? "64" : "32"));
-  }
-  const std::uint32_t waves = (items + lanes - 1) / lanes;
+  Busy busy;
+  GroupRun run(program, d, descriptor_address, dispatch, group, memory, nullptr);
+  // Without a grid barrier no wave waits on another work-group: one step runs it to its end.
+  run.run(~0ull);
+}
 
-  const std::uint32_t lds_bytes = std::max(packet.group_segment_size, d.group_segment_fixed_size);
-  if (st.lds.size() < lds_bytes) st.lds.resize(lds_bytes);
-  const std::uint32_t private_bytes = std::max(packet.private_segment_size, d.private_segment_fixed_size);
-  const std::uint64_t wave_scratch = (std::uint64_t(private_bytes + 3) / 4) * 4 * lanes;
-  const std::uint64_t scratch_bytes = wave_scratch * waves;
-  if (st.scratch.size() < scratch_bytes) st.scratch.resize(scratch_bytes);
-
-  WorkGroup g(program, d, dispatch, memory, st.lds.data(), lds_bytes, scratch_bytes ? st.scratch.data() : nullptr,
-              scratch_bytes);
-  g.wave_scratch_bytes = wave_scratch;
-  g.private_bytes = private_bytes;
-
-  const std::uint32_t num_v = std::max<std::uint32_t>({d.vgprs, program.max_vgpr(), 3});
-  const std::uint32_t num_a = program.max_agpr();
-  const std::size_t per_wave = std::size_t(num_v + num_a) * lanes;
-  if (st.regs.size() < per_wave * waves) st.regs.resize(per_wave * waves);
-  if (st.waves.size() < waves) st.waves.resize(waves);
-  std::uint32_t entry = 0;
-  try {
-    entry = program.index_of(descriptor_address + std::uint64_t(d.entry_offset));
-  } catch (const std::out_of_range& e) {
-    throw Fault("kernel '" + dispatch.kernel + "': its entry point is not an instruction of the code (" + e.what() + ")");
+void run_grid(const Program& program, const KernelDescriptor& d, std::uint64_t descriptor_address,
+              const Dispatch& dispatch, Memory& memory) {
+  register_all_ops();
+  Busy busy;
+  if (!dispatch.gws) {
+    throw Fault("kernel '" + dispatch.kernel + "': a cooperative dispatch on a queue that holds no GWS");
   }
-  g.entry = program[entry].address;
-  for (std::uint32_t i = 0; i < waves; ++i) {
-    Wave& w = st.waves[i];
-    w.lanes = lanes;
-    w.index = i;
-    w.num_v = num_v;
-    w.num_a = num_a;
-    w.v = st.regs.data() + per_wave * i;
-    w.a = w.v + std::size_t(num_v) * lanes;
-    w.pc = entry;
-    init_wave(w, g, target, d, dispatch, group, size, i * lanes, items);
-  }
-
-  // HSAD_ISA_TRACE=1: every instruction wave 0 of work-group (0, 0, 0) executes, with its
-  // destination's value in the first active lane, to stderr (for debugging the interpreter).
-  static const bool trace_on = std::getenv("HSAD_ISA_TRACE") != nullptr;
-  const bool trace = trace_on && group[0] == 0 && group[1] == 0 && group[2] == 0;
-  std::uint64_t count = 0;
-  for (;;) {
-    std::uint32_t done = 0, at_barrier = 0;
-    for (std::uint32_t i = 0; i < waves; ++i) {
-      Wave& w = st.waves[i];
-      std::uint64_t budget = kInstructionBudget;
-      while (w.state == Wave::State::running) {
-        const Inst& in = program[w.pc];
-        w.pc = in.next;
-        in.fn(g, w, in);
-        if (trace && i == 0) trace_instruction(w, in);
-        if (--budget == 0) g.fault(w, in, "the wave ran " + std::to_string(kInstructionBudget) + " instructions: a kernel that never ends");
-        if ((budget & 4095) == 0 && dispatch.cancel && dispatch.cancel->load(std::memory_order_relaxed)) {
-          g.fault(w, in, "preempted: its queue was destroyed");
-        }
+  const DispatchPacket& p = *dispatch.packet;
+  const std::uint32_t groups[3] = {(p.grid_size_x + p.workgroup_size_x - 1) / p.workgroup_size_x,
+                                   (p.grid_size_y + p.workgroup_size_y - 1) / p.workgroup_size_y,
+                                   (p.grid_size_z + p.workgroup_size_z - 1) / p.workgroup_size_z};
+  GridSync sync(*dispatch.gws);
+  std::vector<std::unique_ptr<GroupRun>> runs;
+  runs.reserve(std::size_t(groups[0]) * groups[1] * groups[2]);
+  for (std::uint32_t z = 0; z < groups[2]; ++z) {
+    for (std::uint32_t y = 0; y < groups[1]; ++y) {
+      for (std::uint32_t x = 0; x < groups[0]; ++x) {
+        const std::uint32_t id[3] = {x, y, z};
+        runs.push_back(std::make_unique<GroupRun>(program, d, descriptor_address, dispatch, id, memory, &sync));
       }
-      count += kInstructionBudget - budget;
-      done += w.state == Wave::State::done;
-      at_barrier += w.state == Wave::State::barrier;
     }
-    if (done == waves) break;
-    // Every wave still alive waits at the barrier: release them together.
-    for (std::uint32_t i = 0; i < waves; ++i) {
-      if (st.waves[i].state == Wave::State::barrier) st.waves[i].state = Wave::State::running;
-    }
-    (void)at_barrier;
   }
-  executed.fetch_add(count, std::memory_order_relaxed);
+  std::size_t live = runs.size();
+  while (live) {
+    std::uint64_t ran = 0;
+    for (auto& run : runs) {
+      if (!run) continue;
+      const std::uint64_t before = run->instructions();
+      const GroupRun::Step step = run->run(kGridSlice);
+      ran += run->instructions() - before;
+      if (step == GroupRun::Step::ended) run.reset(), --live;
+    }
+    if (live && ran == 0) {
+      throw Fault("kernel '" + dispatch.kernel + "': a grid barrier (ds_gws_barrier) that can never complete (" +
+                  sync.waiting() + "; the dispatch's other waves ended or wait behind them): on a GPU, a hang");
+    }
+  }
 }
 
 }  // namespace hsad::isa

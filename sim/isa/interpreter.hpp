@@ -53,6 +53,19 @@ inline constexpr std::uint64_t kSharedAperture = 0x1000000000000ull;
 inline constexpr std::uint64_t kPrivateAperture = 0x2000000000000ull;
 inline constexpr std::uint64_t kApertureBytes = 1ull << 32;
 
+// A device's global wave sync resources (GWS), which the driver gives to one queue at a time.
+// ds_gws_init sets a resource's barrier value: the number of waves a ds_gws_barrier on it waits
+// for, minus one; a barrier that completes sets the value again from its own operand.
+class GlobalWaveSync {
+ public:
+  static constexpr std::uint32_t kResources = 64;  // what KFD reports for gfx9 and gfx10
+  std::uint32_t value(std::uint32_t resource) const { return values_[resource].load(std::memory_order_acquire); }
+  void set(std::uint32_t resource, std::uint32_t value) { values_[resource].store(value, std::memory_order_release); }
+
+ private:
+  std::atomic<std::uint32_t> values_[kResources] = {};
+};
+
 struct Dispatch {
   std::string kernel;             // its name, for messages
   const DispatchPacket* packet;   // a copy that outlives the dispatch: the dispatch pointer
@@ -60,6 +73,8 @@ struct Dispatch {
   std::uint64_t dispatch_id = 0;
   // Set when the queue is destroyed: the waves stop, as the driver preempts them.
   const std::atomic<bool>* cancel = nullptr;
+  // The GWS of the queue the dispatch runs on, where the queue holds them (a cooperative queue).
+  GlobalWaveSync* gws = nullptr;
 };
 
 // The kernel descriptor (.kd, 64 bytes) fields the interpreter sets a wave up from.
@@ -79,6 +94,14 @@ KernelDescriptor read_kernel_descriptor(const void* bytes, const Target& target)
 // `program` holds the code segment with the descriptor's entry point.
 void run_work_group(const Program& program, const KernelDescriptor& kd, std::uint64_t descriptor_address,
                     const Dispatch& dispatch, const std::uint32_t group[3], Memory& memory);
+
+// Runs every work-group of the dispatch as one cooperative launch, resident together: round
+// robin, each wave until it ends, waits at a barrier (s_barrier, or ds_gws_barrier for the whole
+// grid) or has run a time slice (so a wave spinning on memory another work-group writes lets that
+// one run). Needs dispatch.gws. Throws Fault, also where the waves left wait at a grid barrier
+// that can never complete (on a GPU, a hang).
+void run_grid(const Program& program, const KernelDescriptor& kd, std::uint64_t descriptor_address,
+              const Dispatch& dispatch, Memory& memory);
 
 // Wave instructions executed in this process so far, and the nanoseconds threads spent in
 // run_work_group doing so (summed over threads): the speed report's figures.

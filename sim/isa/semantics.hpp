@@ -21,7 +21,9 @@ struct Wave {
   std::uint32_t* a = nullptr;  // AGPRs, the same layout
   std::uint32_t num_v = 0, num_a = 0;
   std::uint32_t pc = 0;        // index of the instruction to execute
-  enum class State : std::uint8_t { running, barrier, done } state = State::running;
+  // barrier: at s_barrier; grid_barrier: at ds_gws_barrier, until the whole grid's waves arrive.
+  enum class State : std::uint8_t { running, barrier, grid_barrier, done } state = State::running;
+  std::uint64_t executed = 0;  // instructions, for the budget that stops a kernel that never ends
   std::uint32_t index = 0;     // in the work-group
   std::uint32_t mode = 0;      // HW_REG_MODE
   std::uint64_t flat_scratch = 0;  // gfx10 (set through s_setreg) and gfx940 (set by the hardware)
@@ -42,6 +44,16 @@ struct Wave {
   std::uint32_t& vreg(std::uint32_t reg, std::uint32_t lane) { return v[reg * lanes + lane]; }
 };
 
+class WorkGroup;
+
+// A cooperative dispatch's side of ds_gws_barrier: counts the waves that arrive on each resource
+// and lets them all go once the resource's value + 1 have arrived.
+class GridBarrier {
+ public:
+  virtual ~GridBarrier() = default;
+  virtual void arrive(WorkGroup& group, Wave& wave, const Inst& inst, std::uint32_t resource, std::uint32_t value) = 0;
+};
+
 class WorkGroup {
  public:
   WorkGroup(const Program& program, const KernelDescriptor& kd, const Dispatch& dispatch, Memory& memory,
@@ -60,6 +72,7 @@ class WorkGroup {
   std::uint64_t wave_scratch_bytes = 0;  // per wave
   std::uint64_t entry = 0;               // the kernel's first instruction (faults give the pc from there too)
   std::uint32_t private_bytes = 0;       // per work-item
+  GridBarrier* grid = nullptr;           // set in a cooperative dispatch (run_grid)
 
   [[noreturn]] void fault(const Wave& wave, const Inst& inst, const std::string& what) const;
 

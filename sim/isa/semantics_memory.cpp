@@ -430,6 +430,38 @@ void ds_atomic(WorkGroup& g, Wave& w, const Inst& in) {
   });
 }
 
+// ds_gws_*: the resource is M0[21:16] plus the instruction's offset; the value is the data
+// operand's first active lane.
+std::uint32_t gws_resource(WorkGroup& g, const Wave& w, const Inst& in) {
+  const std::uint32_t r = ((w.s[kRegM0] >> 16) & 0x3f) + std::uint32_t(in.offset);
+  if (r >= GlobalWaveSync::kResources) {
+    g.fault(w, in, "GWS resource " + std::to_string(r) + " does not exist (there are " +
+                       std::to_string(GlobalWaveSync::kResources) + ")");
+  }
+  return r;
+}
+std::uint32_t gws_value(const Wave& w, const Inst& in) {
+  const std::uint64_t e = w.exec();
+  return src32(w, in.src[0], 0, 1)[e ? std::uint32_t(__builtin_ctzll(e)) : 0];
+}
+
+void ds_gws_init(WorkGroup& g, Wave& w, const Inst& in) {
+  if (!g.dispatch.gws) {
+    g.fault(w, in, "the dispatch's queue holds no global wave sync resources (GWS): only a cooperative queue has "
+                   "them (HSA_QUEUE_TYPE_COOPERATIVE, hipLaunchCooperativeKernel)");
+  }
+  g.dispatch.gws->set(gws_resource(g, w, in), gws_value(w, in));
+}
+
+void ds_gws_barrier(WorkGroup& g, Wave& w, const Inst& in) {
+  if (!g.grid) {
+    g.fault(w, in, "a grid barrier outside a cooperative launch: its work-groups are not resident together, so "
+                   "it could never complete (launch it with hipLaunchCooperativeKernel, on a cooperative queue)");
+  }
+  const std::uint32_t r = gws_resource(g, w, in);
+  g.grid->arrive(g, w, in, r, gws_value(w, in));
+}
+
 std::string_view mnemonic_of(const Inst& in) { return base_mnemonic(std::string_view(in.text).substr(0, in.text.find(' '))); }
 
 void prepare_access(Inst& in) {
@@ -523,6 +555,8 @@ void register_memory_ops() {
       add(stem.substr(0, us) + "_rtn" + stem.substr(us), &ds_atomic);
     }
   }
+  reg("ds_gws_init", &ds_gws_init, nullptr);
+  reg("ds_gws_barrier", &ds_gws_barrier, nullptr);
   for (const char* s : {"ds_cmpst_b32", "ds_cmpst_rtn_b32", "ds_cmpst_b64", "ds_cmpst_rtn_b64", "ds_wrxchg_rtn_b32",
                         "ds_wrxchg_rtn_b64", "ds_add_f32", "ds_add_rtn_f32"}) {
     add(s, &ds_atomic);

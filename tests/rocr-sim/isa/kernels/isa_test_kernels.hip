@@ -138,3 +138,40 @@ extern "C" __global__ void isa_trap(unsigned* out) {
 
 // Fails on purpose when given an address outside every allocation.
 extern "C" __global__ void isa_store(unsigned* out) { out[threadIdx.x] = threadIdx.x; }
+
+// ---- cooperative launches (run as one, with the queue's global wave sync resources)
+
+// What CLR runs on its cooperative queue before each launch: GWS resource 0 set to the number
+// of waves its grid barrier waits for, minus one.
+extern "C" __global__ void isa_gws_init(unsigned value) { __ockl_gws_init(value, 0); }
+
+// Rounds that each read what another work-group wrote the round before (its neighbour's
+// block): right only where the grid barrier (ockl's grid sync: ds_gws_barrier) holds every
+// work-group back until all arrived.
+extern "C" __global__ void __launch_bounds__(256) isa_grid_rounds(unsigned* a, unsigned* b, unsigned n, unsigned rounds) {
+  const unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
+  for (unsigned r = 0; r < rounds; ++r) {
+    if (i < n) b[i] = a[i] + a[(i + blockDim.x) % n];
+    __ockl_grid_sync();
+    if (i < n) a[i] = b[i];
+    __ockl_grid_sync();
+  }
+}
+
+// Work-group 0 leaves without passing the grid barrier: the others would wait for it forever.
+extern "C" __global__ void isa_grid_sync_skipped(unsigned* out) {
+  if (blockIdx.x != 0) __ockl_grid_sync();
+  out[blockIdx.x * blockDim.x + threadIdx.x] = 1;
+}
+
+// A grid barrier made by hand: each work-group counts itself in, then spins until all have.
+// Right only where the work-groups are resident together and a spinning one lets the others run.
+extern "C" __global__ void isa_grid_spin(unsigned* counter, unsigned* out) {
+  if (threadIdx.x == 0) {
+    atomicAdd(counter, 1u);
+    while (__hip_atomic_load(counter, __ATOMIC_ACQUIRE, __HIP_MEMORY_SCOPE_AGENT) < gridDim.x) {
+    }
+  }
+  __syncthreads();
+  out[blockIdx.x * blockDim.x + threadIdx.x] = __hip_atomic_load(counter, __ATOMIC_RELAXED, __HIP_MEMORY_SCOPE_AGENT);
+}

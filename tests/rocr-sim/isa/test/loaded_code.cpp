@@ -68,7 +68,7 @@ LoadedCode::LoadedCode(const std::string& elf) : code_object_(read_code_object(e
 }
 
 void LoadedCode::run(const std::string& name, Dim3 grid, Dim3 group, const std::vector<Arg>& args, HostMemory& memory,
-                     unsigned threads) const {
+                     unsigned threads, GlobalWaveSync* cooperative) const {
   const CodeObjectKernel* k = nullptr;
   for (const auto& c : code_object_.kernels) {
     if (c.info.name == name) k = &c;
@@ -113,6 +113,17 @@ void LoadedCode::run(const std::string& name, Dim3 grid, Dim3 group, const std::
   packet.kernel_object = base() + k->descriptor_offset;
   packet.kernarg_address = reinterpret_cast<std::uint64_t>(block);
   Dispatch dispatch{name, &packet, 0, 0};
+  if (cooperative) {
+    dispatch.gws = cooperative;
+    try {
+      run_grid(*program_, kd, packet.kernel_object, dispatch, memory);
+    } catch (...) {
+      memory.remove(block);
+      throw;
+    }
+    memory.remove(block);
+    return;
+  }
 
   const Dim3 groups{(grid.x + group.x - 1) / group.x, (grid.y + group.y - 1) / group.y, (grid.z + group.z - 1) / group.z};
   std::atomic<std::uint64_t> next_group{0};

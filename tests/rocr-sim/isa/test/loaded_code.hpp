@@ -55,9 +55,9 @@ class LoadedCode {
   const Program& program() const { return *program_; }
   const CodeObject& code_object() const { return code_object_; }
   // Runs kernel `name` over `grid` work-items in groups of `group`, every work-group on
-  // `threads` threads. Throws Fault.
+  // `threads` threads; or, given a queue's GWS, as one cooperative launch (run_grid). Throws Fault.
   void run(const std::string& name, Dim3 grid, Dim3 group, const std::vector<Arg>& args, HostMemory& memory,
-           unsigned threads = 2) const;
+           unsigned threads = 2, GlobalWaveSync* cooperative = nullptr) const;
   std::uint64_t base() const { return reinterpret_cast<std::uint64_t>(image_); }
 
  private:
