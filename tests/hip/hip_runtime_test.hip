@@ -273,23 +273,14 @@ void peers() {
   HIP(hipSetDevice(0));
 }
 
-__global__ void grid_synced(unsigned* x) { x[blockIdx.x * blockDim.x + threadIdx.x] = 1; }
-
 // What the simulator does not model is an error code, not a hang: sharing memory between
-// processes (KFD's ShareMemory), and cooperative launches (they need KFD's global wave sync, GWS,
-// which the simulated GPU does not have: CLR says so through the device attribute).
+// processes (KFD's ShareMemory). (Cooperative launches: cooperative_test.hip.)
 void unmodeled() {
   void* d = nullptr;
   HIP(hipMalloc(&d, 4096));
   hipIpcMemHandle_t h;
   const hipError_t e = hipIpcGetMemHandle(&h, d);
   check(e != hipSuccess, std::string("hipIpcGetMemHandle is refused: ") + hipGetErrorString(e));
-  int cooperative = -1;
-  HIP(hipDeviceGetAttribute(&cooperative, hipDeviceAttributeCooperativeLaunch, 0));
-  check(cooperative == 0, "no cooperative launches (no GWS): the attribute says " + std::to_string(cooperative));
-  void* args[] = {&d};
-  const hipError_t c = hipLaunchCooperativeKernel(reinterpret_cast<void*>(grid_synced), dim3(4), dim3(256), args, 0, nullptr);
-  check(c != hipSuccess, std::string("hipLaunchCooperativeKernel is refused: ") + hipGetErrorString(c));
   HIP(hipDeviceSynchronize());
   HIP(hipFree(d));
 }
