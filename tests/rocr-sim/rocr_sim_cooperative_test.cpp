@@ -1,0 +1,267 @@
+// ROCr's cooperative queue on the simulated GPU, through HSA alone (what HIP's cooperative
+// launches rest on, without HIP): the agent says it has cooperative queues, the queue ROCr makes
+// of type COOPERATIVE gets the device's GWS from the stand-in KFD, and on it ockl's grid barrier,
+// armed by ds_gws_init as CLR arms it, holds every work-group until all arrived. The same kernel
+// on an ordinary queue stops that queue with an error instead of hanging. Runs under ASan in the
+// sanitizer stage, where the HIP programs cannot.
+#include <hsa/hsa.h>
+#include <hsa/hsa_ext_amd.h>
+
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <numeric>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace {
+
+#define HSA_OK(call) ASSERT_EQ((call), HSA_STATUS_SUCCESS) << #call
+
+bool host_builds() {
+  const char* e = std::getenv("HSAD_SIM_EXEC");
+  return e && std::string(e) == "host";
+}
+
+std::string read_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+// hsa_init / hsa_shut_down, and what the tests need of the first GPU.
+class Hsa {
+ public:
+  Hsa() { ok_ = hsa_init() == HSA_STATUS_SUCCESS; }
+  ~Hsa() {
+    if (ok_) hsa_shut_down();
+  }
+  Hsa(const Hsa&) = delete;
+  Hsa& operator=(const Hsa&) = delete;
+  bool ok() const { return ok_; }
+
+  hsa_agent_t gpu() const {
+    hsa_agent_t found{0};
+    hsa_iterate_agents(
+        [](hsa_agent_t a, void* data) {
+          hsa_device_type_t type;
+          hsa_agent_get_info(a, HSA_AGENT_INFO_DEVICE, &type);
+          if (type != HSA_DEVICE_TYPE_GPU) return HSA_STATUS_SUCCESS;
+          *static_cast<hsa_agent_t*>(data) = a;
+          return HSA_STATUS_INFO_BREAK;
+        },
+        &found);
+    return found;
+  }
+  // The GPU's kernarg region: fine-grained memory both sides reach (arguments and data here).
+  static hsa_region_t kernarg_region(hsa_agent_t gpu) {
+    hsa_region_t found{0};
+    hsa_agent_iterate_regions(
+        gpu,
+        [](hsa_region_t r, void* data) {
+          hsa_region_global_flag_t flags;
+          if (hsa_region_get_info(r, HSA_REGION_INFO_GLOBAL_FLAGS, &flags) != HSA_STATUS_SUCCESS) return HSA_STATUS_SUCCESS;
+          if (!(flags & HSA_REGION_GLOBAL_FLAG_KERNARG)) return HSA_STATUS_SUCCESS;
+          *static_cast<hsa_region_t*>(data) = r;
+          return HSA_STATUS_INFO_BREAK;
+        },
+        &found);
+    return found;
+  }
+
+ private:
+  bool ok_ = false;
+};
+
+// The interpreter's test kernels (tests/rocr-sim/isa/kernels) loaded for the GPU.
+class Kernels {
+ public:
+  Kernels(hsa_agent_t gpu, const std::string& elf) : gpu_(gpu), elf_(elf) {
+    if (hsa_code_object_reader_create_from_memory(elf_.data(), elf_.size(), &reader_) != HSA_STATUS_SUCCESS) return;
+    if (hsa_executable_create_alt(HSA_PROFILE_FULL, HSA_DEFAULT_FLOAT_ROUNDING_MODE_DEFAULT, nullptr, &exe_) !=
+        HSA_STATUS_SUCCESS) {
+      return;
+    }
+    ok_ = hsa_executable_load_agent_code_object(exe_, gpu, reader_, nullptr, nullptr) == HSA_STATUS_SUCCESS &&
+          hsa_executable_freeze(exe_, nullptr) == HSA_STATUS_SUCCESS;
+  }
+  ~Kernels() {
+    if (exe_.handle) hsa_executable_destroy(exe_);
+    if (reader_.handle) hsa_code_object_reader_destroy(reader_);
+  }
+  Kernels(const Kernels&) = delete;
+  Kernels& operator=(const Kernels&) = delete;
+  bool ok() const { return ok_; }
+
+  // The kernel object and kernarg segment size of `name`; 0 where it has none.
+  std::uint64_t object(const std::string& name, std::uint32_t* kernarg_bytes) const {
+    hsa_executable_symbol_t s;
+    if (hsa_executable_get_symbol_by_name(exe_, (name + ".kd").c_str(), &gpu_, &s) != HSA_STATUS_SUCCESS) return 0;
+    std::uint64_t object = 0;
+    hsa_executable_symbol_get_info(s, HSA_EXECUTABLE_SYMBOL_INFO_KERNEL_OBJECT, &object);
+    hsa_executable_symbol_get_info(s, HSA_EXECUTABLE_SYMBOL_INFO_KERNEL_KERNARG_SEGMENT_SIZE, kernarg_bytes);
+    return object;
+  }
+
+ private:
+  hsa_agent_t gpu_;
+  std::string elf_;
+  hsa_code_object_reader_t reader_{0};
+  hsa_executable_t exe_{0};
+  bool ok_ = false;
+};
+
+// Memory from a region, freed when it goes.
+struct RegionMemory {
+  RegionMemory(hsa_region_t region, std::size_t bytes) {
+    if (hsa_memory_allocate(region, bytes, &p) == HSA_STATUS_SUCCESS) std::memset(p, 0, bytes);
+  }
+  ~RegionMemory() {
+    if (p) hsa_memory_free(p);
+  }
+  RegionMemory(const RegionMemory&) = delete;
+  RegionMemory& operator=(const RegionMemory&) = delete;
+  void* p = nullptr;
+};
+
+struct Signal {
+  Signal() { hsa_signal_create(1, 0, nullptr, &s); }
+  ~Signal() { hsa_signal_destroy(s); }
+  Signal(const Signal&) = delete;
+  Signal& operator=(const Signal&) = delete;
+  hsa_signal_t s{0};
+};
+
+struct Queue {
+  Queue(hsa_agent_t gpu, hsa_queue_type32_t type) {
+    status = hsa_queue_create(gpu, 1024, type, &Queue::on_error, this, UINT32_MAX, UINT32_MAX, &q);
+  }
+  ~Queue() {
+    if (status == HSA_STATUS_SUCCESS) hsa_queue_destroy(q);
+  }
+  Queue(const Queue&) = delete;
+  Queue& operator=(const Queue&) = delete;
+  static void on_error(hsa_status_t s, hsa_queue_t*, void* self) { static_cast<Queue*>(self)->error = s; }
+
+  // One kernel dispatch packet, barrier bit set, system-scope fences; the doorbell rung.
+  void dispatch(std::uint64_t object, const void* kernarg, std::uint32_t grid, std::uint16_t group, hsa_signal_t done) {
+    const std::uint64_t index = hsa_queue_add_write_index_screlease(q, 1);
+    auto* p = static_cast<hsa_kernel_dispatch_packet_t*>(q->base_address) + (index & (q->size - 1));
+    std::memset(reinterpret_cast<unsigned char*>(p) + 4, 0, sizeof(*p) - 4);
+    p->workgroup_size_x = group;
+    p->workgroup_size_y = p->workgroup_size_z = 1;
+    p->grid_size_x = grid;
+    p->grid_size_y = p->grid_size_z = 1;
+    p->kernel_object = object;
+    p->kernarg_address = const_cast<void*>(kernarg);
+    p->completion_signal = done;
+    const std::uint16_t header = (HSA_PACKET_TYPE_KERNEL_DISPATCH << HSA_PACKET_HEADER_TYPE) |
+                                 (1 << HSA_PACKET_HEADER_BARRIER) |
+                                 (HSA_FENCE_SCOPE_SYSTEM << HSA_PACKET_HEADER_SCACQUIRE_FENCE_SCOPE) |
+                                 (HSA_FENCE_SCOPE_SYSTEM << HSA_PACKET_HEADER_SCRELEASE_FENCE_SCOPE);
+    __atomic_store_n(reinterpret_cast<std::uint32_t*>(p), header | (1u << 16), __ATOMIC_RELEASE);  // setup: 1 dimension
+    hsa_signal_store_screlease(q->doorbell_signal, std::int64_t(index));
+  }
+
+  hsa_status_t status;
+  hsa_queue_t* q = nullptr;
+  hsa_status_t error = HSA_STATUS_SUCCESS;
+};
+
+constexpr std::uint32_t kGroups = 8, kBlock = 256, kItems = kGroups * kBlock, kRounds = 3;
+
+std::vector<std::uint32_t> host_rounds(std::vector<std::uint32_t> a) {
+  for (std::uint32_t r = 0; r < kRounds; ++r) {
+    std::vector<std::uint32_t> b(a.size());
+    for (std::size_t i = 0; i < a.size(); ++i) b[i] = a[i] + a[(i + kBlock) % a.size()];
+    a = b;
+  }
+  return a;
+}
+
+class RocrSimIsaCooperative : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (host_builds()) GTEST_SKIP() << "hsad-sim --exec host runs host builds: these kernels have none";
+    ASSERT_TRUE(hsa.ok());
+    gpu = hsa.gpu();
+    ASSERT_NE(gpu.handle, 0u);
+    char name[64] = {};
+    hsa_agent_get_info(gpu, HSA_AGENT_INFO_NAME, name);
+    kernels = std::make_unique<Kernels>(gpu, read_file(std::string(HSAD_ISA_KERNELS_DIR) + "/isa_" + name + ".co"));
+    ASSERT_TRUE(kernels->ok()) << "the interpreter's test kernels for " << name;
+    region = Hsa::kernarg_region(gpu);
+    ASSERT_NE(region.handle, 0u);
+  }
+
+  // isa_grid_rounds over 8 work-groups on `queue` (after isa_gws_init there when `init`): true, and
+  // the result, once it completed; false where the queue reported an error or 20 s passed.
+  bool run_rounds(Queue& queue, bool init, std::vector<std::uint32_t>* result) {
+    std::uint32_t init_bytes = 0, rounds_bytes = 0;
+    const std::uint64_t gws_init = kernels->object("isa_gws_init", &init_bytes);
+    const std::uint64_t rounds = kernels->object("isa_grid_rounds", &rounds_bytes);
+    EXPECT_NE(gws_init, 0u);
+    EXPECT_NE(rounds, 0u);
+    RegionMemory a(region, kItems * 4), b(region, kItems * 4), init_args(region, std::max(init_bytes, 16u)),
+        rounds_args(region, std::max(rounds_bytes, 32u));
+    std::vector<std::uint32_t> start(kItems);
+    std::iota(start.begin(), start.end(), 1u);
+    std::memcpy(a.p, start.data(), kItems * 4);
+    const std::uint32_t value = kGroups - 1;  // one wave of each work-group waits at the barrier
+    std::memcpy(init_args.p, &value, 4);
+    struct {
+      void* a;
+      void* b;
+      std::uint32_t n, rounds;
+    } args{a.p, b.p, kItems, kRounds};
+    std::memcpy(rounds_args.p, &args, sizeof args);
+    Signal done;
+    if (init) {
+      Signal initialised;
+      queue.dispatch(gws_init, init_args.p, 1, 1, initialised.s);
+      hsa_signal_wait_scacquire(initialised.s, HSA_SIGNAL_CONDITION_LT, 1, UINT64_MAX, HSA_WAIT_STATE_BLOCKED);
+    }
+    queue.dispatch(rounds, rounds_args.p, kItems, kBlock, done.s);
+    // In slices, up to 20 s: a queue error leaves the signal where it was.
+    for (int slice = 0; slice < 2000 && queue.error == HSA_STATUS_SUCCESS; ++slice) {
+      if (hsa_signal_wait_scacquire(done.s, HSA_SIGNAL_CONDITION_LT, 1, 10'000'000, HSA_WAIT_STATE_BLOCKED) == 0) {
+        result->assign(static_cast<std::uint32_t*>(a.p), static_cast<std::uint32_t*>(a.p) + kItems);
+        return true;
+      }
+    }
+    return false;
+  }
+
+  Hsa hsa;
+  hsa_agent_t gpu{0};
+  std::unique_ptr<Kernels> kernels;
+  hsa_region_t region{0};
+};
+
+TEST_F(RocrSimIsaCooperative, TheAgentHasACooperativeQueueWhoseGridBarrierHoldsEveryWorkGroup) {
+  bool cooperative = false;
+  HSA_OK(hsa_agent_get_info(gpu, static_cast<hsa_agent_info_t>(HSA_AMD_AGENT_INFO_COOPERATIVE_QUEUES), &cooperative));
+  EXPECT_TRUE(cooperative) << "the stand-in KFD reports NumGws";
+  Queue queue(gpu, HSA_QUEUE_TYPE_COOPERATIVE);
+  ASSERT_EQ(queue.status, HSA_STATUS_SUCCESS) << "ROCr's cooperative queue (it asks KFD for the GWS)";
+  std::vector<std::uint32_t> result;
+  ASSERT_TRUE(run_rounds(queue, true, &result));
+  std::vector<std::uint32_t> start(kItems);
+  std::iota(start.begin(), start.end(), 1u);
+  EXPECT_EQ(result, host_rounds(start));
+  EXPECT_EQ(queue.error, HSA_STATUS_SUCCESS);
+}
+
+TEST_F(RocrSimIsaCooperative, AGridBarrierOnAnOrdinaryQueueStopsItWithAnError) {
+  Queue queue(gpu, HSA_QUEUE_TYPE_MULTI);
+  ASSERT_EQ(queue.status, HSA_STATUS_SUCCESS);
+  std::vector<std::uint32_t> result;
+  EXPECT_FALSE(run_rounds(queue, false, &result)) << "the dispatch must not complete";
+  EXPECT_EQ(queue.error, HSA_STATUS_ERROR_EXCEPTION);
+}
+
+}  // namespace
