@@ -189,7 +189,9 @@ TEST(CpuReplay, ProfilingIsReplayedAndTheBaselineIsNot) {
     for (std::uint32_t i = 0; i < 3; ++i) {
       EXPECT_EQ(t[i].command, i);
       EXPECT_LE(t[i].start_ns, t[i].end_ns);
-      if (i) EXPECT_LE(t[i - 1].end_ns, t[i].start_ns) << "in batch order";
+      if (i) {
+        EXPECT_LE(t[i - 1].end_ns, t[i].start_ns) << "in batch order";
+      }
     }
     EXPECT_EQ(t[1].what, "copy_to_host");
   }

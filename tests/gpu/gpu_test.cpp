@@ -416,7 +416,9 @@ TEST(GpuReplay, CopyInSortCopyOutIsReplayed) {
         EXPECT_EQ(s.packets, ring);
         EXPECT_EQ(s.doorbells, (ring + 63) / 64);
       }
-      if (round) EXPECT_EQ(s.kernarg_writes, 0u);
+      if (round) {
+        EXPECT_EQ(s.kernarg_writes, 0u);
+      }
     }
   }
 }
