@@ -2,12 +2,15 @@
 // launches rest on, without HIP): the agent says it has cooperative queues, the queue ROCr makes
 // of type COOPERATIVE gets the device's GWS from the stand-in KFD, and on it ockl's grid barrier,
 // armed by ds_gws_init as CLR arms it, holds every work-group until all arrived. The same kernel
-// on an ordinary queue stops that queue with an error instead of hanging. Runs under ASan in the
-// sanitizer stage, where the HIP programs cannot.
+// on an ordinary queue stops that queue with an error instead of hanging, and a grid too large to
+// be resident at once is refused. Runs under ASan in the sanitizer stage, where the HIP programs
+// cannot.
 #include <hsa/hsa.h>
 #include <hsa/hsa_ext_amd.h>
 
 #include <gtest/gtest.h>
+
+#include <dlfcn.h>
 
 #include <cstdlib>
 #include <cstring>
@@ -172,6 +175,15 @@ struct Queue {
   hsa_status_t error = HSA_STATUS_SUCCESS;
 };
 
+// Why the simulator stopped the queue on `ring` (its libhsakmt's own call; see rocr_ring.cpp).
+std::string queue_error(const void* ring) {
+  using Explain = std::size_t (*)(const void*, char*, std::size_t);
+  void* thunk = dlopen("libhsakmt.so.1", RTLD_LAZY | RTLD_NOLOAD);
+  auto explain = thunk ? reinterpret_cast<Explain>(dlsym(thunk, "hsaKmtSimQueueError")) : nullptr;
+  char text[1024] = {};
+  return explain && explain(ring, text, sizeof text) ? std::string(text) : std::string();
+}
+
 constexpr std::uint32_t kGroups = 8, kBlock = 256, kItems = kGroups * kBlock, kRounds = 3;
 
 std::vector<std::uint32_t> host_rounds(std::vector<std::uint32_t> a) {
@@ -200,24 +212,25 @@ class RocrSimIsaCooperative : public ::testing::Test {
 
   // isa_grid_rounds over 8 work-groups on `queue` (after isa_gws_init there when `init`): true, and
   // the result, once it completed; false where the queue reported an error or 20 s passed.
-  bool run_rounds(Queue& queue, bool init, std::vector<std::uint32_t>* result) {
+  bool run_rounds(Queue& queue, bool init, std::vector<std::uint32_t>* result, std::uint32_t groups = kGroups) {
+    const std::uint32_t items = groups * kBlock;
     std::uint32_t init_bytes = 0, rounds_bytes = 0;
     const std::uint64_t gws_init = kernels->object("isa_gws_init", &init_bytes);
     const std::uint64_t rounds = kernels->object("isa_grid_rounds", &rounds_bytes);
     EXPECT_NE(gws_init, 0u);
     EXPECT_NE(rounds, 0u);
-    RegionMemory a(region, kItems * 4), b(region, kItems * 4), init_args(region, std::max(init_bytes, 16u)),
+    RegionMemory a(region, items * 4), b(region, items * 4), init_args(region, std::max(init_bytes, 16u)),
         rounds_args(region, std::max(rounds_bytes, 32u));
-    std::vector<std::uint32_t> start(kItems);
+    std::vector<std::uint32_t> start(items);
     std::iota(start.begin(), start.end(), 1u);
-    std::memcpy(a.p, start.data(), kItems * 4);
-    const std::uint32_t value = kGroups - 1;  // one wave of each work-group waits at the barrier
+    std::memcpy(a.p, start.data(), items * 4);
+    const std::uint32_t value = groups - 1;  // one wave of each work-group waits at the barrier
     std::memcpy(init_args.p, &value, 4);
     struct {
       void* a;
       void* b;
       std::uint32_t n, rounds;
-    } args{a.p, b.p, kItems, kRounds};
+    } args{a.p, b.p, items, kRounds};
     std::memcpy(rounds_args.p, &args, sizeof args);
     Signal done;
     if (init) {
@@ -225,11 +238,11 @@ class RocrSimIsaCooperative : public ::testing::Test {
       queue.dispatch(gws_init, init_args.p, 1, 1, initialised.s);
       hsa_signal_wait_scacquire(initialised.s, HSA_SIGNAL_CONDITION_LT, 1, UINT64_MAX, HSA_WAIT_STATE_BLOCKED);
     }
-    queue.dispatch(rounds, rounds_args.p, kItems, kBlock, done.s);
+    queue.dispatch(rounds, rounds_args.p, items, kBlock, done.s);
     // In slices, up to 20 s: a queue error leaves the signal where it was.
     for (int slice = 0; slice < 2000 && queue.error == HSA_STATUS_SUCCESS; ++slice) {
       if (hsa_signal_wait_scacquire(done.s, HSA_SIGNAL_CONDITION_LT, 1, 10'000'000, HSA_WAIT_STATE_BLOCKED) == 0) {
-        result->assign(static_cast<std::uint32_t*>(a.p), static_cast<std::uint32_t*>(a.p) + kItems);
+        result->assign(static_cast<std::uint32_t*>(a.p), static_cast<std::uint32_t*>(a.p) + items);
         return true;
       }
     }
@@ -262,6 +275,24 @@ TEST_F(RocrSimIsaCooperative, AGridBarrierOnAnOrdinaryQueueStopsItWithAnError) {
   std::vector<std::uint32_t> result;
   EXPECT_FALSE(run_rounds(queue, false, &result)) << "the dispatch must not complete";
   EXPECT_EQ(queue.error, HSA_STATUS_ERROR_EXCEPTION);
+  const std::string why = queue_error(queue.q->base_address);
+  EXPECT_NE(why.find("'ds_gws_barrier"), std::string::npos) << why;
+  EXPECT_NE(why.find("a grid barrier outside a cooperative launch"), std::string::npos) << why;
+}
+
+// More work-groups than the device holds at once (4096 of 4 waves; gfx90a holds 104 CUs x 32
+// waves): a GPU would never complete the grid barrier, so the simulator refuses the dispatch.
+// ROCr's cooperative queue is its own, with ROCr's error handler, which aborts: a death test.
+TEST_F(RocrSimIsaCooperative, AGridTooLargeToBeResidentTogetherIsRefused) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");  // ROCr has threads running
+  EXPECT_DEATH(
+      {
+        Queue queue(gpu, HSA_QUEUE_TYPE_COOPERATIVE);
+        std::vector<std::uint32_t> result;
+        run_rounds(queue, true, &result, 4096);
+      },
+      "a cooperative dispatch of 4096 work-groups \\([0-9]+ waves, 0 bytes of LDS\\) does not fit on the simulated "
+      "gfx[0-9a-z]+ at once");
 }
 
 }  // namespace
