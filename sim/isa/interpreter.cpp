@@ -177,11 +177,14 @@ class StorageLease {
   }
   ~StorageLease() {
     std::lock_guard<std::mutex> lock(mutex());
-    pool().push_back(std::move(storage_));
+    // Kept for the next work-group, up to a bound: a cooperative grid leases one per work-group
+    // at once (hundreds), which need not stay allocated after it.
+    if (pool().size() < kKept) pool().push_back(std::move(storage_));
   }
   Storage& operator*() { return *storage_; }
 
  private:
+  static constexpr std::size_t kKept = 64;
   static std::mutex& mutex() {
     static auto* m = new std::mutex;
     return *m;
