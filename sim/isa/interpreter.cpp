@@ -354,21 +354,26 @@ class GroupRun {
       std::uint32_t done = 0, running = 0, at_grid = 0;
       for (std::uint32_t i = 0; i < waves_; ++i) {
         Wave& w = st_.waves[i];
+        // Counted in locals in the hot loop; the wave's total is what the budget applies to.
+        const std::uint64_t limit = std::min(slice, kInstructionBudget - w.executed);
         std::uint64_t ran = 0;
-        while (w.state == Wave::State::running && ran < slice) {
+        const Inst* last = nullptr;
+        while (w.state == Wave::State::running && ran < limit) {
           const Inst& in = program_[w.pc];
           w.pc = in.next;
           in.fn(g_, w, in);
+          last = &in;
           if (trace_ && i == 0) trace_instruction(w, in);
           ++ran;
-          if (++w.executed == kInstructionBudget) {
-            g_.fault(w, in, "the wave ran " + std::to_string(kInstructionBudget) + " instructions: a kernel that never ends");
-          }
           if ((ran & 4095) == 0 && dispatch.cancel && dispatch.cancel->load(std::memory_order_relaxed)) {
             g_.fault(w, in, "preempted: its queue was destroyed");
           }
         }
+        w.executed += ran;
         count_ += ran;
+        if (w.state == Wave::State::running && w.executed >= kInstructionBudget) {
+          g_.fault(w, *last, "the wave ran " + std::to_string(kInstructionBudget) + " instructions: a kernel that never ends");
+        }
       }
       for (std::uint32_t i = 0; i < waves_; ++i) {
         const Wave::State s = st_.waves[i].state;
