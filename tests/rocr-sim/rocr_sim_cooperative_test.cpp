@@ -47,15 +47,14 @@ class Hsa {
   Hsa& operator=(const Hsa&) = delete;
   bool ok() const { return ok_; }
 
-  hsa_agent_t gpu() const {
-    hsa_agent_t found{0};
+  std::vector<hsa_agent_t> gpus() const {
+    std::vector<hsa_agent_t> found;
     hsa_iterate_agents(
         [](hsa_agent_t a, void* data) {
           hsa_device_type_t type;
           hsa_agent_get_info(a, HSA_AGENT_INFO_DEVICE, &type);
-          if (type != HSA_DEVICE_TYPE_GPU) return HSA_STATUS_SUCCESS;
-          *static_cast<hsa_agent_t*>(data) = a;
-          return HSA_STATUS_INFO_BREAK;
+          if (type == HSA_DEVICE_TYPE_GPU) static_cast<std::vector<hsa_agent_t>*>(data)->push_back(a);
+          return HSA_STATUS_SUCCESS;
         },
         &found);
     return found;
@@ -200,11 +199,12 @@ class RocrSimIsaCooperative : public ::testing::Test {
   void SetUp() override {
     if (host_builds()) GTEST_SKIP() << "hsad-sim --exec host runs host builds: these kernels have none";
     ASSERT_TRUE(hsa.ok());
-    gpu = hsa.gpu();
-    ASSERT_NE(gpu.handle, 0u);
+    ASSERT_FALSE(hsa.gpus().empty());
+    gpu = hsa.gpus().front();
     char name[64] = {};
     hsa_agent_get_info(gpu, HSA_AGENT_INFO_NAME, name);
-    kernels = std::make_unique<Kernels>(gpu, read_file(std::string(HSAD_ISA_KERNELS_DIR) + "/isa_" + name + ".co"));
+    elf = read_file(std::string(HSAD_ISA_KERNELS_DIR) + "/isa_" + name + ".co");
+    kernels = std::make_unique<Kernels>(gpu, elf);
     ASSERT_TRUE(kernels->ok()) << "the interpreter's test kernels for " << name;
     region = Hsa::kernarg_region(gpu);
     ASSERT_NE(region.handle, 0u);
@@ -251,6 +251,7 @@ class RocrSimIsaCooperative : public ::testing::Test {
 
   Hsa hsa;
   hsa_agent_t gpu{0};
+  std::string elf;
   std::unique_ptr<Kernels> kernels;
   hsa_region_t region{0};
 };
@@ -278,6 +279,49 @@ TEST_F(RocrSimIsaCooperative, AGridBarrierOnAnOrdinaryQueueStopsItWithAnError) {
   const std::string why = queue_error(queue.q->base_address);
   EXPECT_NE(why.find("'ds_gws_barrier"), std::string::npos) << why;
   EXPECT_NE(why.find("a grid barrier outside a cooperative launch"), std::string::npos) << why;
+}
+
+// A barrier made by hand across two GPUs' cooperative queues, and no packet behind either grid:
+// each grid's work-groups spin until the other grid's have counted in too, so the two must run
+// at once, although the shared worker pool has one thread here (and in the one-CPU stage) and
+// that one spins in the first grid: a queue's processor thread runs pool work while its own is
+// in flight. Needs hsad-sim --gpus 2; skips on one GPU.
+TEST_F(RocrSimIsaCooperative, TwoGpusCooperativeGridsRunSideBySide) {
+  const std::vector<hsa_agent_t> gpus = hsa.gpus();
+  if (gpus.size() < 2) GTEST_SKIP() << "needs two GPUs (hsad-sim --gpus 2)";
+  Kernels second(gpus[1], elf);
+  ASSERT_TRUE(second.ok());
+  constexpr std::uint32_t groups = 4, items = groups * kBlock;
+  std::uint32_t kernarg_bytes = 0;
+  const std::uint64_t spin[2] = {kernels->object("isa_grid_spin", &kernarg_bytes),
+                                 second.object("isa_grid_spin", &kernarg_bytes)};
+  ASSERT_NE(spin[0], 0u);
+  ASSERT_NE(spin[1], 0u);
+  RegionMemory counter(region, 64), out0(region, items * 4), out1(region, items * 4),
+      args0(region, std::max(kernarg_bytes, 32u)), args1(region, std::max(kernarg_bytes, 32u));
+  struct {
+    void* counter;
+    std::uint32_t expected;
+    void* out;
+  } a0{counter.p, 2 * groups, out0.p}, a1{counter.p, 2 * groups, out1.p};
+  std::memcpy(args0.p, &a0, sizeof a0);
+  std::memcpy(args1.p, &a1, sizeof a1);
+  Queue q0(gpus[0], HSA_QUEUE_TYPE_COOPERATIVE), q1(gpus[1], HSA_QUEUE_TYPE_COOPERATIVE);
+  ASSERT_EQ(q0.status, HSA_STATUS_SUCCESS);
+  ASSERT_EQ(q1.status, HSA_STATUS_SUCCESS);
+  Signal done0, done1;
+  q0.dispatch(spin[0], args0.p, items, kBlock, done0.s);
+  q1.dispatch(spin[1], args1.p, items, kBlock, done1.s);
+  bool completed = false;
+  for (int slice = 0; slice < 2000 && !completed; ++slice) {  // up to 20 s
+    completed = hsa_signal_wait_scacquire(done0.s, HSA_SIGNAL_CONDITION_LT, 1, 10'000'000, HSA_WAIT_STATE_BLOCKED) == 0 &&
+                hsa_signal_wait_scacquire(done1.s, HSA_SIGNAL_CONDITION_LT, 1, 0, HSA_WAIT_STATE_ACTIVE) == 0;
+  }
+  ASSERT_TRUE(completed) << "the two grids did not run side by side";
+  const auto* o0 = static_cast<const std::uint32_t*>(out0.p);
+  const auto* o1 = static_cast<const std::uint32_t*>(out1.p);
+  EXPECT_EQ(std::vector<std::uint32_t>(o0, o0 + items), std::vector<std::uint32_t>(items, 2 * groups));
+  EXPECT_EQ(std::vector<std::uint32_t>(o1, o1 + items), std::vector<std::uint32_t>(items, 2 * groups));
 }
 
 // More work-groups than the device holds at once (4096 of 4 waves; gfx90a holds 104 CUs x 32

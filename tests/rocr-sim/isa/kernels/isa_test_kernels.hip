@@ -164,14 +164,15 @@ extern "C" __global__ void isa_grid_sync_skipped(unsigned* out) {
   out[blockIdx.x * blockDim.x + threadIdx.x] = 1;
 }
 
-// A grid barrier made by hand: each work-group counts itself in, then spins until all have.
-// Right only where the work-groups are resident together and a spinning one lets the others run.
-extern "C" __global__ void isa_grid_spin(unsigned* counter, unsigned* out) {
+// A barrier made by hand: each work-group counts itself in, then spins until `expected` have
+// (the grid's work-groups, or those of grids on several GPUs). Right only where the work-groups
+// are resident together and a spinning one lets the others run.
+extern "C" __global__ void isa_grid_spin(unsigned* counter, unsigned expected, unsigned* out) {
   if (threadIdx.x == 0) {
     atomicAdd(counter, 1u);
-    while (__hip_atomic_load(counter, __ATOMIC_ACQUIRE, __HIP_MEMORY_SCOPE_AGENT) < gridDim.x) {
+    while (__hip_atomic_load(counter, __ATOMIC_ACQUIRE, __HIP_MEMORY_SCOPE_SYSTEM) < expected) {
     }
   }
   __syncthreads();
-  out[blockIdx.x * blockDim.x + threadIdx.x] = __hip_atomic_load(counter, __ATOMIC_RELAXED, __HIP_MEMORY_SCOPE_AGENT);
+  out[blockIdx.x * blockDim.x + threadIdx.x] = __hip_atomic_load(counter, __ATOMIC_RELAXED, __HIP_MEMORY_SCOPE_SYSTEM);
 }

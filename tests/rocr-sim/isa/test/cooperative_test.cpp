@@ -76,7 +76,7 @@ TEST_P(Cooperative, WithoutItsInitTheBarrierDoesNotHoldTheGrid) {
 TEST_P(Cooperative, AWorkGroupSpinningOnAnotherOnesWriteLetsItRun) {
   auto* counter = memory.make<std::uint32_t>(1);
   auto* out = memory.make<std::uint32_t>(kItems);
-  code.run("isa_grid_spin", {kItems}, {kBlock}, {counter, out}, memory, 2, &gws);
+  code.run("isa_grid_spin", {kItems}, {kBlock}, {counter, kGroups, out}, memory, 2, &gws);
   EXPECT_EQ(std::vector<std::uint32_t>(out, out + kItems), std::vector<std::uint32_t>(kItems, kGroups));
 }
 
