@@ -12,6 +12,7 @@
 
 #include <dlfcn.h>
 
+#include <chrono>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
@@ -239,8 +240,10 @@ class RocrSimIsaCooperative : public ::testing::Test {
       hsa_signal_wait_scacquire(initialised.s, HSA_SIGNAL_CONDITION_LT, 1, UINT64_MAX, HSA_WAIT_STATE_BLOCKED);
     }
     queue.dispatch(rounds, rounds_args.p, items, kBlock, done.s);
-    // In slices, up to 20 s: a queue error leaves the signal where it was.
-    for (int slice = 0; slice < 2000 && queue.error == HSA_STATUS_SUCCESS; ++slice) {
+    // Up to 20 s by the clock (a wait's timeout is a hint: it may return early), ending at a queue
+    // error, which leaves the signal where it was.
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+    while (queue.error == HSA_STATUS_SUCCESS && std::chrono::steady_clock::now() < deadline) {
       if (hsa_signal_wait_scacquire(done.s, HSA_SIGNAL_CONDITION_LT, 1, 10'000'000, HSA_WAIT_STATE_BLOCKED) == 0) {
         result->assign(static_cast<std::uint32_t*>(a.p), static_cast<std::uint32_t*>(a.p) + items);
         return true;
@@ -313,7 +316,8 @@ TEST_F(RocrSimIsaCooperative, TwoGpusCooperativeGridsRunSideBySide) {
   q0.dispatch(spin[0], args0.p, items, kBlock, done0.s);
   q1.dispatch(spin[1], args1.p, items, kBlock, done1.s);
   bool completed = false;
-  for (int slice = 0; slice < 2000 && !completed; ++slice) {  // up to 20 s
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+  while (!completed && std::chrono::steady_clock::now() < deadline) {  // a wait's timeout is only a hint
     completed = hsa_signal_wait_scacquire(done0.s, HSA_SIGNAL_CONDITION_LT, 1, 10'000'000, HSA_WAIT_STATE_BLOCKED) == 0 &&
                 hsa_signal_wait_scacquire(done1.s, HSA_SIGNAL_CONDITION_LT, 1, 0, HSA_WAIT_STATE_ACTIVE) == 0;
   }
