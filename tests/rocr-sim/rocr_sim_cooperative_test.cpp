@@ -240,8 +240,7 @@ class RocrSimIsaCooperative : public ::testing::Test {
       hsa_signal_wait_scacquire(initialised.s, HSA_SIGNAL_CONDITION_LT, 1, UINT64_MAX, HSA_WAIT_STATE_BLOCKED);
     }
     queue.dispatch(rounds, rounds_args.p, items, kBlock, done.s);
-    // Up to 20 s by the clock (a wait's timeout is a hint: it may return early), ending at a queue
-    // error, which leaves the signal where it was.
+    // Up to 20 s, ending at a queue error, which leaves the signal where it was.
     const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
     while (queue.error == HSA_STATUS_SUCCESS && std::chrono::steady_clock::now() < deadline) {
       if (hsa_signal_wait_scacquire(done.s, HSA_SIGNAL_CONDITION_LT, 1, 10'000'000, HSA_WAIT_STATE_BLOCKED) == 0) {
@@ -315,12 +314,15 @@ TEST_F(RocrSimIsaCooperative, TwoGpusCooperativeGridsRunSideBySide) {
   Signal done0, done1;
   q0.dispatch(spin[0], args0.p, items, kBlock, done0.s);
   q1.dispatch(spin[1], args1.p, items, kBlock, done1.s);
-  bool completed = false;
+  // Each signal in turn, up to 20 s in all.
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
-  while (!completed && std::chrono::steady_clock::now() < deadline) {  // a wait's timeout is only a hint
-    completed = hsa_signal_wait_scacquire(done0.s, HSA_SIGNAL_CONDITION_LT, 1, 10'000'000, HSA_WAIT_STATE_BLOCKED) == 0 &&
-                hsa_signal_wait_scacquire(done1.s, HSA_SIGNAL_CONDITION_LT, 1, 0, HSA_WAIT_STATE_ACTIVE) == 0;
-  }
+  auto completes = [&](hsa_signal_t s) {
+    while (std::chrono::steady_clock::now() < deadline) {
+      if (hsa_signal_wait_scacquire(s, HSA_SIGNAL_CONDITION_LT, 1, 10'000'000, HSA_WAIT_STATE_BLOCKED) == 0) return true;
+    }
+    return false;
+  };
+  const bool completed = completes(done0.s) && completes(done1.s);
   ASSERT_TRUE(completed) << "the two grids did not run side by side";
   const auto* o0 = static_cast<const std::uint32_t*>(out0.p);
   const auto* o1 = static_cast<const std::uint32_t*>(out1.p);
