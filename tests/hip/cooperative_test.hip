@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "grid_rounds.hpp"
 #include "hip_checks.hpp"
 
 namespace {
@@ -71,15 +72,6 @@ __global__ void exchange(unsigned* mine, const unsigned* other, unsigned n) {
   if (i < n) mine[i] += theirs;
 }
 
-std::vector<unsigned> host_rounds(std::vector<unsigned> a, unsigned block, unsigned count) {
-  for (unsigned r = 0; r < count; ++r) {
-    std::vector<unsigned> b(a.size());
-    for (std::size_t i = 0; i < a.size(); ++i) b[i] = a[i] + a[(i + block) % a.size()];
-    a = b;
-  }
-  return a;
-}
-
 // The grid of `blocks` blocks, filled by an ordinary kernel on `stream`, `count` cooperative
 // rounds, the result read back on the same stream: the cooperative queue is ordered with it.
 bool launch_rounds(unsigned blocks, unsigned count, hipStream_t stream) {
@@ -96,7 +88,7 @@ bool launch_rounds(unsigned blocks, unsigned count, hipStream_t stream) {
   HIP(hipStreamSynchronize(stream));
   HIP(hipFree(a));
   HIP(hipFree(b));
-  return launched && out == host_rounds(start, kBlock, count);
+  return launched && out == hsad::test::grid_rounds(start, kBlock, count);
 }
 
 void cooperative() {

@@ -15,11 +15,12 @@
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
-#include <fstream>
 #include <numeric>
-#include <sstream>
 #include <string>
 #include <vector>
+
+#include "file_bytes.hpp"
+#include "grid_rounds.hpp"
 
 namespace {
 
@@ -28,13 +29,6 @@ namespace {
 bool host_builds() {
   const char* e = std::getenv("HSAD_SIM_EXEC");
   return e && std::string(e) == "host";
-}
-
-std::string read_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
 }
 
 // hsa_init / hsa_shut_down, and what the tests need of the first GPU.
@@ -186,15 +180,6 @@ std::string queue_error(const void* ring) {
 
 constexpr std::uint32_t kGroups = 8, kBlock = 256, kItems = kGroups * kBlock, kRounds = 3;
 
-std::vector<std::uint32_t> host_rounds(std::vector<std::uint32_t> a) {
-  for (std::uint32_t r = 0; r < kRounds; ++r) {
-    std::vector<std::uint32_t> b(a.size());
-    for (std::size_t i = 0; i < a.size(); ++i) b[i] = a[i] + a[(i + kBlock) % a.size()];
-    a = b;
-  }
-  return a;
-}
-
 class RocrSimIsaCooperative : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -204,7 +189,7 @@ class RocrSimIsaCooperative : public ::testing::Test {
     gpu = hsa.gpus().front();
     char name[64] = {};
     hsa_agent_get_info(gpu, HSA_AGENT_INFO_NAME, name);
-    elf = read_file(std::string(HSAD_ISA_KERNELS_DIR) + "/isa_" + name + ".co");
+    elf = hsad::test::file_bytes(std::string(HSAD_ISA_KERNELS_DIR) + "/isa_" + name + ".co");
     kernels = std::make_unique<Kernels>(gpu, elf);
     ASSERT_TRUE(kernels->ok()) << "the interpreter's test kernels for " << name;
     region = Hsa::kernarg_region(gpu);
@@ -268,7 +253,7 @@ TEST_F(RocrSimIsaCooperative, TheAgentHasACooperativeQueueWhoseGridBarrierHoldsE
   ASSERT_TRUE(run_rounds(queue, true, &result));
   std::vector<std::uint32_t> start(kItems);
   std::iota(start.begin(), start.end(), 1u);
-  EXPECT_EQ(result, host_rounds(start));
+  EXPECT_EQ(result, hsad::test::grid_rounds(start, kBlock, kRounds));
   EXPECT_EQ(queue.error, HSA_STATUS_SUCCESS);
 }
 

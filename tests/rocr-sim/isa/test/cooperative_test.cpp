@@ -7,6 +7,7 @@
 #include <numeric>
 #include <vector>
 
+#include "grid_rounds.hpp"
 #include "loaded_code.hpp"
 
 namespace hsad::isa::testing {
@@ -20,16 +21,6 @@ class Cooperative : public ::testing::TestWithParam<const char*> {
 
   // What CLR does before a cooperative launch of `groups` work-groups (one wave each at the barrier).
   void init_gws(std::uint32_t groups) { code.run("isa_gws_init", {1}, {1}, {groups - 1}, memory, 1, &gws); }
-
-  // The rounds of isa_grid_rounds on the host.
-  static std::vector<std::uint32_t> rounds(std::vector<std::uint32_t> a, std::uint32_t block, std::uint32_t count) {
-    for (std::uint32_t r = 0; r < count; ++r) {
-      std::vector<std::uint32_t> b(a.size());
-      for (std::size_t i = 0; i < a.size(); ++i) b[i] = a[i] + a[(i + block) % a.size()];
-      a = b;
-    }
-    return a;
-  }
 
   std::string fault_of(const std::string& kernel, Dim3 grid, Dim3 group, const std::vector<Arg>& args,
                        GlobalWaveSync* cooperative) {
@@ -53,7 +44,7 @@ TEST_P(Cooperative, TheGridBarrierHoldsEveryWorkGroupUntilAllArrived) {
   init_gws(kGroups);
   EXPECT_EQ(gws.value(0), kGroups - 1);
   code.run("isa_grid_rounds", {kItems}, {kBlock}, {a, b, kItems, kRounds}, memory, 2, &gws);
-  EXPECT_EQ(std::vector<std::uint32_t>(a, a + kItems), rounds(start, kBlock, kRounds));
+  EXPECT_EQ(std::vector<std::uint32_t>(a, a + kItems), test::grid_rounds(start, kBlock, kRounds));
   EXPECT_EQ(gws.value(0), kGroups - 1) << "a completed barrier arms itself again with its operand";
 }
 
@@ -67,7 +58,7 @@ TEST_P(Cooperative, WithoutItsInitTheBarrierDoesNotHoldTheGrid) {
   auto* b = memory.make<std::uint32_t>(kItems);
   try {
     code.run("isa_grid_rounds", {kItems}, {kBlock}, {a, b, kItems, kRounds}, memory, 2, &gws);
-    EXPECT_NE(std::vector<std::uint32_t>(a, a + kItems), rounds(start, kBlock, kRounds));
+    EXPECT_NE(std::vector<std::uint32_t>(a, a + kItems), test::grid_rounds(start, kBlock, kRounds));
   } catch (const Fault& f) {
     EXPECT_NE(std::string(f.what()).find("can never complete"), std::string::npos) << f.what();
   }
