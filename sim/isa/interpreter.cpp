@@ -276,8 +276,6 @@ namespace {
 // barrier or at an s_barrier behind a wave that does), or one wave ran its time slice.
 class GroupRun {
  public:
-  enum class Step { ended, waiting, sliced };
-
   GroupRun(const Program& program, const KernelDescriptor& d, std::uint64_t descriptor_address, const Dispatch& dispatch,
            const std::uint32_t group[3], Memory& memory, GridBarrier* grid)
       : program_(program), st_(*lease_), g_(program, d, dispatch, memory, nullptr, 0, nullptr, 0) {
@@ -348,7 +346,8 @@ class GroupRun {
 
   std::uint64_t instructions() const { return count_; }
 
-  Step run(std::uint64_t slice) {
+  // One step; true once every wave has ended.
+  bool run(std::uint64_t slice) {
     const Dispatch& dispatch = g_.dispatch;
     for (;;) {
       std::uint32_t done = 0, running = 0, at_grid = 0;
@@ -381,9 +380,8 @@ class GroupRun {
         running += s == Wave::State::running;
         at_grid += s == Wave::State::grid_barrier;
       }
-      if (done == waves_) return Step::ended;
-      if (running) return Step::sliced;
-      if (at_grid) return Step::waiting;
+      if (done == waves_) return true;
+      if (running || at_grid) return false;
       // Every wave still alive waits at s_barrier: release them together.
       for (std::uint32_t i = 0; i < waves_; ++i) {
         if (st_.waves[i].state == Wave::State::barrier) st_.waves[i].state = Wave::State::running;
@@ -475,9 +473,9 @@ void run_grid(const Program& program, const KernelDescriptor& d, std::uint64_t d
     for (auto& run : runs) {
       if (!run) continue;
       const std::uint64_t before = run->instructions();
-      const GroupRun::Step step = run->run(kGridSlice);
+      const bool ended = run->run(kGridSlice);
       ran += run->instructions() - before;
-      if (step == GroupRun::Step::ended) run.reset(), --live;
+      if (ended) run.reset(), --live;
     }
     if (live && ran == 0) {
       throw Fault("kernel '" + dispatch.kernel + "': a grid barrier (ds_gws_barrier) that can never complete (" +
