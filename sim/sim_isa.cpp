@@ -68,28 +68,33 @@ std::string hex(std::uint64_t v) {
   return b;
 }
 
-// Whether a dispatch's work-groups can all be resident on the device at once, as a cooperative
-// launch needs: waves per CU, 4 SIMDs of 8 (wave64) or 16 (wave32) slots, as the topology says;
-// LDS, 64 KiB per CU. Where not, `why` says what it needs and what there is.
-bool fits_at_once(const std::string& kernel, const isa::DispatchPacket& p, const isa::KernelDescriptor& kd,
-                  std::string* why) {
-  const Target& t = config().target;
-  const std::uint64_t groups = std::uint64_t((p.grid_size_x + p.workgroup_size_x - 1) / p.workgroup_size_x) *
-                               ((p.grid_size_y + p.workgroup_size_y - 1) / p.workgroup_size_y) *
-                               ((p.grid_size_z + p.workgroup_size_z - 1) / p.workgroup_size_z);
-  const std::uint64_t lanes = kd.wave32 ? 32 : 64;
-  const std::uint64_t items = std::uint64_t(p.workgroup_size_x) * p.workgroup_size_y * p.workgroup_size_z;
-  const std::uint64_t waves = groups * ((items + lanes - 1) / lanes);
-  const std::uint64_t lds = groups * std::max<std::uint64_t>(p.group_segment_size, kd.group_segment_fixed_size);
-  const std::uint64_t max_waves = std::uint64_t(t.compute_units) * 4 * (t.wavefront == 32 ? 16 : 8);
-  const std::uint64_t max_lds = std::uint64_t(t.compute_units) * 64 * 1024;
-  if (waves <= max_waves && lds <= max_lds) return true;
-  *why = "kernel '" + kernel + "': a cooperative dispatch of " + std::to_string(groups) + " work-groups (" +
-         std::to_string(waves) + " waves, " + std::to_string(lds) + " bytes of LDS) does not fit on the simulated " +
-         t.name + " at once (" + std::to_string(t.compute_units) + " compute units: " + std::to_string(max_waves) +
-         " waves, " + std::to_string(max_lds) + " bytes): its grid barrier could never complete";
-  return false;
-}
+// What a dispatch needs of the device to have all its work-groups resident at once, as a
+// cooperative launch does, and what the device has: waves per CU, 4 SIMDs of 8 (wave64) or 16
+// (wave32) slots, as the topology says; LDS, 64 KiB per CU.
+struct Residency {
+  std::uint64_t groups, waves, lds, max_waves, max_lds;
+
+  Residency(const isa::DispatchPacket& p, const isa::KernelDescriptor& kd) {
+    const Target& t = config().target;
+    groups = std::uint64_t((p.grid_size_x + p.workgroup_size_x - 1) / p.workgroup_size_x) *
+             ((p.grid_size_y + p.workgroup_size_y - 1) / p.workgroup_size_y) *
+             ((p.grid_size_z + p.workgroup_size_z - 1) / p.workgroup_size_z);
+    const std::uint64_t lanes = kd.wave32 ? 32 : 64;
+    const std::uint64_t items = std::uint64_t(p.workgroup_size_x) * p.workgroup_size_y * p.workgroup_size_z;
+    waves = groups * ((items + lanes - 1) / lanes);
+    lds = groups * std::max<std::uint64_t>(p.group_segment_size, kd.group_segment_fixed_size);
+    max_waves = std::uint64_t(t.compute_units) * 4 * (t.wavefront == 32 ? 16 : 8);
+    max_lds = std::uint64_t(t.compute_units) * 64 * 1024;
+  }
+  bool fits() const { return waves <= max_waves && lds <= max_lds; }
+  std::string too_large(const std::string& kernel) const {
+    const Target& t = config().target;
+    return "kernel '" + kernel + "': a cooperative dispatch of " + std::to_string(groups) + " work-groups (" +
+           std::to_string(waves) + " waves, " + std::to_string(lds) + " bytes of LDS) does not fit on the simulated " +
+           t.name + " at once (" + std::to_string(t.compute_units) + " compute units: " + std::to_string(max_waves) +
+           " waves, " + std::to_string(max_lds) + " bytes): its grid barrier could never complete";
+  }
+};
 
 // One work-group of a dispatch, as a host kernel: the packet says which code. On a queue that
 // holds GWS (a cooperative queue) the work-groups of a dispatch that fits on the device run
@@ -105,9 +110,9 @@ void run_group(const WorkGroup& wg) {
   const std::uint32_t group[3] = {wg.id.x, wg.id.y, wg.id.z};
   bool cooperative = false;
   if (dispatch.gws) {
-    std::string why;
-    cooperative = fits_at_once(e->name, *packet, e->kd, &why);
-    if (!cooperative && e->grid_barrier) throw std::runtime_error(why);
+    const Residency needs(*packet, e->kd);
+    cooperative = needs.fits();
+    if (!cooperative && e->grid_barrier) throw std::runtime_error(needs.too_large(e->name));
   }
   if (cooperative && (group[0] || group[1] || group[2])) return;
   SimMemory memory;
