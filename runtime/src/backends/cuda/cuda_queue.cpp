@@ -19,6 +19,19 @@ namespace hsad::cuda {
 namespace {
 std::size_t round_up64(std::size_t n) { return (n + 63) & ~std::size_t(63); }
 std::uint32_t blocks(std::uint32_t items, std::uint32_t group) { return (items + group - 1) / group; }
+
+// A dispatch's blocks, threads per block and dynamic shared memory, in either driver struct that
+// names them alike (CUlaunchConfig, CUDA_KERNEL_NODE_PARAMS).
+template <class Launch>
+void set_shape(Launch& l, const detail::Dispatch& d) {
+  l.gridDimX = blocks(d.grid.x, d.group.x);
+  l.gridDimY = blocks(d.grid.y, d.group.y);
+  l.gridDimZ = blocks(d.grid.z, d.group.z);
+  l.blockDimX = d.group.x;
+  l.blockDimY = d.group.y;
+  l.blockDimZ = d.group.z;
+  l.sharedMemBytes = d.kernel.info().group_segment_size;
+}
 bool env_is(const char* name, const char* value) {
   const char* v = std::getenv(name);
   return v && std::strcmp(v, value) == 0;
@@ -514,13 +527,7 @@ void CudaQueue::launch(const detail::Dispatch& d, void* args, std::size_t bytes,
     attr.id = CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION;
     attr.value.programmaticStreamSerializationAllowed = 1;
     CUlaunchConfig config{};
-    config.gridDimX = blocks(d.grid.x, d.group.x);
-    config.gridDimY = blocks(d.grid.y, d.group.y);
-    config.gridDimZ = blocks(d.grid.z, d.group.z);
-    config.blockDimX = d.group.x;
-    config.blockDimY = d.group.y;
-    config.blockDimZ = d.group.z;
-    config.sharedMemBytes = k.group_segment_size;
+    set_shape(config, d);
     config.hStream = stream_;
     config.attrs = &attr;
     config.numAttrs = 1;
@@ -590,13 +597,7 @@ bool CudaQueue::update_args(Graph& g, const Batch& batch) {
     DriverArgs a(k, const_cast<unsigned char*>(batch.kernarg_image(i)), k.kernarg_segment_size, arg_passing_);
     CUDA_KERNEL_NODE_PARAMS p{};
     p.func = static_cast<CUfunction>(d.kernel.impl().native);
-    p.gridDimX = blocks(d.grid.x, d.group.x);
-    p.gridDimY = blocks(d.grid.y, d.group.y);
-    p.gridDimZ = blocks(d.grid.z, d.group.z);
-    p.blockDimX = d.group.x;
-    p.blockDimY = d.group.y;
-    p.blockDimZ = d.group.z;
-    p.sharedMemBytes = k.group_segment_size;
+    set_shape(p, d);
     p.kernelParams = a.kernel_params;
     p.extra = a.launch_extra;
     // The driver copies the arguments now; a launch of the graph already in flight keeps its own.
