@@ -147,9 +147,10 @@ extern "C" __global__ void isa_gws_init(unsigned value) { __ockl_gws_init(value,
 
 // Rounds that each read what another work-group wrote the round before (its neighbour's
 // block): right only where the grid barrier (ockl's grid sync: ds_gws_barrier) holds every
-// work-group back until all arrived.
+// work-group back until all arrived. The index is the global id: in a partial last work-group
+// blockDim.x is that group's own size, and blockIdx.x * blockDim.x would land in another's.
 extern "C" __global__ void __launch_bounds__(256) isa_grid_rounds(unsigned* a, unsigned* b, unsigned n, unsigned rounds) {
-  const unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
+  const unsigned i = unsigned(__ockl_get_global_id(0));
   for (unsigned r = 0; r < rounds; ++r) {
     if (i < n) b[i] = a[i] + a[(i + blockDim.x) % n];
     __ockl_grid_sync();

@@ -48,6 +48,21 @@ TEST_P(Cooperative, TheGridBarrierHoldsEveryWorkGroupUntilAllArrived) {
   EXPECT_EQ(gws.value(0), kGroups - 1) << "a completed barrier arms itself again with its operand";
 }
 
+// Seven work-groups, the last a partial one of 77 work-items (two waves, the second partly
+// masked; its blockDim.x is 77, so the kernel takes its index from ockl's global id), in a grid
+// whose size is a multiple of nothing used here: the grid barrier counts work-groups, not full
+// ones.
+TEST_P(Cooperative, APartialLastWorkGroupPassesTheGridBarrierToo) {
+  constexpr std::uint32_t groups = 7, items = 6 * kBlock + 77;
+  std::vector<std::uint32_t> start(items);
+  std::iota(start.begin(), start.end(), 3u);
+  auto* a = memory.copy_of(start);
+  auto* b = memory.make<std::uint32_t>(items);
+  init_gws(groups);
+  code.run("isa_grid_rounds", {items}, {kBlock}, {a, b, items, kRounds}, memory, 2, &gws);
+  EXPECT_EQ(std::vector<std::uint32_t>(a, a + items), test::grid_rounds(start, kBlock, kRounds));
+}
+
 // The same launch with the barrier value left at 0: the first wave at the barrier passes alone,
 // work-group 0 runs ahead and is one barrier out of step with the others from then on: wrong
 // sums, or a barrier that never completes at the end. Either way the check above can fail.
