@@ -65,7 +65,7 @@ int main(int argc, char** argv) {
       for (unsigned pass = 0; pass <= stage; ++pass) sort.exec(step, hsad::Dim3{n / 2}, hsad::Dim3{256}, {buffer, stage, pass, 1u, n});
     hsad::Queue queue = device.create_queue();
     const hsad::Stats before = device.stats();
-    hsad::Submission sorted = queue.submit(sort, hsad::Options::all());  // waits on the device, not here
+    hsad::Submission sorted = queue.submit(sort, hsad::Options{});  // waits on the device, not here
 
     // The program's own work: the keys. Then its signal lets the sort go.
     make_keys<<<(n + 255) / 256, 256, 0, stream>>>(keys, n, 2026u);

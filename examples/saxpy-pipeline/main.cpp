@@ -91,7 +91,7 @@ int main(int argc, char** argv) {
         .exec(k.square, {kN}, {256}, {dy, kN})
         .copy_to_host(out.data(), dy, kN * sizeof(float));
     hsad::Queue queue = device.create_queue();
-    hsad::Options options = hsad::Options::all();
+    hsad::Options options = hsad::Options{};
     options.profile = true;
     hsad::Submission s = queue.submit(batch, options);
     s.wait();

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <utility>
 
 #include "backends/backend.hpp"
 #include "dispatch_shape.hpp"
@@ -42,6 +43,42 @@ std::size_t KernelInfo::explicit_arg_count() const {
 std::uint64_t Batch::next_id() {
   static std::atomic<std::uint64_t> counter{1};
   return counter.fetch_add(1, std::memory_order_relaxed);
+}
+
+Batch::Batch(const Batch& o)
+    : commands_(o.commands_), dispatches_(o.dispatches_), copies_(o.copies_), waits_(o.waits_), arena_(o.arena_),
+      device_(o.device_), code_(o.code_), labels_(o.labels_), version_(o.version_), args_version_(o.args_version_),
+      args_changes_(o.args_changes_), id_(next_id()) {}
+
+Batch& Batch::operator=(const Batch& o) {
+  if (this != &o) *this = Batch(o);  // the copy's new identity, moved in
+  return *this;
+}
+
+Batch::Batch(Batch&& o) noexcept
+    : commands_(std::move(o.commands_)), dispatches_(std::move(o.dispatches_)), copies_(std::move(o.copies_)),
+      waits_(std::move(o.waits_)), arena_(std::move(o.arena_)), device_(std::exchange(o.device_, nullptr)),
+      code_(std::move(o.code_)), labels_(std::move(o.labels_)), version_(o.version_),
+      args_version_(o.args_version_), args_changes_(std::move(o.args_changes_)), id_(std::exchange(o.id_, next_id())) {
+  o.clear();
+}
+
+Batch& Batch::operator=(Batch&& o) noexcept {
+  if (this == &o) return *this;
+  commands_ = std::move(o.commands_);
+  dispatches_ = std::move(o.dispatches_);
+  copies_ = std::move(o.copies_);
+  waits_ = std::move(o.waits_);
+  arena_ = std::move(o.arena_);
+  device_ = std::exchange(o.device_, nullptr);
+  code_ = std::move(o.code_);
+  labels_ = std::move(o.labels_);
+  version_ = o.version_;
+  args_version_ = o.args_version_;
+  args_changes_ = std::move(o.args_changes_);
+  id_ = std::exchange(o.id_, next_id());
+  o.clear();
+  return *this;
 }
 
 void Batch::clear() {

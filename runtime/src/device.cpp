@@ -42,7 +42,7 @@ std::shared_ptr<const KernelImpl> DeviceImpl::kernel(std::string_view name) {
 }
 
 void* DeviceImpl::allocate(std::size_t bytes, Memory kind) {
-  if (bytes == 0) throw Error(info_.backend, "alloc", "a buffer of 0 bytes", "ask for at least one byte");
+  if (bytes == 0) throw Error(Errc::invalid_argument, info_.backend, "alloc", "a buffer of 0 bytes", "ask for at least one byte");
   // Memory freed while work was stuck goes back once that work has ended.
   if (has_deferred_.load(std::memory_order_acquire) && stuck().empty()) free_deferred();
   void* p = raw_allocate(bytes, kind);
@@ -159,7 +159,7 @@ void DeviceImpl::clear_kernel_cache() {
 
 void DeviceImpl::check_generation(std::uint64_t generation, const char* what, const char* call) const {
   if (generation == this->generation()) return;
-  throw Error(info_.backend, call, "this " + std::string(what) + " was made before the device was reset (Device::reset)",
+  throw Error(Errc::invalid_argument, info_.backend, call, "this " + std::string(what) + " was made before the device was reset (Device::reset)",
               std::string("make it again: the reset took back every ") + what + " of the device");
 }
 
@@ -208,10 +208,10 @@ void Device::reset() const { impl_->reset(); }
 
 namespace {
 void check_range(const Device& d, const Buffer& b, std::size_t bytes, std::size_t offset, const char* call) {
-  if (!b.device_ptr()) throw Error(d.info().backend, call, "empty Buffer");
+  if (!b.device_ptr()) throw Error(Errc::invalid_argument, d.info().backend, call, "empty Buffer");
   if (d.impl().reset_invalidates_memory()) d.impl().check_generation(b.generation(), "buffer", call);
   if (offset > b.size() || bytes > b.size() - offset) {
-    throw Error(d.info().backend, call,
+    throw Error(Errc::invalid_argument, d.info().backend, call,
                 std::to_string(bytes) + " bytes at offset " + std::to_string(offset) + " overrun a buffer of " +
                     std::to_string(b.size()) + " bytes");
   }

@@ -21,8 +21,8 @@ std::string hex(std::uint64_t v) {
 
 Buffer Device::adopt(void* ptr, std::size_t bytes) const {
   const std::string& backend = info().backend;
-  if (!ptr) throw Error(backend, "adopt", "a null pointer", "pass the address the allocator returned");
-  if (bytes == 0) throw Error(backend, "adopt", "a range of 0 bytes", "adopt at least one byte");
+  if (!ptr) throw Error(Errc::invalid_argument, backend, "adopt", "a null pointer", "pass the address the allocator returned");
+  if (bytes == 0) throw Error(Errc::invalid_argument, backend, "adopt", "a range of 0 bytes", "adopt at least one byte");
   const Memory kind = impl_->adopt_memory(ptr, bytes);
   return Buffer::adopted(impl_, ptr, bytes, kind);
 }

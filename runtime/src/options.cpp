@@ -1,5 +1,5 @@
 // Options from text and the benchmark ladder. The ladder order is the seed's: signal, kernarg,
-// nosync, fence, pinned; replay (CUDA graphs) comes last and is not part of "all".
+// nosync, fence, pinned; replay (CUDA graphs, AQL packet images) comes last.
 #include "hsad/options.hpp"
 
 #include <array>
@@ -11,7 +11,6 @@ namespace {
 using Flag = bool Options::*;
 constexpr std::array<Flag, 6> kFlags = {&Options::signal, &Options::kernarg, &Options::nosync,
                                         &Options::fence,  &Options::pinned,  &Options::replay};
-constexpr std::size_t kFlagsInAll = 5;
 
 std::string trim(std::string_view s) {
   while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
@@ -31,9 +30,15 @@ const std::vector<std::string>& option_names() {
   return names;
 }
 
+Options Options::none() {
+  Options o;
+  for (Flag f : kFlags) o.*f = false;
+  return o;
+}
+
 Options Options::all() {
   Options o;
-  for (std::size_t i = 0; i < kFlagsInAll; ++i) o.*kFlags[i] = true;
+  for (Flag f : kFlags) o.*f = true;
   return o;
 }
 
@@ -42,15 +47,15 @@ Options Options::parse(std::string_view text) {
   if (whole.empty()) throw Error("options", "parse", "empty optimization list", "valid: " + valid_list());
   if (whole == "all") return all();
   if (whole == "none") return none();
-  Options o;
+  Options o = none();
   std::size_t start = 0;
   while (start <= whole.size()) {
     std::size_t comma = whole.find(',', start);
     if (comma == std::string::npos) comma = whole.size();
     const std::string name = trim(std::string_view(whole).substr(start, comma - start));
     bool found = false;
-    if (name == "all") {  // "all,replay": the five and more
-      for (std::size_t i = 0; i < kFlagsInAll; ++i) o.*kFlags[i] = true;
+    if (name == "all") {  // "all,replay": the same as "all"
+      o = all();
       found = true;
     }
     for (std::size_t i = 0; i < kFlags.size(); ++i) {
@@ -80,7 +85,7 @@ bool Options::operator==(const Options& o) const {
 
 std::vector<LadderRow> ladder(const Options& wanted) {
   std::vector<LadderRow> rows{{"baseline", Options::none()}};
-  Options acc;
+  Options acc = Options::none();
   for (std::size_t i = 0; i < kFlags.size(); ++i) {
     if (!(wanted.*kFlags[i])) continue;
     acc.*kFlags[i] = true;

@@ -38,9 +38,29 @@ Submission& Submission::operator=(Submission&& o) noexcept {
 
 Submission::~Submission() { release(impl_.get()); }
 
-void Submission::wait(std::chrono::milliseconds timeout) {
-  if (impl_) impl_->wait(detail::Clock::now() + timeout);
+namespace detail {
+Clock::time_point deadline_after(std::chrono::milliseconds timeout) {
+  const Clock::time_point now = Clock::now();
+  if (timeout <= std::chrono::milliseconds::zero()) return now;
+  // now + milliseconds::max() overflows the clock's nanoseconds: anything past its end is forever.
+  if (timeout >= std::chrono::duration_cast<std::chrono::milliseconds>(Clock::time_point::max() - now)) {
+    return Clock::time_point::max();
+  }
+  return now + timeout;
 }
+}  // namespace detail
+
+void Submission::wait(std::chrono::milliseconds timeout) {
+  if (!impl_) return;
+  try {
+    impl_->wait(detail::deadline_after(timeout));
+  } catch (const Error& e) {
+    if (e.submission() != 0) throw;
+    throw e.at(impl_->serial, impl_->failed_command);
+  }
+}
+
+bool Submission::ready() const { return !impl_ || impl_->ready(); }
 
 std::vector<CommandTime> Submission::timestamps() const {
   if (!impl_) throw Error("queue", "timestamps", "the Submission is empty");
@@ -77,7 +97,7 @@ detail::ResolvedWaits resolve_waits(const Batch& batch, detail::QueueImpl& self)
     }
     const std::uint64_t made = w.queue->timeline.submitted();
     if (std::uint64_t(number) > made) {
-      throw Error(self.owner().info().backend, "submit",
+      throw Error(Errc::invalid_argument, self.owner().info().backend, "submit",
                   "the batch waits for submission " + std::to_string(number) + " of a queue that has made " +
                       std::to_string(made) + " (this queue has made " + std::to_string(before) + ", offset " +
                       std::to_string(w.offset) + ")",
@@ -87,10 +107,14 @@ detail::ResolvedWaits resolve_waits(const Batch& batch, detail::QueueImpl& self)
   }
   return resolved;
 }
+Options with_nosync(Options o) {
+  o.nosync = true;
+  return o;
+}
 }  // namespace
 
 Submission Queue::submit(const Batch& batch, const Options& options, std::chrono::milliseconds timeout) {
-  return Submission(submit_impl(batch, options, detail::Clock::now() + timeout));
+  return Submission(submit_impl(batch, options, detail::deadline_after(timeout)));
 }
 
 std::unique_ptr<detail::SubmissionImpl> Queue::submit_impl(const Batch& batch, const Options& options,
@@ -100,18 +124,26 @@ std::unique_ptr<detail::SubmissionImpl> Queue::submit_impl(const Batch& batch, c
   detail::DeviceImpl& device = q.owner();
   device.check_generation(q.generation, "queue", "submit");
   if (const std::string running = q.still_running(); !running.empty()) {
-    throw Error(device.info().backend, "submit", running + ": this queue runs nothing after it",
+    throw Error(Errc::queue_stopped, device.info().backend, "submit", running + ": this queue runs nothing after it",
                 "other queues of the device still run; Device::reset() stops it where the backend can");
   }
-  auto sub = q.submit(batch, options, deadline, resolve_waits(batch, q));
+  // A replayed batch is one image with one completion: replay implies nosync.
+  const Options& effective = options.replay && !options.nosync ? with_nosync(options) : options;
+  auto sub = q.submit(batch, effective, deadline, resolve_waits(batch, q));
   sub->deadline = deadline;
   q.timeline.record(sub->completion());
   return sub;
 }
 
 void Queue::run(const Batch& batch, const Options& options, std::chrono::milliseconds timeout) {
-  const auto deadline = detail::Clock::now() + timeout;
-  submit_impl(batch, options, deadline)->wait(deadline);
+  const auto deadline = detail::deadline_after(timeout);
+  auto sub = submit_impl(batch, options, deadline);
+  try {
+    sub->wait(deadline);
+  } catch (const Error& e) {
+    if (e.submission() != 0) throw;
+    throw e.at(sub->serial, sub->failed_command);
+  }
 }
 
 std::uint64_t Queue::submissions() const { return impl_->timeline.submitted(); }

@@ -27,7 +27,7 @@ Runtime Runtime::open(std::string_view backend) {
     if (backend != "auto" && backend != b.name) continue;
     BackendStatus st = b.probe();
     if (!st.available) {
-      if (backend != "auto") throw Error(b.name, "open", "backend unavailable: " + st.reason);
+      if (backend != "auto") throw Error(Errc::driver_missing, b.name, "open", "backend unavailable: " + st.reason);
       why += b.name + ": " + st.reason + "; ";
       continue;
     }
@@ -35,7 +35,7 @@ Runtime Runtime::open(std::string_view backend) {
     rt.backend_ = b.name;
     for (auto& d : b.open()) rt.devices_.emplace_back(std::move(d));
     if (rt.devices_.empty()) {
-      if (backend != "auto") throw Error(b.name, "open", "no device found");
+      if (backend != "auto") throw Error(Errc::driver_missing, b.name, "open", "no device found");
       continue;
     }
     return rt;
@@ -43,7 +43,7 @@ Runtime Runtime::open(std::string_view backend) {
   std::string valid = "auto";
   for (auto& n : backend_names()) valid += ", " + n;
   if (backend != "auto") throw Error("runtime", "open", "unknown backend '" + std::string(backend) + "'", "valid: " + valid);
-  throw Error("runtime", "open", "no backend available: " + why);
+  throw Error(Errc::driver_missing, "runtime", "open", "no backend available: " + why);
 }
 
 const Device& Runtime::device(std::size_t index) const {

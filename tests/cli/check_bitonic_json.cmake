@@ -1,5 +1,5 @@
-# Runs bitonic-bench --format json and checks the document: the documented keys, seven rows in
-# ladder order (the five flags, then the whole iteration as one submission), every row sorted. Usage: cmake -DBENCH=path [-DLAUNCHER=hsad-sim;--] [-DBACKEND=rocr]
+# Runs bitonic-bench --format json and checks the document: the documented keys, eight rows in
+# ladder order (the five flags, the whole iteration as one submission, then that submission replayed), every row sorted. Usage: cmake -DBENCH=path [-DLAUNCHER=hsad-sim;--] [-DBACKEND=rocr]
 # [-DKEYS=32768 -DDISPATCHES=120] -P check_bitonic_json.cmake
 if(NOT BACKEND)
   set(BACKEND cpu)
@@ -25,10 +25,10 @@ if(NOT n EQUAL KEYS OR NOT dispatches EQUAL DISPATCHES)
   message(FATAL_ERROR "n=${n} dispatches=${dispatches}, expected ${KEYS} and ${DISPATCHES}")
 endif()
 string(JSON rows LENGTH "${out}" rows)
-if(NOT rows EQUAL 7)
-  message(FATAL_ERROR "${rows} rows, expected 7: ${out}")
+if(NOT rows EQUAL 8)
+  message(FATAL_ERROR "${rows} rows, expected 8: ${out}")
 endif()
-set(expected baseline +signal +kernarg +nosync +fence +pinned +copies)
+set(expected baseline +signal +kernarg +nosync +fence +pinned +copies +replay)
 math(EXPR last "${rows} - 1")
 foreach(i RANGE ${last})
   list(GET expected ${i} want)

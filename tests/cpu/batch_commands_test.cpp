@@ -58,7 +58,7 @@ TEST(BatchCopies, RunInBatchOrderWithOneDoorbellAndOneWait) {
   AddPipeline p(Memory::pinned_host);
   Queue q = device().create_queue();
   const Stats before = device().stats();
-  q.run(p.batch, Options::all());
+  q.run(p.batch, Options{});
   const Stats d = device().stats() - before;
   EXPECT_TRUE(p.correct(3));
   EXPECT_EQ(d.packets, 5u);  // two copy packets, three dispatches
@@ -73,7 +73,7 @@ TEST(BatchCopies, PageableHostMemoryIsStagedAndCounted) {
   AddPipeline p(Memory::device);  // pageable std::vectors on the host side
   Queue q = device().create_queue();
   const Stats before = device().stats();
-  q.run(p.batch, Options::all());
+  q.run(p.batch, Options{});
   const Stats d = device().stats() - before;
   EXPECT_TRUE(p.correct(3));
   EXPECT_EQ(d.bytes_staged, 2u * p.n * 4);
@@ -95,7 +95,7 @@ TEST(BatchCopies, SystemScopeOnlyBesideTheCopiesAndAtTheEnds) {
   AddPipeline p(Memory::pinned_host, 256, 4);
   Queue q = device().create_queue();
   const Stats before = device().stats();
-  q.run(p.batch, Options::all());
+  q.run(p.batch, Options{});
   const Stats d = device().stats() - before;
   // copy in (2), first dispatch's acquire (1), last dispatch's release (1), copy out (2)
   EXPECT_EQ(d.system_fences, 6u);
@@ -109,7 +109,7 @@ TEST(BatchCopies, ALargeCopyIsSplitAcrossTheWorkersAndArrivesWhole) {
   for (std::size_t i = 0; i < n; ++i) src[i] = std::uint8_t(i * 13 + (i >> 12));
   Batch batch;
   batch.copy_to_device(a, src.data(), n).copy(b, a, n).copy_to_host(host.host_ptr(), b, n);
-  device().create_queue().run(batch, Options::all());
+  device().create_queue().run(batch, Options{});
   std::memcpy(back.data(), host.host_ptr(), n);
   EXPECT_EQ(back, src);
 }
@@ -119,7 +119,7 @@ TEST(BatchCopies, OffsetsSelectTheRange) {
   std::vector<std::uint8_t> zeros(64, 0), ones(16, 1), back(64);
   Batch batch;
   batch.copy_to_device(buf, zeros.data(), 64).copy_to_device(buf, ones.data(), 16, 40).copy_to_host(back.data(), buf, 64);
-  device().create_queue().run(batch, Options::all());
+  device().create_queue().run(batch, Options{});
   for (std::size_t i = 0; i < 64; ++i) EXPECT_EQ(back[i], i >= 40 && i < 56 ? 1 : 0) << i;
 }
 
@@ -146,9 +146,9 @@ TEST(BatchWaits, TheConsumerStartsAfterTheProducerEndedWithNoHostWait) {
   for (int i = 0; i < 3; ++i) producer.exec(record, Dim3{8}, Dim3{1}, {&t, 0u, 2000u});
   Queue a = device().create_queue(), b = device().create_queue();
   const Stats before = device().stats();
-  Submission p = a.submit(producer, Options::all());
+  Submission p = a.submit(producer, Options{});
   consumer.wait(p).exec(record, Dim3{1}, Dim3{1}, {&t, 1u, 0u});
-  Submission c = b.submit(consumer, Options::all());
+  Submission c = b.submit(consumer, Options{});
   const Stats submitted = device().stats() - before;
   EXPECT_EQ(submitted.host_waits, 0u);
   EXPECT_EQ(submitted.device_waits, 1u);
@@ -166,8 +166,8 @@ TEST(BatchWaits, WithoutTheWaitTheConsumerOverlapsTheProducer) {
   for (int i = 0; i < 3; ++i) producer.exec(record, Dim3{8}, Dim3{1}, {&t, 0u, 2000u});
   consumer.exec(record, Dim3{1}, Dim3{1}, {&t, 1u, 0u});
   Queue a = device().create_queue(), b = device().create_queue();
-  Submission p = a.submit(producer, Options::all());
-  Submission c = b.submit(consumer, Options::all());
+  Submission p = a.submit(producer, Options{});
+  Submission c = b.submit(consumer, Options{});
   c.wait();
   p.wait();
   EXPECT_LT(t.first_start[1].load(), t.last_end[0].load());
@@ -178,12 +178,12 @@ TEST(BatchWaits, AWaitForACompletedSubmissionCostsNothing) {
   Buffer buf = device().alloc(64 * 4);
   Batch producer;
   producer.exec(device().kernel("test_add"), Dim3{64}, Dim3{64}, {buf, 1u, 64u});
-  Submission p = a.submit(producer, Options::all());
+  Submission p = a.submit(producer, Options{});
   p.wait();
   Batch consumer;
   consumer.wait(p).exec(device().kernel("test_add"), Dim3{64}, Dim3{64}, {buf, 1u, 64u});
   const Stats before = device().stats();
-  b.run(consumer, Options::all());
+  b.run(consumer, Options{});
   EXPECT_EQ((device().stats() - before).device_waits, 0u);
 }
 
@@ -197,11 +197,11 @@ TEST(BatchWaits, ABatchMayWaitForSeveralSubmissions) {
     producers.push_back(device().create_queue());
     Batch b;
     b.exec(record, Dim3{2}, Dim3{1}, {&t, i, 1000u});
-    subs.push_back(producers.back().submit(b, Options::all()));
+    subs.push_back(producers.back().submit(b, Options{}));
     consumer.wait(subs.back());
   }
   consumer.exec(record, Dim3{1}, Dim3{1}, {&t, 15u, 0u});
-  device().create_queue().run(consumer, Options::all());
+  device().create_queue().run(consumer, Options{});
   for (std::uint32_t i = 0; i < 7; ++i) EXPECT_GT(t.first_start[15].load(), t.last_end[i].load()) << i;
 }
 
@@ -209,11 +209,11 @@ TEST(BatchWaits, ASubmissionWhoseQueueFailedIsRefusedAtSubmit) {
   Queue a = device().create_queue(), b = device().create_queue();
   Batch bad;
   bad.exec(device().kernel("test_throw"), Dim3{1}, Dim3{1}, {});
-  Submission p = a.submit(bad, Options::all());
+  Submission p = a.submit(bad, Options{});
   EXPECT_THROW(p.wait(), Error);
   Batch consumer;
   consumer.wait(p).exec(device().kernel("test_sleep"), Dim3{1}, Dim3{1}, {1u});
-  EXPECT_NE(test::error_text([&] { b.run(consumer, Options::all()); }).find("waits for a submission whose queue failed"),
+  EXPECT_NE(test::error_text([&] { b.run(consumer, Options{}); }).find("waits for a submission whose queue failed"),
             std::string::npos);
 }
 
@@ -221,14 +221,14 @@ TEST(BatchWaits, AProducerThatFailsLaterFailsTheConsumersWaitAndBlocksItsQueue) 
   Queue a = device().create_queue(), b = device().create_queue();
   Batch bad;
   bad.exec(device().kernel("test_sleep"), Dim3{1}, Dim3{1}, {30u}).exec(device().kernel("test_throw"), Dim3{1}, Dim3{1}, {});
-  Submission p = a.submit(bad, Options::all());
+  Submission p = a.submit(bad, Options{});
   Batch consumer;
   consumer.wait(p).exec(device().kernel("test_sleep"), Dim3{1}, Dim3{1}, {1u});
-  Submission c = b.submit(consumer, Options::all());
+  Submission c = b.submit(consumer, Options{});
   const std::string why = test::error_text([&] { c.wait(5000ms); });
   EXPECT_NE(why.find("a submission this batch waits for failed"), std::string::npos) << why;
   EXPECT_NE(why.find("deliberate failure"), std::string::npos) << why;
-  EXPECT_NE(test::error_text([&] { b.run(Batch{}.exec(device().kernel("test_sleep"), Dim3{1}, Dim3{1}, {1u}), Options::all()); })
+  EXPECT_NE(test::error_text([&] { b.run(Batch{}.exec(device().kernel("test_sleep"), Dim3{1}, Dim3{1}, {1u}), Options{}); })
                 .find("the queue is blocked"),
             std::string::npos);
   EXPECT_THROW(p.wait(), Error);
@@ -246,14 +246,14 @@ TEST(BatchDevice, AKernelAndABufferOfOneDeviceStayTogether) {
   std::vector<int> host(64);
   Batch b;
   b.exec(device().kernel("test_add"), Dim3{64}, Dim3{64}, {buf, 1u, 64u}).copy_to_host(host.data(), buf, 64);
-  EXPECT_NO_THROW(other.device().create_queue().run(b, Options::all()));
+  EXPECT_NO_THROW(other.device().create_queue().run(b, Options{}));
 }
 
 TEST(BatchTimestamps, EveryDispatchAndCopyInOrder) {
   AddPipeline p(Memory::pinned_host, 1000, 2);
   p.batch.exec(device().kernel("test_sleep"), Dim3{1}, Dim3{1}, {3u});
   Queue q = device().create_queue();
-  Options o = Options::all();
+  Options o = Options{};
   o.profile = true;
   Submission s = q.submit(p.batch, o);
   EXPECT_NE(test::error_text([&] { (void)s.timestamps(); }).find("not been waited for"), std::string::npos);
@@ -286,7 +286,7 @@ TEST(BatchTimestamps, ProfilingTheBaselineToo) {
 
 TEST(BatchTimestamps, NoneWithoutProfile) {
   AddPipeline p(Memory::pinned_host);
-  Submission s = device().create_queue().submit(p.batch, Options::all());
+  Submission s = device().create_queue().submit(p.batch, Options{});
   s.wait();
   EXPECT_TRUE(s.timestamps().empty());
 }

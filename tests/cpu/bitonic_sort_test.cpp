@@ -40,7 +40,7 @@ class BitonicPowerOfTwo : public ::testing::TestWithParam<int> {};
 TEST_P(BitonicPowerOfTwo, SortsRandomKeys) {
   const std::size_t n = std::size_t(1) << GetParam();
   // Alternate the options so that every size also exercises baseline and optimized paths.
-  expect_sorts(random_keys(n, GetParam()), GetParam() % 2 ? Options::all() : Options::none());
+  expect_sorts(random_keys(n, GetParam()), GetParam() % 2 ? Options{} : Options::none());
 }
 
 INSTANTIATE_TEST_SUITE_P(CpuAgent, BitonicPowerOfTwo, ::testing::Range(1, 21),
@@ -52,7 +52,7 @@ class BitonicLdsPowerOfTwo : public ::testing::TestWithParam<int> {};
 
 TEST_P(BitonicLdsPowerOfTwo, SortsRandomKeysInThePlannedDispatches) {
   const std::uint32_t n = 1u << GetParam();
-  const Options o = GetParam() % 2 ? Options::all() : Options::none();
+  const Options o = GetParam() % 2 ? Options{} : Options::none();
   auto keys = random_keys(n, GetParam() + 100);
   bench::BitonicWorkload w(device(), n, o, bench::BitonicWorkload::Copies::blocking, Algo::lds);
   const std::uint32_t planned = kernels::bitonic_lds_dispatches(n, kernels::bitonic_local_chunk_log2(n));
@@ -73,14 +73,14 @@ TEST(BitonicLds, EveryChunkSizeSortsInItsPlannedDispatches) {
   for (std::uint32_t c = 1; c <= kernels::kBitonicLocalKeysLog2; ++c) {
     SCOPED_TRACE("chunk 2^" + std::to_string(c));
     auto keys = random_keys(n, c);
-    bench::BitonicWorkload w(device(), n, Options::all(), bench::BitonicWorkload::Copies::in_batch, Algo::lds, c);
+    bench::BitonicWorkload w(device(), n, Options{}, bench::BitonicWorkload::Copies::in_batch, Algo::lds, c);
     EXPECT_EQ(w.dispatches(), kernels::bitonic_lds_dispatches(n, c));
     std::copy(keys.begin(), keys.end(), w.input());
     w.run();
     std::sort(keys.begin(), keys.end());
     EXPECT_TRUE(w.output_matches(keys));
   }
-  EXPECT_THROW(bench::BitonicWorkload(device(), n, Options::all(), bench::BitonicWorkload::Copies::in_batch, Algo::lds, 13),
+  EXPECT_THROW(bench::BitonicWorkload(device(), n, Options{}, bench::BitonicWorkload::Copies::in_batch, Algo::lds, 13),
                Error);
 }
 
@@ -89,32 +89,32 @@ TEST(BitonicLds, SortsEveryKeyPattern) {
   for (std::size_t i = 0; i < sorted.size(); ++i) sorted[i] = std::uint32_t(i), reversed[i] = std::uint32_t(16384 - i);
   auto extremes = random_keys(16384, 9);
   for (std::size_t i = 0; i < extremes.size(); i += 3) extremes[i] = i % 2 ? 0u : 0xFFFFFFFFu;
-  for (const auto& k : {sorted, reversed, equal, extremes}) expect_sorts(k, Options::all(), Algo::lds);
+  for (const auto& k : {sorted, reversed, equal, extremes}) expect_sorts(k, Options{}, Algo::lds);
 }
 
 TEST(BitonicKeys, SortsAlreadySortedKeys) {
   std::vector<std::uint32_t> k(4096);
   for (std::size_t i = 0; i < k.size(); ++i) k[i] = std::uint32_t(i);
-  expect_sorts(k, Options::all());
+  expect_sorts(k, Options{});
 }
 
 TEST(BitonicKeys, SortsReversedKeys) {
   std::vector<std::uint32_t> k(4096);
   for (std::size_t i = 0; i < k.size(); ++i) k[i] = std::uint32_t(k.size() - i);
-  expect_sorts(k, Options::all());
+  expect_sorts(k, Options{});
 }
 
-TEST(BitonicKeys, SortsAllEqualKeys) { expect_sorts(std::vector<std::uint32_t>(4096, 7), Options::all()); }
+TEST(BitonicKeys, SortsAllEqualKeys) { expect_sorts(std::vector<std::uint32_t>(4096, 7), Options{}); }
 
 TEST(BitonicKeys, SortsExtremeValues) {
   auto k = random_keys(1024, 9);
   for (std::size_t i = 0; i < k.size(); i += 3) k[i] = i % 2 ? 0u : 0xFFFFFFFFu;
-  expect_sorts(k, Options::all());
+  expect_sorts(k, Options{});
 }
 
 TEST(BitonicKeys, EveryLadderRowSorts) {
   const auto keys = random_keys(32768, 1);
-  for (const LadderRow& row : ladder(Options::all())) {
+  for (const LadderRow& row : ladder(Options{})) {
     SCOPED_TRACE(row.config);
     expect_sorts(keys, row.options);
   }

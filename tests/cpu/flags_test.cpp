@@ -90,5 +90,5 @@ TEST(FlagMechanism, AllFlagsTogether) {
   want.host_waits = 1;
   want.system_fences = 2;
   want.bytes_staged = 0;
-  expect_stats(one_iteration(Options::all()), want);
+  expect_stats(one_iteration(Options{}), want);
 }

@@ -74,7 +74,7 @@ class LaplacianSlabsKernel : public ::testing::TestWithParam<int> {};
 
 TEST_P(LaplacianSlabsKernel, EveryDeviceCountGivesTheOneDeviceBits) {
   const bench::LaplacianConfig c = grid(GetParam());
-  LaplacianSlabs one(first(1), c, Options::all());
+  LaplacianSlabs one(first(1), c, Options{});
   one.run();
   one.run();  // six steps, across a parity change between runs
   const std::vector<double> want = one.gather();
@@ -85,7 +85,7 @@ TEST_P(LaplacianSlabsKernel, EveryDeviceCountGivesTheOneDeviceBits) {
   for (std::size_t n : {2u, 3u}) {
     for (bench::HaloRoute route : {bench::HaloRoute::peer, bench::HaloRoute::staged}) {
       SCOPED_TRACE(std::to_string(n) + " devices, " + (route == bench::HaloRoute::peer ? "peer" : "staged"));
-      LaplacianSlabs many(first(n), c, Options::all(), route);
+      LaplacianSlabs many(first(n), c, Options{}, route);
       EXPECT_STREQ(many.halo_path(), route == bench::HaloRoute::peer ? "peer" : "staged");
       many.run();
       many.run();
@@ -101,10 +101,10 @@ TEST(LaplacianSlabs, AWrongHaloWouldShow) {
   // The positive control of the bit-exact check: one device's result after more steps differs
   // from the three devices' after fewer, so a halo that carried stale data would be seen.
   bench::LaplacianConfig c = grid(5);
-  LaplacianSlabs one(first(1), c, Options::all());
+  LaplacianSlabs one(first(1), c, Options{});
   one.run();
   c.iters = 2;
-  LaplacianSlabs many(first(3), c, Options::all());
+  LaplacianSlabs many(first(3), c, Options{});
   many.run();
   EXPECT_FALSE(same_bits(one.gather(), many.gather()));
 }
@@ -112,7 +112,7 @@ TEST(LaplacianSlabs, AWrongHaloWouldShow) {
 TEST(LaplacianSlabs, TheHostWaitsOncePerRunAndTheDevicesWaitForEachOther) {
   const bench::LaplacianConfig c = grid(8);
   const std::vector<Device> ds = first(3);
-  LaplacianSlabs w(ds, c, Options::all());
+  LaplacianSlabs w(ds, c, Options{});
   const Stats before = total(ds);
   w.run();
   const Stats s = total(ds) - before;
@@ -181,7 +181,7 @@ TEST(LaplacianSlabsProcesses, ExternalHalosGiveTheOneDeviceBits) {
   const std::vector<Device> all = first(3);
   for (int kernel : {5, 8}) {
     const bench::LaplacianConfig c = grid(kernel);
-    LaplacianSlabs one({all[0]}, c, Options::all());
+    LaplacianSlabs one({all[0]}, c, Options{});
     one.run();
     one.run();
     const std::vector<double> want = one.gather();
@@ -205,7 +205,7 @@ TEST(LaplacianSlabsProcesses, ExternalHalosGiveTheOneDeviceBits) {
             try {
               LoopbackHalos halos(box, r, ranks, direct);
               const Stats before = total(layout[r]);
-              LaplacianSlabs part(layout[r], c, Options::all(), bench::HaloRoute::automatic, {ranges[r], &halos});
+              LaplacianSlabs part(layout[r], c, Options{}, bench::HaloRoute::automatic, {ranges[r], &halos});
               part.run();
               part.run();
               waits[r] = (total(layout[r]) - before).host_waits;

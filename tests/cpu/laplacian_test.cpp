@@ -16,7 +16,7 @@ const Device& device() {
   return rt.device();
 }
 
-bench::LaplacianWorkload::Check run(bench::LaplacianConfig c, const Options& o = Options::all()) {
+bench::LaplacianWorkload::Check run(bench::LaplacianConfig c, const Options& o = Options{}) {
   c.iters = 2;
   bench::LaplacianWorkload w(device(), c, o);
   w.run();
@@ -92,7 +92,7 @@ TEST(Laplacian, ASweepIsSplitDispatchesAndOneWaitPerBatch) {
   c.nz = 5;
   c.split = 3;
   c.iters = 4;
-  bench::LaplacianWorkload w(device(), c, Options::all());
+  bench::LaplacianWorkload w(device(), c, Options{});
   const Stats before = device().stats();
   w.run();
   const Stats d = device().stats() - before;

@@ -37,14 +37,14 @@ TEST(Memory, EachWorkloadRecordsItsDispatches) {
   for (const auto& [kind, dispatches] : expected) {
     bench::MemoryConfig c = test::odd_memory_config(kind);
     c.iters = 3;
-    bench::MemoryWorkload w(device(), c, Options::all());
+    bench::MemoryWorkload w(device(), c, Options{});
     EXPECT_EQ(w.dispatches_per_iteration(), dispatches) << bench::memory_workload_name(kind);
   }
 }
 
 TEST(Memory, TheBytesAreTheInputOnceAndTheOutput) {
   auto bytes = [](MemoryKind kind) {
-    return bench::MemoryWorkload(device(), test::odd_memory_config(kind), Options::all()).bytes();
+    return bench::MemoryWorkload(device(), test::odd_memory_config(kind), Options{}).bytes();
   };
   EXPECT_EQ(bytes(MemoryKind::row_sums), (37.0 * 53 + 37) * 4);
   EXPECT_EQ(bytes(MemoryKind::column_sums), (37.0 * 53 + 53) * 4);

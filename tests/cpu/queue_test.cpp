@@ -39,7 +39,7 @@ TEST(CpuQueue, WrapsTheRingTenTimesOver) {
   std::vector<std::uint32_t> zero(256, 0);
   d.copy_to_device(buf, zero.data(), zero.size() * 4);
   const Batch b = add_batch(d, buf, 256, 160);  // 10 x the ring, in one batch
-  q.run(b, Options::all());
+  q.run(b, Options{});
   for (auto v : read(d, buf, 256)) ASSERT_EQ(v, 160u);
   for (int i = 0; i < 10; ++i) q.run(add_batch(d, buf, 256, 16), Options::none());  // and batch by batch
   for (auto v : read(d, buf, 256)) ASSERT_EQ(v, 320u);
@@ -55,7 +55,7 @@ TEST(CpuQueue, BatchLargerThanTheKernargPoolWaitsInsteadOfOverwriting) {
   Batch b;
   const Kernel add = d.kernel("test_add");
   for (int i = 0; i < 20000; ++i) b.exec(add, Dim3{64}, Dim3{64}, {buf, std::uint32_t(i % 3), 64u});
-  q.run(b, Options::all());
+  q.run(b, Options{});
   std::uint32_t expected = 0;
   for (int i = 0; i < 20000; ++i) expected += i % 3;
   for (auto v : read(d, buf, 64)) ASSERT_EQ(v, expected);
@@ -77,7 +77,7 @@ TEST(CpuQueue, FourHostThreadsSubmitToOneQueueAtOnce) {
     threads.emplace_back([&, t] {
       try {
         const Batch b = add_batch(d, bufs[t], 128, kDispatches, std::uint32_t(t + 1));
-        for (int i = 0; i < kBatches; ++i) q.run(b, i % 2 ? Options::all() : Options::parse("signal,kernarg"));
+        for (int i = 0; i < kBatches; ++i) q.run(b, i % 2 ? Options{} : Options::parse("signal,kernarg"));
       } catch (const std::exception& e) {
         errors[t] = e.what();
       }
@@ -96,7 +96,7 @@ TEST(CpuQueue, ThrowingKernelFailsTheWaiterWithTheKernelsMessage) {
   Batch b;
   b.exec(d.kernel("test_throw"), Dim3{4}, Dim3{1}, {});
   try {
-    q.run(b, Options::all(), 5000ms);
+    q.run(b, Options{}, 5000ms);
     FAIL() << "no error";
   } catch (const Error& e) {
     const std::string m = e.what();
@@ -113,11 +113,11 @@ TEST(CpuQueue, FailedQueueRefusesMoreWorkAndANewQueueWorks) {
   EXPECT_THROW(q.run(bad, Options::none(), 5000ms), Error);
   Buffer buf = d.alloc(64 * 4);
   const Batch good = add_batch(d, buf, 64, 2);
-  EXPECT_THROW(q.run(good, Options::all(), 1000ms), Error);
+  EXPECT_THROW(q.run(good, Options{}, 1000ms), Error);
   Queue fresh = d.create_queue();
   std::vector<std::uint32_t> zero(64, 0);
   d.copy_to_device(buf, zero.data(), 64 * 4);
-  fresh.run(good, Options::all());
+  fresh.run(good, Options{});
   for (auto v : read(d, buf, 64)) ASSERT_EQ(v, 2u);
 }
 
@@ -126,7 +126,7 @@ TEST(CpuQueue, WaitPastTheTimeoutIsAnErrorAndALaterWaitSucceeds) {
   Queue q = d.create_queue();
   Batch b;
   b.exec(d.kernel("test_sleep"), Dim3{1}, Dim3{1}, {std::uint32_t(200)});
-  Submission s = q.submit(b, Options::all());
+  Submission s = q.submit(b, Options{});
   try {
     s.wait(10ms);
     FAIL() << "no timeout";
@@ -146,5 +146,5 @@ TEST(CpuQueue, QueueSizeMustBeAPowerOfTwo) {
 TEST(CpuQueue, EmptyBatchCompletesAtOnce) {
   const Device d = cpu_device();
   Queue q = d.create_queue();
-  EXPECT_NO_THROW(q.run(Batch{}, Options::all()));
+  EXPECT_NO_THROW(q.run(Batch{}, Options{}));
 }

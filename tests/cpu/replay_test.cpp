@@ -39,7 +39,7 @@ const Device& device() {
 }
 
 Options replaying() {
-  Options o = Options::all();
+  Options o = Options{};
   o.replay = true;
   return o;
 }
@@ -64,7 +64,7 @@ TEST(CpuReplay, TheSortIsBitExactAndItsImageIsBuiltOnce) {
   Buffer keys = device().alloc(n * 4);
   Queue q = device().create_queue();
   Batch b = sort_batch(keys, in.data(), out.data(), n);
-  q.run(sort_batch(keys, in.data(), plain.data(), n), Options::all());
+  q.run(sort_batch(keys, in.data(), plain.data(), n), Options{});
 
   const Stats s0 = device().stats();
   q.run(b, replaying());
@@ -88,7 +88,7 @@ TEST(CpuReplay, TheSortIsBitExactAndItsImageIsBuiltOnce) {
   EXPECT_EQ(again.copies, 2u);
   // The same fence scopes as the writer's: system next to the host and around each copy.
   const Stats s2 = device().stats();
-  q.run(b, Options::all());
+  q.run(b, Options{});
   EXPECT_EQ((device().stats() - s2).system_fences, again.system_fences);
 }
 
@@ -168,7 +168,7 @@ TEST(CpuReplay, TwoThreadsReplayOneBatch) {
 
 // Profiling replays too (each dispatch's completion a signal of its own, patched per submit); the
 // baseline's host waits go through the writer as before.
-TEST(CpuReplay, ProfilingIsReplayedAndTheBaselineIsNot) {
+TEST(CpuReplay, ProfilingIsReplayedAndReplayAloneImpliesNosync) {
   Buffer buf = device().alloc(64 * 4);
   std::vector<std::uint32_t> back(64);
   Queue q = device().create_queue();
@@ -198,10 +198,14 @@ TEST(CpuReplay, ProfilingIsReplayedAndTheBaselineIsNot) {
   const Stats replayed = device().stats() - s;
   EXPECT_EQ(replayed.images_built, 1u);
   EXPECT_EQ(replayed.kernarg_writes, 2u);  // the image's two blocks, once
+  // replay alone implies nosync (a replayed batch has no host wait inside it): the same image,
+  // no block written, one host wait where the baseline waits after every command.
+  const Stats before_alone = device().stats();
   q.run(b, baseline);
-  const Stats d = device().stats() - s;
-  EXPECT_EQ(d.images_built, 1u);
-  EXPECT_EQ(d.kernarg_writes, 4u);  // the baseline writes its two
+  const Stats d = device().stats() - before_alone;
+  EXPECT_EQ(d.images_built, 0u);
+  EXPECT_EQ(d.kernarg_writes, 0u);
+  EXPECT_EQ(d.host_waits, 1u);
 }
 
 // Batch::set_args between replays: only the changed dispatch's kernarg block is written again.
@@ -223,7 +227,7 @@ TEST(CpuReplay, SetArgsRewritesOnlyTheChangedBlock) {
   EXPECT_EQ(d.images_built, 0u);
   EXPECT_EQ(d.kernarg_writes, 1u);
   EXPECT_EQ(d.kernarg_allocations, 0u);
-  q.run(batch, Options::all());  // the writer's path reads the new arguments too
+  q.run(batch, Options{});  // the writer's path reads the new arguments too
   device().copy_to_host(a.data(), x, 64 * 4);
   device().copy_to_host(b.data(), y, 64 * 4);
   EXPECT_EQ(a[17], 10u + 9u + 9u);

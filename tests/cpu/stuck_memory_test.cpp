@@ -34,7 +34,7 @@ TEST(CpuStuckMemory, FreedMemoryIsReleasedOnceTheStuckKernelReturns) {
   detail::DeviceImpl& impl = device().impl();
   {
     Queue q = device().create_queue();
-    Submission s = q.submit(Batch{}.exec(device().kernel("stuck_memory_spin"), Dim3{1}, Dim3{1}, {}), Options::all(), 1s);
+    Submission s = q.submit(Batch{}.exec(device().kernel("stuck_memory_spin"), Dim3{1}, Dim3{1}, {}), Options{}, 1s);
     EXPECT_THROW(s.wait(200ms), Error);  // abandoned
   }  // the queue goes away, leaving the work-group running on its thread
   EXPECT_FALSE(impl.stuck().empty());

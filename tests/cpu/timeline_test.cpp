@@ -28,8 +28,8 @@ TEST(TimelineWait, OffsetOneWaitsForTheOtherQueuesSameIteration) {
   Queue a = device().create_queue(), b = device().create_queue();
   consumer.wait(a, 1).exec(record, Dim3{1}, Dim3{1}, {&t, 1u, 0u});
   const Stats before = device().stats();
-  Submission p = a.submit(producer, Options::all());
-  Submission c = b.submit(consumer, Options::all());
+  Submission p = a.submit(producer, Options{});
+  Submission c = b.submit(consumer, Options{});
   EXPECT_EQ((device().stats() - before).device_waits, 1u);
   EXPECT_EQ((device().stats() - before).host_waits, 0u);
   c.wait();
@@ -58,8 +58,8 @@ TEST(TimelineWait, ReplayedBatchesWaitForThePreviousIterationOfTheOtherQueue) {
   std::vector<Submission> subs;
   const Stats before = device().stats();
   for (int i = 0; i < kIterations; ++i) {
-    subs.push_back(a.submit(on_a[i], Options::all()));
-    subs.push_back(b.submit(on_b[i], Options::all()));
+    subs.push_back(a.submit(on_a[i], Options{}));
+    subs.push_back(b.submit(on_b[i], Options{}));
   }
   EXPECT_EQ((device().stats() - before).host_waits, 0u);
   subs.back().wait();
@@ -74,8 +74,8 @@ TEST(TimelineWait, ANumberNotYetSubmittedIsRefusedNamingBothCounts) {
   Queue a = device().create_queue(), b = device().create_queue();
   Batch consumer;
   consumer.wait(a, 2).exec(device().kernel("test_sleep"), Dim3{1}, Dim3{1}, {0u});
-  a.run(Batch{}.exec(device().kernel("test_sleep"), Dim3{1}, Dim3{1}, {0u}), Options::all());
-  const std::string text = test::error_text([&] { b.submit(consumer, Options::all()); });
+  a.run(Batch{}.exec(device().kernel("test_sleep"), Dim3{1}, Dim3{1}, {0u}), Options{});
+  const std::string text = test::error_text([&] { (void)b.submit(consumer, Options{}); });
   EXPECT_NE(text.find("waits for submission 2 of a queue that has made 1"), std::string::npos) << text;
   EXPECT_NE(text.find("this queue has made 0"), std::string::npos) << text;
   EXPECT_EQ(b.submissions(), 0u) << "a refused batch is no submission";
@@ -88,11 +88,11 @@ TEST(TimelineWait, NumberZeroAndReleasedSubmissionsWaitForNothing) {
   Batch consumer;
   consumer.wait(a, 0).exec(add, Dim3{64}, Dim3{64}, {buf, 1u, 64u});
   Stats before = device().stats();
-  b.run(consumer, Options::all());  // a's submission 0: none
+  b.run(consumer, Options{});  // a's submission 0: none
   EXPECT_EQ((device().stats() - before).device_waits, 0u);
-  a.run(Batch{}.exec(add, Dim3{64}, Dim3{64}, {buf, 1u, 64u}), Options::all());  // waited and released
+  a.run(Batch{}.exec(add, Dim3{64}, Dim3{64}, {buf, 1u, 64u}), Options{});  // waited and released
   before = device().stats();
-  b.run(consumer, Options::all());  // a's submission 1, complete
+  b.run(consumer, Options{});  // a's submission 1, complete
   EXPECT_EQ((device().stats() - before).device_waits, 0u);
 }
 
@@ -105,7 +105,7 @@ TEST(TimelineWait, HandlesDroppedAfterALaterWaitCostNoHostWait) {
   const Stats before = device().stats();
   {
     std::vector<Submission> subs;
-    for (int i = 0; i < 5; ++i) subs.push_back(a.submit(add, Options::all()));
+    for (int i = 0; i < 5; ++i) subs.push_back(a.submit(add, Options{}));
     subs.back().wait();  // in order: the four before it have completed too
   }
   EXPECT_EQ((device().stats() - before).host_waits, 1u);
@@ -124,7 +124,7 @@ TEST(CpuDevices, TheEnvironmentPresentsSeveralAgentsSharingTheCores) {
   Buffer on_1 = rt.device(1).alloc(256);
   Batch b;
   b.copy_to_device(on_1, std::vector<char>(256).data(), 256);
-  EXPECT_NE(test::error_text([&] { rt.device(0).create_queue().run(b, Options::all()); }).find("the batch names device"),
+  EXPECT_NE(test::error_text([&] { rt.device(0).create_queue().run(b, Options{}); }).find("the batch names device"),
             std::string::npos);
 }
 
@@ -140,8 +140,8 @@ TEST(CpuDevices, AQueueOfOneAgentWaitsForAnothersAndCopiesIntoItsMemory) {
   produce.exec(d0.kernel("test_sleep"), Dim3{1}, Dim3{1}, {20u}).exec(d0.kernel("test_add"), Dim3{64}, Dim3{64}, {src, 9u, 64u});
   consume.wait(q0, 1).copy(dst, src, 64 * 4);
   const Stats before = d1.stats();
-  Submission p = q0.submit(produce, Options::all());
-  q1.run(consume, Options::all());
+  Submission p = q0.submit(produce, Options{});
+  q1.run(consume, Options{});
   EXPECT_EQ((d1.stats() - before).device_waits, 1u);
   std::vector<std::uint32_t> out(64);
   d1.copy_to_host(out.data(), dst, 64 * 4);

@@ -114,7 +114,7 @@ bool works(const Device& device, const Kernel& add_one, const std::string& key) 
     device.copy_to_device(x, &zero, sizeof zero);
     Batch b;
     b.exec(add_one, Dim3{1}, Dim3{1}, {x});
-    device.create_queue().run(b, Options::all(), milliseconds(10000));
+    device.create_queue().run(b, Options{}, milliseconds(10000));
     unsigned got = 0;
     device.copy_to_host(&got, x, sizeof got);
     if (got != 1) throw std::runtime_error("the count is " + std::to_string(got));
@@ -138,7 +138,7 @@ Stuck stick(const Device& device, const Kernels& k) {
   s.queue = device.create_queue();
   Batch b;
   b.exec(k.spin, Dim3{1}, Dim3{1}, {s.flag});
-  s.submission = s.queue.submit(b, Options::all(), milliseconds(1000));
+  s.submission = s.queue.submit(b, Options{}, milliseconds(1000));
   timed("stuck-run", [&] { s.submission.wait(milliseconds(1000)); });
   return s;
 }
@@ -166,10 +166,10 @@ int stuck_later(const Device& device, const Kernels& k) {
   Batch b;
   Buffer x = device.alloc(sizeof(unsigned));
   b.exec(k.add_one, Dim3{1}, Dim3{1}, {x});
-  timed("same-queue", [&] { queue.run(b, Options::all(), milliseconds(3000)); });
+  timed("same-queue", [&] { queue.run(b, Options{}, milliseconds(3000)); });
   Queue fresh;
   timed("create-queue", [&] { fresh = device.create_queue(); });
-  timed("new-queue", [&] { fresh.run(b, Options::all(), milliseconds(3000)); });
+  timed("new-queue", [&] { fresh.run(b, Options{}, milliseconds(3000)); });
   timed("new-queue-baseline", [&] { fresh.run(b, Options::none(), milliseconds(3000)); });
   timed("alloc-free", [&] {
     Buffer y = device.alloc(1 << 20);
@@ -195,7 +195,7 @@ int reset(const Device& device, const Kernels& k) {
   }
   timed("old-queue", [&] {
     Batch b;
-    stuck.queue.run(b, Options::all(), milliseconds(3000));
+    stuck.queue.run(b, Options{}, milliseconds(3000));
   });
   const Kernels again = kernels(device);
   const bool ok = works(device, again.add_one, "after-reset");
@@ -215,8 +215,8 @@ int fault(const Device& device, const Kernels& k, bool trap, bool then_reset) {
     b.exec(k.store, Dim3{64}, Dim3{64}, {nowhere});
   }
   b.exec(k.add_one, Dim3{1}, Dim3{1}, {x});
-  timed("faulting-run", [&] { queue.run(b, Options::all(), milliseconds(20000)); });
-  timed("same-queue-after", [&] { queue.run(b, Options::all(), milliseconds(3000)); });
+  timed("faulting-run", [&] { queue.run(b, Options{}, milliseconds(20000)); });
+  timed("same-queue-after", [&] { queue.run(b, Options{}, milliseconds(3000)); });
   bool ok = true;
   if (then_reset) {
     bool reset_ok = false;

@@ -67,7 +67,7 @@ TEST(GpuCudaInterop, ACudaRuntimeProgramAndABatchOrderEachOtherWithNoHostWait) {
   // its second kernel runs long before the hundredth dispatch: either way not 203 everywhere.
   constexpr std::uint32_t n = 1u << 20;
   for (bool replay : {false, true}) {
-    Options o = Options::all();
+    Options o = Options{};
     o.replay = replay;
     AppMemory x(n * 4);
     const std::vector<std::uint32_t> zeros(n, 0);
@@ -122,7 +122,7 @@ TEST(GpuCudaInterop, CudaMemoryIsAdoptedAndWhatIsNotIsRefusedByName) {
     for (int i = 0; i < 64; ++i) h[i] = i;
     Batch batch;
     batch.exec(add_one(device), Dim3{64}, Dim3{64}, {p, 64u});
-    device.create_queue().run(batch, Options::all());
+    device.create_queue().run(batch, Options{});
     EXPECT_EQ(h[63], 64u);
   }
   cuda_app::host_free(pinned);
@@ -146,7 +146,7 @@ TEST(GpuCudaInterop, NativeHandlesAreTheCudaRuntimes) {
   Batch batch;
   const Buffer b = device.adopt(x.p, 256);
   batch.exec(add_one(device), Dim3{64}, Dim3{64}, {b, 64u});
-  q.run(batch, Options::all());  // in stream order after it
+  q.run(batch, Options{});  // in stream order after it
   EXPECT_EQ(read(x.p, 64)[63], 2u);
 }
 
@@ -164,7 +164,7 @@ TEST(GpuCudaInterop, DLPackTensorsOfCudaMemory) {
     const Buffer b = from_dlpack(device, &t);
     Batch batch;
     batch.exec(add_one(device), Dim3{256}, Dim3{64}, {b, 256u});
-    device.create_queue().run(batch, Options::all());
+    device.create_queue().run(batch, Options{});
   }
   EXPECT_EQ(deleted, 1);
   EXPECT_EQ(read(x.p, 256)[255], 1u);
@@ -195,8 +195,8 @@ TEST(GpuCudaInterop, AHandleAskedAfterLaterWorkIsNotOrderedBehindIt) {
     cuda_app::double_plus_one(gate_stream, y.p, 64, 500'000'000);
     cuda_app::event_record(gate, gate_stream);
     Queue q = device.create_queue();
-    Submission a = q.submit(first, Options::all());
-    Submission b = q.submit(held, Options::all());
+    Submission a = q.submit(first, Options{});
+    Submission b = q.submit(held, Options{});
     cuda_app::stream_wait(app_stream, a.native_handle());
     cuda_app::double_plus_one(app_stream, x.p, 64, 0);
     cuda_app::stream_sync(app_stream);

@@ -74,7 +74,7 @@ bool sorts(const Device& d, std::uint32_t n, const Options& o) {
 
 TEST(Gpu, BitonicSortsEveryLadderRow) {
   REQUIRE_GPU();
-  Options wanted = Options::all();
+  Options wanted = Options{};
   wanted.replay = true;  // CUDA graphs on cuda, packet images on AQL
   const std::uint32_t n = keys_for(device, 32768);
   for (const LadderRow& row : ladder(wanted)) EXPECT_TRUE(sorts(device, n, row.options)) << row.config;
@@ -84,7 +84,7 @@ TEST(Gpu, BitonicSortsManySizes) {
   REQUIRE_GPU();
   for (int k : {1, 2, 5, 8, 10, 12, 16, 20, 22}) {
     if (keys_for(device, 1u << k) < (1u << k)) continue;  // the simulated GPU stops at 2^12
-    EXPECT_TRUE(sorts(device, 1u << k, Options::all())) << "n=2^" << k;
+    EXPECT_TRUE(sorts(device, 1u << k, Options{})) << "n=2^" << k;
   }
 }
 
@@ -149,7 +149,7 @@ TEST(Gpu, ReplayFollowsAChangedBatch) {
   Batch b;
   const Kernel step = device.kernel("bitonic_step");
   b.exec(step, Dim3{512}, Dim3{256}, {buf, 0u, 0u, 1u, 1024u});
-  Options o = Options::all();
+  Options o = Options{};
   o.replay = true;
   device.copy_to_device(buf, keys.data(), keys.size() * 4);
   q.run(b, o);  // graph of one step
@@ -170,7 +170,7 @@ TEST(Gpu, EmptyKernelBatchOfTenThousand) {
   Batch b;
   const Kernel e = device.kernel("hsad_empty");
   for (int i = 0; i < 10000; ++i) b.exec(e, Dim3{1}, Dim3{1}, {});
-  EXPECT_NO_THROW(q.run(b, Options::all()));
+  EXPECT_NO_THROW(q.run(b, Options{}));
 }
 
 // The LDS algorithm (--algo lds) under every ladder row, with the copies in the batch: on a real
@@ -184,7 +184,7 @@ TEST(GpuMemory, EveryWorkloadMatchesTheCpu) {
 
 TEST(GpuBatch, BitonicLdsSortsEveryLadderRow) {
   REQUIRE_GPU();
-  Options wanted = Options::all();
+  Options wanted = Options{};
   wanted.replay = device.info().backend == "cuda";
   for (const std::uint32_t want : {1u << 15, 1u << 20}) {
     const std::uint32_t n = keys_for(device, want);
@@ -208,7 +208,7 @@ TEST(GpuBatch, BitonicLdsSortsEveryLadderRow) {
 // one graph with the copies as memcpy nodes, or graphs around the pageable ones).
 TEST(GpuBatch, CopyInSortCopyOutIsOneSubmission) {
   REQUIRE_GPU();
-  Options wanted = Options::all();
+  Options wanted = Options{};
   wanted.replay = device.info().backend == "cuda";
   for (const LadderRow& row : ladder(wanted)) {
     SCOPED_TRACE(row.config);
@@ -242,7 +242,7 @@ TEST(GpuBatch, ABlockingCopyFromPageableMemoryIsCompleteWhenItReturns) {
     device.copy_to_device(a, src.data(), words * 4);
     Batch copy;
     copy.copy(b, a, words * 4);
-    q.run(copy, Options::all());
+    q.run(copy, Options{});
     device.copy_to_host(back.data(), b, words * 4);
     std::size_t stale = 0;
     for (std::size_t i = 0; i < words; ++i) stale += back[i] != src[i];
@@ -258,7 +258,7 @@ TEST(GpuBatch, DeviceToDeviceCopyWithOffsets) {
   Buffer a = device.alloc(bytes), b = device.alloc(bytes + 100);
   Batch batch;
   batch.copy_to_device(a, src.data(), bytes).copy(b, a, bytes, 17).copy_to_host(back.data(), b, bytes, 17);
-  device.create_queue().run(batch, Options::all());
+  device.create_queue().run(batch, Options{});
   EXPECT_EQ(back, src);
 }
 
@@ -279,10 +279,10 @@ TEST(GpuWaits, TheConsumerSeesTheProducersResult) {
     for (std::uint32_t pass = 0; pass <= stage; ++pass) producer.exec(step, Dim3{n / 2}, Dim3{256}, {buf, stage, pass, 1u, n});
   Queue a = device.create_queue(), b = device.create_queue();
   const Stats before = device.stats();
-  Submission p = a.submit(producer, Options::all());
+  Submission p = a.submit(producer, Options{});
   Batch consumer;
   consumer.wait(p).copy(copy, buf, n * 4).copy_to_host(out.data(), copy, n * 4);
-  Submission c = b.submit(consumer, Options::all());
+  Submission c = b.submit(consumer, Options{});
   const Stats d = device.stats() - before;
   EXPECT_EQ(d.host_waits, 0u);
   EXPECT_EQ(d.device_waits, 1u);
@@ -294,7 +294,7 @@ TEST(GpuWaits, TheConsumerSeesTheProducersResult) {
 
 TEST(GpuTimestamps, EveryDispatchAndCopyOnTheDevicesClock) {
   REQUIRE_GPU();
-  Options o = Options::all();
+  Options o = Options{};
   o.profile = true;
   for (bool replay : {false, device.info().backend == "cuda"}) {
     o.replay = replay;
@@ -362,7 +362,7 @@ TEST(GpuModule, AnApplicationsKernelsRunFromEveryKindOfImage) {
     // 1000 items: the batch rounds them up to whole work-groups, and the kernel checks i < n.
     b.copy_to_device(buf, x.data(), n * 4).exec(m.kernel("module_scale"), Dim3{n}, Dim3{256}, {buf, 0.5f, n});
     b.copy_to_host(back.data(), buf, n * 4);
-    device.create_queue().run(b, Options::all());
+    device.create_queue().run(b, Options{});
     for (unsigned i = 0; i < n; ++i) ASSERT_EQ(back[i], float(i) * 0.5f) << i;
   }
 }
@@ -372,7 +372,7 @@ TEST(GpuModule, AnApplicationsKernelsRunFromEveryKindOfImage) {
 TEST(GpuReplay, ASortIsBuiltOnceAndReplayedBitExact) {
   REQUIRE_GPU();
   const std::uint32_t n = keys_for(device, 4096);
-  Options o = Options::all();
+  Options o = Options{};
   o.replay = true;
   auto keys = random_keys(n);
   std::vector<std::uint32_t> want = keys;
@@ -427,7 +427,7 @@ TEST(GpuReplay, CopyInSortCopyOutIsReplayed) {
 TEST(GpuReplay, AProfiledReplayTimesEveryCommand) {
   REQUIRE_GPU();
   const std::uint32_t n = keys_for(device, 1024);
-  Options o = Options::all();
+  Options o = Options{};
   o.replay = true;
   bench::BitonicWorkload w(device, n, o, bench::BitonicWorkload::Copies::in_batch);
   for (int round = 0; round < 2; ++round) {
@@ -473,7 +473,7 @@ TEST(GpuReplay, SetArgsSortsAnotherBuffer) {
       sort.exec(device.kernel("bitonic_step"), Dim3{n / 2}, Dim3{256}, {b1, stage, pass, 1u, n});
       steps.push_back({stage, pass});
     }
-  Options o = Options::all();
+  Options o = Options{};
   o.replay = true;
   Queue q = device.create_queue();
   q.run(sort, o);
@@ -542,7 +542,7 @@ TEST(GpuGrid, PartialGroupsOnAmdAndARefusalOnCuda) {
       .exec_partial_groups(m.kernel("module_add_one_global_id"), Dim3{n}, Dim3{64}, {buf})
       .copy_to_host(x.data(), buf, x.size() * 4);
   EXPECT_EQ(b.dispatches()[0].grid.x, n);
-  device.create_queue().run(b, Options::all());
+  device.create_queue().run(b, Options{});
   for (std::uint32_t i = 0; i < x.size(); ++i) ASSERT_EQ(x[i], i < n ? 1u : 0u) << "element " << i;
 }
 
@@ -591,7 +591,7 @@ TEST(GpuTeardown, HandlesOutliveTheirRuntimeInAnyOrder) {
     std::vector<float> x(256, 2.0f), back(256);
     Batch b;
     b.copy_to_device(buf, x.data(), 256 * 4).exec(k, Dim3{256}, Dim3{256}, {buf, 0.5f, 256u}).copy_to_host(back.data(), buf, 256 * 4);
-    q.run(b, Options::all());
+    q.run(b, Options{});
     EXPECT_EQ(back[255], 1.0f);
     b.clear();
     if (order == 0) m = Module(), k = Kernel(), q = Queue(), buf = Buffer();
@@ -640,7 +640,7 @@ TEST(GpuSlabs, EveryGpuCountGivesTheOneGpuBits) {
     c.split = kernel == 7 ? 2 : 1;
     c.block = kernel == 8 ? std::array<std::uint32_t, 3>{64, 4, 1} : std::array<std::uint32_t, 3>{256, 1, 1};
     c.iters = 3;
-    bench::LaplacianSlabs one({all.front()}, c, Options::all());
+    bench::LaplacianSlabs one({all.front()}, c, Options{});
     one.run();
     const std::vector<double> want = one.gather();
     const std::vector<double> ref = bench::LaplacianSlabs::reference(c, c.iters);
@@ -650,7 +650,7 @@ TEST(GpuSlabs, EveryGpuCountGivesTheOneGpuBits) {
     for (std::size_t n = 2; n <= all.size(); ++n) {
       SCOPED_TRACE(std::to_string(n) + " GPUs");
       const std::vector<Device> used(all.begin(), all.begin() + n);
-      bench::LaplacianSlabs many(used, c, Options::all());
+      bench::LaplacianSlabs many(used, c, Options{});
       Stats before;
       for (const Device& d : used) before = before + d.stats();
       many.run();

@@ -66,7 +66,7 @@ void adopted_memory(Setup& s) {
           "hipMalloc'd memory adopted as device memory");
     hsad::Batch batch;
     batch.exec(s.add_one, hsad::Dim3{kN}, hsad::Dim3{256}, {b, kN}).exec(s.add_one, hsad::Dim3{kN}, hsad::Dim3{256}, {b, kN});
-    s.device.create_queue().run(batch, hsad::Options::all());
+    s.device.create_queue().run(batch, hsad::Options{});
     check(all(read(d), 3), "a batch ran on the adopted memory: HIP reads 3 everywhere");
     // A sub-range inside the allocation is a Buffer too; one past its end is refused.
     check(s.device.adopt(d + 10, 40).size() == 40, "a range inside the allocation is adopted");
@@ -87,7 +87,7 @@ void adopted_memory(Setup& s) {
     check(p.kind() == hsad::Memory::pinned_host && p.host_ptr() == pinned, "hipHostMalloc'd memory adopted as pinned");
     hsad::Batch batch;
     batch.exec(s.add_one, hsad::Dim3{kN}, hsad::Dim3{256}, {p, kN});
-    s.device.create_queue().run(batch, hsad::Options::all());
+    s.device.create_queue().run(batch, hsad::Options{});
     check(pinned[0] == 1 && pinned[kN - 1] == kN, "a batch ran on the adopted pinned memory");
     HIP(hipHostFree(pinned));
   }
@@ -108,7 +108,7 @@ void the_applications_signal_holds_a_batch(Setup& s) {
     batch.wait_native(gate.handle).exec(s.add_one, hsad::Dim3{kN}, hsad::Dim3{256}, {b, kN});
     hsad::Queue q = s.device.create_queue();
     const hsad::Stats before = s.device.stats();
-    hsad::Submission sub = q.submit(batch, hsad::Options::all());
+    hsad::Submission sub = q.submit(batch, hsad::Options{});
     check((s.device.stats() - before).device_waits == 1 && (s.device.stats() - before).host_waits == 0,
           "the wait is on the device: one barrier-AND packet, no host wait");
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
@@ -129,7 +129,7 @@ void the_application_waits_for_a_submission(Setup& s) {
     const hsad::Buffer b = s.device.adopt(d, kN * 4);
     hsad::Batch batch;
     for (int i = 0; i < 5; ++i) batch.exec(s.add_one, hsad::Dim3{kN}, hsad::Dim3{256}, {b, kN});
-    hsad::Submission sub = s.device.create_queue().submit(batch, hsad::Options::all());
+    hsad::Submission sub = s.device.create_queue().submit(batch, hsad::Options{});
     const hsa_signal_t done{sub.native_handle()};
     const hsa_signal_value_t v =
         hsa_signal_wait_scacquire(done, HSA_SIGNAL_CONDITION_EQ, 0, UINT64_MAX, HSA_WAIT_STATE_BLOCKED);
@@ -181,7 +181,7 @@ void dlpack(Setup& s) {
     hsad::Buffer b = hsad::from_dlpack(s.device, &t);
     hsad::Batch batch;
     batch.exec(s.add_one, hsad::Dim3{kN}, hsad::Dim3{256}, {b, kN});
-    s.device.create_queue().run(batch, hsad::Options::all());
+    s.device.create_queue().run(batch, hsad::Options{});
     check(all(read(d), 1) && deleted == 0, "a kDLROCM tensor adopted and used by a batch");
   }
   check(deleted == 1, "its deleter ran when the Buffer went");
@@ -218,7 +218,7 @@ void another_gpus_memory(Setup& s) {
     hsad::Buffer b = s.device.adopt(shared, kN * 4);
     hsad::Batch batch;
     batch.exec(s.add_one, hsad::Dim3{kN}, hsad::Dim3{256}, {b, kN});
-    s.device.create_queue().run(batch, hsad::Options::all());
+    s.device.create_queue().run(batch, hsad::Options{});
     adopted = true;
   } catch (const hsad::Error& e) {
     check(false, std::string("after hipDeviceEnablePeerAccess: ") + e.what());

@@ -17,7 +17,7 @@ int main() {
   const hsad::Kernel step = dev.kernel("bitonic_step");
   for (std::uint32_t stage = 0; (2u << stage) <= n; ++stage)
     for (std::uint32_t pass = 0; pass <= stage; ++pass) batch.exec(step, {n / 2}, {256}, {buf, stage, pass, 1u, n});
-  dev.create_queue().run(batch, hsad::Options::all());
+  dev.create_queue().run(batch, hsad::Options{});
   dev.copy_to_host(keys.data(), buf, n * 4);
   const bool ok = std::is_sorted(keys.begin(), keys.end());
   std::printf("consumer: %s\n", ok ? "sorted" : "NOT sorted");

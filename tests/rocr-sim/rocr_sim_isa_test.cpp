@@ -47,23 +47,23 @@ class DeviceRunner : public Runner {
   void* alloc(std::size_t bytes) override {
     Buffer b = device().alloc(bytes);
     void* p = b.device_ptr();
-    queue_.run(Batch{}.copy_to_device(b, std::vector<std::uint8_t>(bytes, 0).data(), bytes), Options::all());
+    queue_.run(Batch{}.copy_to_device(b, std::vector<std::uint8_t>(bytes, 0).data(), bytes), Options{});
     buffers_.emplace(p, std::move(b));
     return p;
   }
   void upload(void* dst, const void* host, std::size_t bytes) override {
     const auto& [b, offset] = buffer_at(dst);
-    queue_.run(Batch{}.copy_to_device(b, host, bytes, offset), Options::all());
+    queue_.run(Batch{}.copy_to_device(b, host, bytes, offset), Options{});
   }
   void download(void* host, const void* src, std::size_t bytes) override {
     const auto& [b, offset] = buffer_at(src);
-    queue_.run(Batch{}.copy_to_host(host, b, bytes, offset), Options::all());
+    queue_.run(Batch{}.copy_to_host(host, b, bytes, offset), Options{});
   }
   void run(const std::string& kernel, Dim3 grid, Dim3 group, const std::vector<Arg>& args) override {
-    queue_.run(Batch{}.exec(kernel_named(kernel), grid, group, args), Options::all());
+    queue_.run(Batch{}.exec(kernel_named(kernel), grid, group, args), Options{});
   }
   void run_partial_groups(const std::string& kernel, Dim3 grid, Dim3 group, const std::vector<Arg>& args) override {
-    queue_.run(Batch{}.exec_partial_groups(kernel_named(kernel), grid, group, args), Options::all());
+    queue_.run(Batch{}.exec_partial_groups(kernel_named(kernel), grid, group, args), Options{});
   }
   Kernel kernel_named(const std::string& kernel) const {
     const bool own = module_ && kernel.rfind("isa_", 0) == 0;
@@ -152,13 +152,13 @@ std::string fault_of(const char* kernel, const std::function<Arg(const Buffer&)>
   Buffer out = device().alloc(64 * 4);
   Queue q = device().create_queue();
   try {
-    q.run(Batch{}.exec(m.kernel(kernel), Dim3{64}, Dim3{64}, {arg(out)}), Options::all(), std::chrono::seconds(30));
+    q.run(Batch{}.exec(m.kernel(kernel), Dim3{64}, Dim3{64}, {arg(out)}), Options{}, std::chrono::seconds(30));
   } catch (const Error& e) {
     // The device is still usable: a new queue sorts.
     if (std::string(e.what()).find("GPU memory fault") != std::string::npos) device().reset();
     Queue fresh = device().create_queue();
     Buffer keys = device().alloc(1024 * 4);
-    fresh.run(Batch{}.exec(device().kernel("bitonic_step"), Dim3{512}, Dim3{256}, {keys, 0u, 0u, 1u, 1024u}), Options::all());
+    fresh.run(Batch{}.exec(device().kernel("bitonic_step"), Dim3{512}, Dim3{256}, {keys, 0u, 0u, 1u, 1024u}), Options{});
     return e.what();
   }
   ADD_FAILURE() << kernel << " completed";

@@ -137,7 +137,7 @@ TEST(RocrSim, BitonicLdsSortsAcrossChunks) {
   const std::uint32_t n = 16384;
   for (const auto& [chunk_log2, dispatches] : {std::pair{12u, 5u}, std::pair{0u, 10u}}) {
     SCOPED_TRACE("chunk 2^" + std::to_string(chunk_log2));
-    bench::BitonicWorkload w(rocr_device(), n, Options::all(), bench::BitonicWorkload::Copies::in_batch,
+    bench::BitonicWorkload w(rocr_device(), n, Options{}, bench::BitonicWorkload::Copies::in_batch,
                              bench::BitonicWorkload::Algo::lds, chunk_log2);
     EXPECT_EQ(w.dispatches(), dispatches);
     const Stats s = sort_counted(w);
@@ -365,7 +365,7 @@ TEST(RocrSimBatch, DeviceToDeviceAndOffsets) {
   Buffer a = d.alloc(bytes), b = d.alloc(bytes + 64);
   Batch batch;
   batch.copy_to_device(a, src.data(), bytes).copy(b, a, bytes, 5).copy_to_host(back.data(), b, bytes, 5);
-  d.create_queue().run(batch, Options::all());
+  d.create_queue().run(batch, Options{});
   EXPECT_EQ(back, src);
 }
 
@@ -383,7 +383,7 @@ TEST(RocrSimBatch, ACopyBetweenBackendsIsRefused) {
   std::vector<char> host(256);
   b.copy_to_host(host.data(), gpu_buf, 256);
   try {
-    cpu.create_queue().run(b, Options::all());
+    cpu.create_queue().run(b, Options{});
     FAIL() << "a rocr copy ran on a cpu queue";
   } catch (const Error& e) {
     EXPECT_NE(std::string(e.what()).find("the batch names device"), std::string::npos) << e.what();
@@ -411,10 +411,10 @@ TEST(RocrSimWaits, TheConsumerSeesTheProducersResult) {
   Buffer host = consumer_device.alloc(n * 4, Memory::pinned_host);
   Queue pq = producer_device.create_queue(), cq = consumer_device.create_queue();
   const Stats before = producer_device.stats() + (&producer_device == &consumer_device ? Stats{} : consumer_device.stats());
-  Submission p = pq.submit(producer, Options::all());
+  Submission p = pq.submit(producer, Options{});
   Batch consumer;
   consumer.wait(p).copy(out, keys_buf, n * 4).copy_to_host(host.host_ptr(), out, n * 4);
-  Submission c = cq.submit(consumer, Options::all());
+  Submission c = cq.submit(consumer, Options{});
   const Stats after = producer_device.stats() + (&producer_device == &consumer_device ? Stats{} : consumer_device.stats());
   EXPECT_EQ((after - before).host_waits, 0u);
   EXPECT_EQ((after - before).device_waits, 1u);
@@ -427,7 +427,7 @@ TEST(RocrSimWaits, TheConsumerSeesTheProducersResult) {
 
 TEST(RocrSimTimestamps, ROCrsProfilingTimesEveryDispatchAndCopy) {
   const std::uint32_t n = 256;
-  Options o = Options::all();
+  Options o = Options{};
   o.profile = true;
   bench::BitonicWorkload w(rocr_device(), n, o, bench::BitonicWorkload::Copies::in_batch);
   auto keys = random_keys(n);
@@ -515,7 +515,7 @@ TEST(RocrSimModule, ModulesCoexistWithTheLibrarysKernels) {
   for (const Kernel& step : {m.kernel("bitonic_step"), rocr_device().kernel("bitonic_step")}) {
     auto keys = random_keys(n);
     Buffer buf = rocr_device().alloc(n * 4);
-    rocr_device().create_queue().run(sort_batch(step, buf, keys.data(), n), Options::all());
+    rocr_device().create_queue().run(sort_batch(step, buf, keys.data(), n), Options{});
     EXPECT_TRUE(std::is_sorted(keys.begin(), keys.end()));
   }
   EXPECT_NE(m.kernel("bitonic_step").impl().kernel_object, rocr_device().kernel("bitonic_step").impl().kernel_object);
@@ -531,12 +531,12 @@ TEST(RocrSimModule, CodeOutlivesItsModuleWhileASubmissionRunsIt) {
   auto first = random_keys(1u << 16);
   Buffer buf = rocr_device().alloc(n * 4), busy = rocr_device().alloc(first.size() * 4);
   Queue q = rocr_device().create_queue();
-  Submission ahead = q.submit(sort_batch(rocr_device().kernel("bitonic_step"), busy, first.data(), 1u << 16), Options::all());
+  Submission ahead = q.submit(sort_batch(rocr_device().kernel("bitonic_step"), busy, first.data(), 1u << 16), Options{});
   Submission s;
   {
     const Module m = rocr_device().load_module(HSAD_AMD_BUNDLE);
     const Batch b = sort_batch(m.kernel("bitonic_step"), buf, keys.data(), n);
-    s = q.submit(b, Options::all());
+    s = q.submit(b, Options{});
   }  // the module, its kernel and the batch are gone; the submission is queued behind `ahead`
   s.wait();
   ahead.wait();
@@ -553,13 +553,13 @@ TEST(RocrSimFaultCopies, ACopyBehindAFaultDoesNotBlockLaterCopies) {
   auto keys = random_keys(n);
   Buffer buf = d.alloc(n * 4);
   Batch b = sort_batch(d.kernel("bitonic_step"), buf, keys.data(), n);
-  EXPECT_THROW(d.create_queue().run(b, Options::all(), std::chrono::seconds(20)), Error);
+  EXPECT_THROW(d.create_queue().run(b, Options{}, std::chrono::seconds(20)), Error);
   std::vector<std::uint32_t> back(n);
   d.copy_to_device(buf, keys.data(), n * 4);
   d.copy_to_host(back.data(), buf, n * 4);
   EXPECT_EQ(back, keys);
   EXPECT_NO_THROW(d.load_module(module_path("bundle.hsaco")));
-  EXPECT_TRUE(sorts(d, 1024, Options::all()));
+  EXPECT_TRUE(sorts(d, 1024, Options{}));
 }
 
 // The Laplacian's slabs over every simulated GPU (hsad-sim --gpus 2): each packet's fences as
@@ -574,7 +574,7 @@ TEST(RocrSimSlabs, DispatchesReleaseAtSystemScopeOnlyWhereAnotherAgentReads) {
   if (rt.devices().size() < 2) GTEST_SKIP() << "one simulated GPU: RocrSim.TwoGpus.SlabFences runs this under --gpus 2";
   bench::LaplacianConfig c;
   c.nx = 20, c.ny = 12, c.nz = 9, c.kernel = 7, c.split = 2, c.m = 4, c.iters = 2;
-  bench::LaplacianSlabs w(rt.devices(), c, Options::all());
+  bench::LaplacianSlabs w(rt.devices(), c, Options{});
   const Stats before = rt.device(0).stats() + rt.device(1).stats();
   w.run();
   const Stats s = rt.device(0).stats() + rt.device(1).stats() - before;
@@ -616,7 +616,7 @@ TEST(RocrSimBatch, ACopyThatStartsABatchWaitsForTheQueuesEarlierSubmissions) {
     for (int i = 0; i < 20; ++i) first.exec(add_one, Dim3{n}, Dim3{256}, {buf, n});
     second.copy_to_host(out.data(), buf, n * 4);
     Queue q = rocr_device().create_queue();
-    Submission a = q.submit(first, Options::all());
+    Submission a = q.submit(first, Options{});
     Submission b = q.submit(second, o);
     b.wait();
     a.wait();

@@ -54,7 +54,7 @@ inline void expect_each_element_once(const Device& device, const Kernel& add_one
         .copy_to_host(x.data(), buf, x.size() * 4);
     const Dim3 encoded = b.dispatches()[0].grid, want = whole_groups(c.grid, c.group);
     EXPECT_EQ(shape_text(encoded), shape_text(want));
-    q.run(b, Options::all());
+    q.run(b, Options{});
     std::uint32_t wrong = 0, first = 0;
     for (std::uint32_t i = 0; i < x.size(); ++i) {
       if (x[i] != (i < n ? 1u : 0u) && wrong++ == 0) first = i;
@@ -80,7 +80,7 @@ inline void expect_copy_at_every_grid(const Device& device) {
         .copy_to_device(d, dst.data(), dst.size() * 8)
         .exec(copy, c.grid, c.group, {d, s, static_cast<unsigned long long>(n)})
         .copy_to_host(dst.data(), d, dst.size() * 8);
-    q.run(b, Options::all());
+    q.run(b, Options{});
     std::uint32_t wrong = 0;
     for (std::uint32_t i = 0; i < dst.size(); ++i) wrong += dst[i] != (i < n ? src[i] : -1.0);
     EXPECT_EQ(wrong, 0u);
@@ -105,7 +105,7 @@ inline void expect_bitonic_at_odd_grids(const Device& device) {
     record(b, buf);
     std::vector<std::uint32_t> out(keys.size());
     b.copy_to_host(out.data(), buf, out.size() * 4);
-    q.run(b, Options::all());
+    q.run(b, Options{});
     EXPECT_EQ(out, want);
   };
   run("bitonic_step in groups of 48", [&](Batch& b, const Buffer& buf) {

@@ -22,7 +22,7 @@ inline bench::MemoryConfig odd_memory_config(bench::MemoryKind kind) {
 
 inline void expect_every_memory_workload_matches(const Device& device, std::initializer_list<std::uint32_t> blocks) {
   for (const auto& [name, kind] : bench::memory_workloads()) {
-    bench::MemoryWorkload w(device, odd_memory_config(kind), Options::all());
+    bench::MemoryWorkload w(device, odd_memory_config(kind), Options{});
     for (std::uint32_t block : blocks) {
       SCOPED_TRACE(name + " at block " + std::to_string(block));
       w.set_block(block);

@@ -6,13 +6,31 @@
 
 using hsad::Options;
 
-TEST(OptionsParse, AllSetsTheFiveFlagsButNotReplay) {
+TEST(OptionsParse, AllSetsEveryFlagReplayIncluded) {
   const Options o = Options::parse("all");
-  EXPECT_TRUE(o.signal && o.kernarg && o.nosync && o.fence && o.pinned);
-  EXPECT_FALSE(o.replay);
+  EXPECT_TRUE(o.signal && o.kernarg && o.nosync && o.fence && o.pinned && o.replay);
+  EXPECT_FALSE(o.profile);
+  EXPECT_EQ(o, Options::all());
 }
 
-TEST(OptionsParse, NoneSetsNothing) { EXPECT_EQ(Options::parse("none"), Options{}); }
+TEST(OptionsParse, NoneSetsNothing) {
+  const Options o = Options::parse("none");
+  EXPECT_FALSE(o.signal || o.kernarg || o.nosync || o.fence || o.pinned || o.replay || o.profile);
+  EXPECT_EQ(o, Options::none());
+  EXPECT_EQ(Options::baseline(), Options::none());
+}
+
+// What an application gets without asking: every optimization that pays on the first submit.
+// Replay is not among them (a CUDA graph costs more to build than to launch once).
+TEST(OptionsDefault, IsTheFastPathWithoutReplay) {
+  const Options o{};
+  EXPECT_TRUE(o.signal && o.kernarg && o.nosync && o.fence && o.pinned);
+  EXPECT_FALSE(o.replay || o.profile);
+  EXPECT_EQ(o.to_string(), "signal,kernarg,nosync,fence,pinned");
+  Options replayed = o;
+  replayed.replay = true;
+  EXPECT_EQ(replayed, Options::all());
+}
 
 TEST(OptionsParse, CommaListSetsExactlyThoseFlags) {
   const Options o = Options::parse("nosync, fence");
@@ -39,16 +57,17 @@ TEST(OptionsParse, EmptyTextIsRefused) {
 
 TEST(OptionsToString, ListsFlagsInLadderOrder) {
   EXPECT_EQ(Options::parse("pinned,signal").to_string(), "signal,pinned");
-  EXPECT_EQ(Options{}.to_string(), "none");
+  EXPECT_EQ(Options::none().to_string(), "none");
 }
 
-TEST(OptionsLadder, AllGivesBaselineThenFiveCumulativeRows) {
+TEST(OptionsLadder, AllGivesBaselineThenSixCumulativeRowsEndingWithReplay) {
   const auto rows = hsad::ladder(Options::all());
-  ASSERT_EQ(rows.size(), 6u);
-  const char* names[] = {"baseline", "+signal", "+kernarg", "+nosync", "+fence", "+pinned"};
+  ASSERT_EQ(rows.size(), 7u);
+  const char* names[] = {"baseline", "+signal", "+kernarg", "+nosync", "+fence", "+pinned", "+replay"};
   for (std::size_t i = 0; i < rows.size(); ++i) EXPECT_EQ(rows[i].config, names[i]);
-  EXPECT_EQ(rows[0].options, Options{});
-  EXPECT_EQ(rows[5].options, Options::all());
+  EXPECT_EQ(rows[0].options, Options::none());
+  EXPECT_EQ(rows[5].options, Options{});
+  EXPECT_EQ(rows[6].options, Options::all());
   EXPECT_TRUE(rows[3].options.signal && rows[3].options.kernarg && rows[3].options.nosync);
   EXPECT_FALSE(rows[3].options.fence);
 }
@@ -62,7 +81,7 @@ TEST(OptionsLadder, SubsetAddsOnlyTheWantedFlags) {
 }
 
 TEST(OptionsParse, AllCanBeExtendedWithReplay) {
-  Options want = Options::all();
+  Options want = Options{};
   want.replay = true;
   EXPECT_EQ(Options::parse("all,replay"), want);
 }

@@ -85,6 +85,17 @@ struct Command {
 
 class HSAD_API Batch {
  public:
+  Batch() = default;
+  // A copy is a batch of its own: the same commands and arguments, a new identity (id()), so
+  // that what a queue caches for one (a replay image, a CUDA graph) is never used for the other,
+  // and each can be changed (set_args, more commands) without touching the other.
+  Batch(const Batch& other);
+  Batch& operator=(const Batch& other);
+  // A move hands the identity over; the moved-from batch is empty, with a new identity.
+  Batch(Batch&& other) noexcept;
+  Batch& operator=(Batch&& other) noexcept;
+  ~Batch() = default;
+
   // Records one dispatch of `grid` work-items in work-groups of `group`. A grid that is not a whole
   // number of work-groups along a dimension is rounded up to whole work-groups there, on every
   // backend, as CUDA and HIP launches are: the kernel checks its index against its size
@@ -173,6 +184,8 @@ class HSAD_API Batch {
   // rewrites just those blocks, without looking at every dispatch.
   const std::vector<std::uint32_t>& args_changes() const { return args_changes_; }
   std::uint64_t args_changes_from() const { return args_version_ - args_changes_.size(); }
+  // The batch's identity: unique in the process, never shared by a copy; with version() and
+  // args_version() it is what every cache of a recorded batch keys on.
   std::uint64_t id() const { return id_; }
 
  private:

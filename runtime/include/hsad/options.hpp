@@ -1,5 +1,6 @@
 // The dispatch optimizations as flags: parsed from "all", "none" or a comma list,
 // and the ladder that bitonic-bench prints (baseline, then one flag added per row).
+// Options{} is what an application wants: every optimization that pays on the first submit.
 #pragma once
 
 #include "hsad/export.hpp"
@@ -11,18 +12,26 @@
 namespace hsad {
 
 struct HSAD_API Options {
-  bool signal = false;   // completion signals from a pool made at setup
-  bool kernarg = false;  // kernarg blocks from a pool made at setup, one per in-flight dispatch
-  bool nosync = false;   // barrier bit on every packet, one completion signal, one host wait
-  bool fence = false;    // system scope only where the host is involved, agent scope between
-  bool pinned = false;   // pinned host memory for transfers
-  bool replay = false;   // replay a recorded batch (CUDA graph, or AQL packet image); not part of "all"
+  bool signal = true;    // completion signals from a pool made at setup
+  bool kernarg = true;   // kernarg blocks from a pool made at setup, one per in-flight dispatch
+  bool nosync = true;    // barrier bit on every packet, one completion signal, one host wait
+  bool fence = true;     // system scope only where the host is involved, agent scope between
+  bool pinned = true;    // pinned host memory for transfers
+  // Replay a recorded batch (CUDA graph, or AQL packet image), cached per queue by the batch's
+  // identity and version. Pays from the second submit of an unchanged batch (building a CUDA graph
+  // costs more than launching it once), so it is the application's choice per batch, not the
+  // default. It implies nosync: a replayed batch has no host wait inside it.
+  bool replay = false;
   // Not an optimization: record when each dispatch and copy ran (Submission::timestamps). It
   // gives every dispatch its own completion signal (AQL) or event pair (CUDA), so it costs time;
   // not a ladder flag, not part of "all" or parse().
   bool profile = false;
 
-  static Options none() { return {}; }
+  // The ladder's baseline: every flag off (creates signals and kernarg memory per submit, waits
+  // on the host after every command). For benchmarks and tests; no application wants it.
+  static Options none();
+  static Options baseline() { return none(); }
+  // Every optimization the ladder has, replay included: Options{} plus replay.
   static Options all();
   // "all", "none" or a comma-separated list of flag names; throws hsad::Error naming the valid ones.
   static Options parse(std::string_view text);

@@ -16,6 +16,9 @@ namespace hsad {
 namespace detail { class QueueImpl; class SubmissionImpl; class CompletionImpl; }
 
 inline constexpr std::chrono::milliseconds kDefaultTimeout{30000};
+// A timeout that never ends: wait(kWaitForever) waits as long as the work runs. Any timeout past
+// the clock's range means the same; zero (or less) means "do not wait": a check.
+inline constexpr std::chrono::milliseconds kWaitForever = std::chrono::milliseconds::max();
 
 // How the device schedules a queue's work against other queues' when both wait for it: work that
 // others wait for (a stencil's boundary planes and their halo pushes) goes on a high-priority one.
@@ -44,8 +47,14 @@ class HSAD_API Submission {
   ~Submission();
 
   // Blocks until every dispatch of the batch has completed. Throws hsad::Error on a timeout
-  // or when the queue failed (a kernel that faulted or threw).
+  // (Errc::timeout: the submission is abandoned, its queue runs nothing more until the work ends)
+  // or when the queue failed (Errc::device_fault: a kernel that faulted or threw); the error names
+  // this submission (Error::submission) and, where known, the command. kWaitForever never times
+  // out; a timeout of zero checks once. To poll without risking an abandon, ask ready() first.
   void wait(std::chrono::milliseconds timeout = kDefaultTimeout);
+  // True once wait() would return or throw at once: every command completed, or the submission
+  // failed. Never blocks; an event loop's way to poll. An empty Submission is ready.
+  [[nodiscard]] bool ready() const;
 
   // After wait(), for a batch submitted with Options::profile: one entry per dispatch and copy,
   // in batch order (on CUDA under replay, one per graph: "graph of N commands", since events time
@@ -80,10 +89,12 @@ class HSAD_API Queue {
 
   // Writes the batch's packets under `options` and rings the doorbell. Without `nosync` it
   // already waits on the host after every dispatch, as the baseline does.
-  Submission submit(const Batch& batch, const Options& options,
-                    std::chrono::milliseconds timeout = kDefaultTimeout);
+  // The returned Submission is the only way to see the batch's errors: dropping it at once
+  // (`q.submit(b);`) makes the call a synchronous run whose errors are lost, hence [[nodiscard]].
+  [[nodiscard]] Submission submit(const Batch& batch, const Options& options = Options{},
+                                  std::chrono::milliseconds timeout = kDefaultTimeout);
   // submit + wait.
-  void run(const Batch& batch, const Options& options, std::chrono::milliseconds timeout = kDefaultTimeout);
+  void run(const Batch& batch, const Options& options = Options{}, std::chrono::milliseconds timeout = kDefaultTimeout);
 
   std::uint32_t size() const;  // ring size in packets
   NativeQueue native() const;

@@ -52,13 +52,13 @@ std::vector<HiddenArg> plan_hidden_args(const KernelInfo& kernel) {
     if (a.kind != ArgKind::hidden) continue;
     const auto it = fillable().find(a.value_kind);
     if (it == fillable().end()) {
-      throw Error("aql", "kernel " + kernel.name,
+      throw Error(Errc::unsupported, "aql", "kernel " + kernel.name,
                   "kernel '" + kernel.name + "' needs hidden argument '" + a.value_kind + "' at offset " +
                       std::to_string(a.offset) + ", which this dispatcher cannot provide",
                   "printf, hostcall and device malloc need HIP's runtime; build the kernel without them");
     }
     if (a.size != 1 && a.size != 2 && a.size != 4 && a.size != 8) {
-      throw Error("aql", "kernel " + kernel.name,
+      throw Error(Errc::unsupported, "aql", "kernel " + kernel.name,
                   "hidden argument '" + a.value_kind + "' has size " + std::to_string(a.size) + " (not 1, 2, 4 or 8)");
     }
     plan.push_back({a.offset, a.size, it->second});

@@ -28,12 +28,16 @@
 namespace hsad::detail {
 
 using Clock = std::chrono::steady_clock;
+// The point `timeout` from now: at once for zero or less, never (time_point::max()) for a timeout
+// past the clock's range, such as kWaitForever.
+Clock::time_point deadline_after(std::chrono::milliseconds timeout);
 
 // A wait that reached its deadline while the work still ran: the submission is then abandoned
 // (its resources stay with the work, its queue refuses later work while it runs).
 class TimeoutError : public Error {
  public:
-  using Error::Error;
+  TimeoutError(std::string backend, std::string call, std::string status, std::string hint = {})
+      : Error(Errc::timeout, std::move(backend), std::move(call), std::move(status), std::move(hint)) {}
 };
 
 // How long a destructor gives work it has to stop (a cancelled cpu dispatch, a queue being
@@ -115,6 +119,8 @@ class SubmissionImpl {
   virtual bool abandoned() const = 0;
   Clock::time_point deadline{};  // the submit's own: how long a destructor may wait for it
   virtual void wait(Clock::time_point deadline) = 0;
+  // Submission::ready: true once wait() would return or throw at once (complete, or failed).
+  virtual bool ready() = 0;
   // True, having released what it held, when the submission has already completed: a handle
   // dropped after work that followed it was waited for costs no host wait. False otherwise.
   virtual bool release_if_complete() noexcept = 0;
@@ -122,6 +128,8 @@ class SubmissionImpl {
   virtual std::vector<CommandTime> timestamps() const = 0;
   // Submission::native_handle: the completion the handle belongs to, held as long as this lives.
   std::shared_ptr<CompletionImpl> native_holder;
+  std::uint64_t serial = 0;           // its number among its queue's submissions (from 1)
+  std::int64_t failed_command = -1;   // the command a failure was found in, where the backend knows it
 };
 
 // What each wait command of a batch means for one submission, in batch.waits() order: the

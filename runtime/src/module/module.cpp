@@ -41,7 +41,7 @@ Kernel Module::kernel(std::string_view name) const {
   if (!std::binary_search(m.names.begin(), m.names.end(), name)) {
     std::string have;
     for (const std::string& n : m.names) have += (have.empty() ? "" : ", ") + n;
-    throw Error(m.device->info().backend, "kernel",
+    throw Error(Errc::invalid_argument, m.device->info().backend, "kernel",
                 "no kernel named '" + std::string(name) + "' in module '" + m.origin + "' (it has: " +
                     (have.empty() ? "none" : have) + ")");
   }
@@ -56,18 +56,18 @@ Module Device::load_module(const std::string& path) const {
   const std::string& backend = info().backend;
   std::ifstream in(path, std::ios::binary);
   if (!in) {
-    throw Error(backend, "load_module", "cannot open '" + path + "': " + std::strerror(errno));
+    throw Error(Errc::invalid_argument, backend, "load_module", "cannot open '" + path + "': " + std::strerror(errno));
   }
   const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  if (in.bad()) throw Error(backend, "load_module", "cannot read '" + path + "'");
-  if (bytes.empty()) throw Error(backend, "load_module", "'" + path + "' is empty");
+  if (in.bad()) throw Error(Errc::invalid_argument, backend, "load_module", "cannot read '" + path + "'");
+  if (bytes.empty()) throw Error(Errc::invalid_argument, backend, "load_module", "'" + path + "' is empty");
   auto m = impl().load_module(bytes, path);
   m->generation = impl().generation();
   return Module(std::move(m));
 }
 
 Module Device::load_module(const void* bytes, std::size_t size) const {
-  if (!bytes || size == 0) throw Error(info().backend, "load_module", "no bytes given (an empty module)");
+  if (!bytes || size == 0) throw Error(Errc::invalid_argument, info().backend, "load_module", "no bytes given (an empty module)");
   auto m = impl().load_module(std::string_view(static_cast<const char*>(bytes), size), "<memory>");
   m->generation = impl().generation();
   return Module(std::move(m));

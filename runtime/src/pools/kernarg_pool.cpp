@@ -10,14 +10,14 @@ namespace hsad {
 KernargPool::KernargPool(void* base, std::size_t bytes)
     : base_(static_cast<unsigned char*>(base)), units_(bytes / kAlignment), records_(bytes / kAlignment) {
   if (reinterpret_cast<std::uintptr_t>(base) % kAlignment != 0 || bytes % kAlignment != 0 || units_ == 0) {
-    throw Error("pool", "KernargPool", "base must be 64-byte aligned and size a non-zero multiple of 64");
+    throw Error(Errc::invalid_argument, "pool", "KernargPool", "base must be 64-byte aligned and size a non-zero multiple of 64");
   }
 }
 
 std::optional<KernargPool::Block> KernargPool::try_acquire(std::size_t bytes) {
   const std::uint64_t units = bytes == 0 ? 1 : (bytes + kAlignment - 1) / kAlignment;
   if (units > units_) {
-    throw Error("pool", "KernargPool::acquire",
+    throw Error(Errc::invalid_argument, "pool", "KernargPool::acquire",
                 "a kernarg block of " + std::to_string(bytes) + " bytes exceeds the pool's " +
                     std::to_string(capacity_bytes()) + " bytes");
   }

@@ -24,7 +24,7 @@ SignalPool::~SignalPool() {
 SignalPool::Handle SignalPool::acquire(std::chrono::milliseconds timeout) {
   std::unique_lock<std::mutex> lock(mutex_);
   if (!returned_.wait_for(lock, timeout, [&] { return !free_.empty(); })) {
-    throw Error("pool", "SignalPool::acquire",
+    throw Error(Errc::timeout, "pool", "SignalPool::acquire",
                 "all " + std::to_string(all_.size()) + " completion signals are in flight after " +
                     std::to_string(timeout.count()) + " ms",
                 "wait for earlier submissions before submitting more");

@@ -168,7 +168,7 @@ void AqlQueue::wait_zero(hsa_signal_t signal, Clock::time_point deadline, const 
     } catch (const Error& e) {
       const std::string account = ring_->driver_account();
       if (account.empty()) throw;
-      throw Error(e.backend(), e.call(), e.status() + " (the driver's account: " + account + ")", e.hint());
+      throw Error(e.code(), e.backend(), e.call(), e.status() + " (the driver's account: " + account + ")", e.hint());
     }
     ring_->throw_if_failed();
     if (sub && !sub->waits_for.empty()) sub->check_waits_for();
@@ -201,7 +201,7 @@ std::uint64_t AqlQueue::reserve_slot(Clock::time_point deadline, AqlSubmission& 
     }
     ring_->throw_if_failed();
     if (Clock::now() > deadline) {
-      throw Error(agent_.backend_name(), "submit", "queue full until the deadline (slot " + std::to_string(index) + ")",
+      throw Error(Errc::timeout, agent_.backend_name(), "submit", "queue full until the deadline (slot " + std::to_string(index) + ")",
                   "the queue is unusable now; create a new one");
     }
     if (++spins > 64) std::this_thread::yield();
@@ -219,7 +219,7 @@ std::uint64_t AqlQueue::reserve_slots(std::uint64_t count, Clock::time_point dea
     }
     ring_->throw_if_failed();
     if (Clock::now() > deadline) {
-      throw Error(agent_.backend_name(), "submit",
+      throw Error(Errc::timeout, agent_.backend_name(), "submit",
                   "queue full until the deadline (" + std::to_string(count) + " slots from " + std::to_string(first) + ")",
                   "the queue is unusable now; create a new one");
     }
@@ -400,7 +400,7 @@ KernargPool::Block AqlQueue::acquire_block(std::size_t bytes, Clock::time_point 
     // Other submissions hold every block: they give them back when they are waited for.
     ring_->throw_if_failed();
     if (Clock::now() > deadline) {
-      throw Error(agent_.backend_name(), "submit", "kernarg pool exhausted until the deadline",
+      throw Error(Errc::timeout, agent_.backend_name(), "submit", "kernarg pool exhausted until the deadline",
                   "wait for earlier submissions on this queue");
     }
     if (++spins > 64) std::this_thread::yield();
@@ -412,12 +412,12 @@ void AqlQueue::check_submittable(const Batch& batch, const ResolvedWaits& waits)
   const char* backend = agent_.backend_name();
   if (is_blocked_.load(std::memory_order_acquire)) {
     std::lock_guard<std::mutex> lock(blocked_mutex_);
-    throw Error(backend, "submit", "the queue is blocked: " + blocked_, "create a new queue");
+    throw Error(Errc::queue_stopped, backend, "submit", "the queue is blocked: " + blocked_, "create a new queue");
   }
   agent_.throw_if_faulted();
   ring_->throw_if_failed();
   if (batch.device() && !owner_->same_device(batch.device())) {
-    throw Error(backend, "submit",
+    throw Error(Errc::invalid_argument, backend, "submit",
                 "the batch names device '" + batch.device()->info().name + "' (" + batch.device()->info().backend +
                     "), this queue belongs to '" + owner_->info().name + "'",
                 "submit it to a queue of the device it was recorded for");
@@ -425,28 +425,28 @@ void AqlQueue::check_submittable(const Batch& batch, const ResolvedWaits& waits)
   for (const Copy& c : batch.copies()) {
     for (const DeviceImpl* d : {c.dst_device, c.src_device}) {
       if (d && d->info().backend != owner_->info().backend) {
-        throw Error(backend, "submit",
+        throw Error(Errc::invalid_argument, backend, "submit",
                     "a copy between devices of different backends (" + d->info().backend + " memory on a " +
                         owner_->info().backend + " queue)",
                     "copy through the host");
       }
     }
     if (!owner_->same_device(c.dst_device) && !owner_->same_device(c.src_device)) {
-      throw Error(backend, "submit", "a copy between two other devices on this device's queue",
+      throw Error(Errc::invalid_argument, backend, "submit", "a copy between two other devices on this device's queue",
                   "submit it to a queue of one of the two devices");
     }
   }
   for (const std::shared_ptr<CompletionImpl>& w : waits) {
     if (!w) continue;
     if (w->device().info().backend != owner_->info().backend) {
-      throw Error(backend, "submit",
+      throw Error(Errc::invalid_argument, backend, "submit",
                   "a dependency between devices of different backends (" + w->device().info().backend +
                       " submission, " + owner_->info().backend + " queue)",
                   "wait for it on the host (Submission::wait), then submit");
     }
     const std::string why = w->failure();
     if (!why.empty()) {
-      throw Error(backend, "submit", "the batch waits for a submission whose queue failed: " + why,
+      throw Error(Errc::queue_stopped, backend, "submit", "the batch waits for a submission whose queue failed: " + why,
                   "resubmit the work it depends on on a new queue first");
     }
   }

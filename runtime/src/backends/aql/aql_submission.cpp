@@ -75,7 +75,7 @@ void AqlSubmission::check_waits_for() const {
     if (why.empty()) continue;
     const std::string text = "a submission this batch waits for failed: " + why;
     queue_->block(text);
-    throw Error(queue_->agent().backend_name(), "wait", text,
+    throw Error(Errc::queue_stopped, queue_->agent().backend_name(), "wait", text,
                 "this queue is blocked behind it; create a new queue");
   }
 }
@@ -115,6 +115,7 @@ std::string AqlSubmission::where_it_failed() const {
     const AqlQueue::SlotOwner owner = queue_->slot_owner(packet - back);
     if (owner.serial == 0) continue;
     if (owner.serial != serial) return " (the fault was in submission " + std::to_string(owner.serial) + " of the queue)";
+    const_cast<AqlSubmission*>(this)->failed_command = owner.command;
     return " in " + describe_commands(*labels, owner.command, owner.command);
   }
   return {};
@@ -168,7 +169,7 @@ void AqlSubmission::wait(Clock::time_point deadline) {
         release_all();
       }
       if (where.empty()) throw;
-      throw Error(e.backend(), e.call(), e.status() + where, e.hint());
+      throw Error(e.code(), e.backend(), e.call(), e.status() + where, e.hint());
     }
     final_signal = {0};
   }
@@ -178,6 +179,13 @@ void AqlSubmission::wait(Clock::time_point deadline) {
   // Complete: a completion nobody else holds gives its signal back now; a queue's timeline then
   // finds nothing left to wait for. One a batch or an in-flight submission holds stays with it.
   shared_.reset();
+}
+
+bool AqlSubmission::ready() {
+  if (waited_) return true;
+  const bool failed = queue_->ring().failed() || queue_->blocked();
+  if (abandoned_) return failed || !queue_->abandoned_still_running(final_signal);
+  return failed || final_signal.handle == 0 || queue_->agent().load_signal(final_signal) == 0;
 }
 
 bool AqlSubmission::release_if_complete() noexcept {

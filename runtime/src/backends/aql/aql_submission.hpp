@@ -54,6 +54,7 @@ class AqlSubmission : public SubmissionImpl {
 
   void wait(Clock::time_point deadline) override;
   bool release_if_complete() noexcept override;
+  bool ready() override;
   bool abandoned() const override { return abandoned_; }
   // "submission 3 of the queue (bitonic_step x120)"
   std::string describe() const;
@@ -88,7 +89,6 @@ class AqlSubmission : public SubmissionImpl {
   bool has_published = false;     // something reached the device: on a write error it may still run
   bool doorbell_pending = false;
   bool abandon_in_flight = false;  // an error left work running: never free what it reads
-  std::uint64_t serial = 0;                           // its number among the queue's submissions
   std::shared_ptr<const std::vector<std::string>> labels;  // the batch's command names
 
  private:

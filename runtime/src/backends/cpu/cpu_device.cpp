@@ -66,7 +66,7 @@ std::uint32_t CpuDevice::device_count() {
   const bool digits = s.size() <= 3 && s.find_first_not_of("0123456789") == std::string::npos;
   const unsigned long n = digits ? std::stoul(s) : 0;
   if (n < 1 || n > kMaxDevices) {
-    throw Error("cpu", "HSAD_CPU_DEVICES",
+    throw Error(Errc::invalid_argument, "cpu", "HSAD_CPU_DEVICES",
                 "HSAD_CPU_DEVICES must be a whole number from 1 to " + std::to_string(kMaxDevices) + ", got '" + s + "'",
                 "unset it for one device");
   }
@@ -102,7 +102,7 @@ std::vector<std::shared_ptr<detail::DeviceImpl>> CpuDevice::open() {
 std::shared_ptr<detail::QueueImpl> CpuDevice::create_queue(std::uint32_t packets, Priority) {
   if (packets == 0) packets = kDefaultQueuePackets;
   if (packets < 2 || packets > kMaxQueuePackets || (packets & (packets - 1)) != 0) {
-    throw Error("cpu", "create_queue", "queue size " + std::to_string(packets) + " is not a power of two in [2, " +
+    throw Error(Errc::invalid_argument, "cpu", "create_queue", "queue size " + std::to_string(packets) + " is not a power of two in [2, " +
                                            std::to_string(kMaxQueuePackets) + "]");
   }
   auto ring = std::make_unique<CpuRing>(packets, pool_, next_queue_id_++);
@@ -114,16 +114,16 @@ std::shared_ptr<detail::ModuleImpl> CpuDevice::load_module(std::string_view byte
   const std::string hint = "the cpu agent runs host kernels: register them with hsad::register_host_kernel and get "
                            "them with Device::kernel(name)";
   if (detail::is_amd(f) || detail::is_cuda(f)) {
-    throw Error("cpu", "load_module", "'" + origin + "' is " + detail::describe(f) + ": GPU code cannot run on the cpu agent",
+    throw Error(Errc::unsupported, "cpu", "load_module", "'" + origin + "' is " + detail::describe(f) + ": GPU code cannot run on the cpu agent",
                 hint);
   }
-  throw Error("cpu", "load_module", "'" + origin + "' is " + detail::describe(f), hint);
+  throw Error(Errc::invalid_argument, "cpu", "load_module", "'" + origin + "' is " + detail::describe(f), hint);
 }
 
 std::shared_ptr<const detail::KernelImpl> CpuDevice::load_kernel(std::string_view name) {
   const HostKernel* k = find_host_kernel(std::string(name));
   if (!k) {
-    throw Error("cpu", "kernel", "no host kernel named '" + std::string(name) + "'",
+    throw Error(Errc::invalid_argument, "cpu", "kernel", "no host kernel named '" + std::string(name) + "'",
                 "host kernels are registered with hsad::register_host_kernel");
   }
   auto impl = std::make_shared<detail::KernelImpl>();
@@ -134,7 +134,7 @@ std::shared_ptr<const detail::KernelImpl> CpuDevice::load_kernel(std::string_vie
 
 void* CpuDevice::raw_allocate(std::size_t bytes, Memory kind) {
   void* p = std::aligned_alloc(page_round(1), page_round(bytes));
-  if (!p) throw Error("cpu", "alloc", "out of host memory for " + std::to_string(bytes) + " bytes");
+  if (!p) throw Error(Errc::out_of_memory, "cpu", "alloc", "out of host memory for " + std::to_string(bytes) + " bytes");
   // Page-locked where the OS allows (RLIMIT_MEMLOCK); plain memory otherwise.
   if (kind == Memory::pinned_host) (void)mlock(p, page_round(bytes));
   return p;
@@ -183,7 +183,7 @@ bool CpuDevice::wait_signal_zero(hsa_signal_t signal, detail::Clock::time_point 
 }
 
 void CpuDevice::async_copy(const detail::Copy&, const hsa_signal_t*, std::uint32_t, hsa_signal_t, std::vector<void*>&) {
-  throw Error("cpu", "async_copy", "the cpu agent copies through its queues' packets, not a copy engine");
+  throw Error(Errc::unsupported, "cpu", "async_copy", "the cpu agent copies through its queues' packets, not a copy engine");
 }
 
 void CpuDevice::command_times(hsa_signal_t signal, bool, std::uint64_t* start_ns, std::uint64_t* end_ns) {
@@ -197,7 +197,7 @@ void CpuDevice::command_times(hsa_signal_t signal, bool, std::uint64_t* start_ns
 void* CpuDevice::alloc_kernarg(std::size_t bytes) {
   const std::size_t total = page_round(bytes + kKernargHeader);
   void* p = mmap(nullptr, total, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-  if (p == MAP_FAILED) throw Error("cpu", "alloc_kernarg", "mmap of " + std::to_string(total) + " bytes failed");
+  if (p == MAP_FAILED) throw Error(Errc::out_of_memory, "cpu", "alloc_kernarg", "mmap of " + std::to_string(total) + " bytes failed");
   (void)mlock(p, total);
   *static_cast<std::size_t*>(p) = total;  // the mapping's length, for munmap
   return static_cast<unsigned char*>(p) + kKernargHeader;

@@ -14,7 +14,7 @@ namespace hsad::cpu {
 CpuRing::CpuRing(std::uint32_t packets, std::shared_ptr<WorkerPool> pool, std::uint64_t queue_id)
     : size_(packets), pool_(std::move(pool)) {
   base_ = std::aligned_alloc(aql::kPacketBytes, std::size_t(packets) * aql::kPacketBytes);
-  if (!base_) throw Error("cpu", "create_queue", "out of host memory for a ring of " + std::to_string(packets) + " packets");
+  if (!base_) throw Error(Errc::out_of_memory, "cpu", "create_queue", "out of host memory for a ring of " + std::to_string(packets) + " packets");
   std::memset(base_, 0, std::size_t(packets) * aql::kPacketBytes);
   for (std::uint32_t i = 0; i < packets; ++i) {
     auto* header = reinterpret_cast<std::uint16_t*>(static_cast<unsigned char*>(base_) + i * aql::kPacketBytes);
@@ -74,7 +74,7 @@ std::uint64_t CpuRing::load_read_index() const { return __atomic_load_n(&read_in
 void CpuRing::ring_doorbell(std::uint64_t index) { signal_store(doorbell_, static_cast<std::int64_t>(index)); }
 
 void CpuRing::throw_if_failed() const {
-  if (failed()) throw Error("cpu", "queue", "the queue is in error: " + error(), "the queue runs nothing more; create a new one");
+  if (failed()) throw Error(Errc::device_fault, "cpu", "queue", "the queue is in error: " + error(), "the queue runs nothing more; create a new one");
 }
 
 }  // namespace hsad::cpu

@@ -35,12 +35,12 @@ HostKernel make_host_kernel(std::string name, HostKernelFn fn) {
 }
 
 void register_host_kernel(HostKernel kernel) {
-  if (!kernel.fn) throw Error("cpu", "register_host_kernel", "host kernel '" + kernel.info.name + "' has no function");
+  if (!kernel.fn) throw Error(Errc::invalid_argument, "cpu", "register_host_kernel", "host kernel '" + kernel.info.name + "' has no function");
   Registry& r = registry();
   std::lock_guard<std::mutex> lock(r.mutex);
   const std::string name = kernel.info.name;
   if (!r.kernels.emplace(name, std::make_unique<HostKernel>(std::move(kernel))).second) {
-    throw Error("cpu", "register_host_kernel", "a host kernel named '" + name + "' is already registered");
+    throw Error(Errc::invalid_argument, "cpu", "register_host_kernel", "a host kernel named '" + name + "' is already registered");
   }
 }
 

@@ -54,13 +54,13 @@ void refuse_if_context_stuck(int ordinal) {
   for (const auto& d : live) {
     const std::string running = d->stuck();  // also notices the ones that ended since
     if (!running.empty()) {
-      throw Error("cuda", "open",
+      throw Error(Errc::queue_stopped, "cuda", "open",
                   running + " on device " + std::to_string(ordinal) + ": a new Runtime's cuModuleLoadData would wait for it "
                   "(CUDA has no call that stops a running kernel, and no in-process reset while it runs)", hint);
     }
   }
   if (guard->abandoned_running.load(std::memory_order_acquire) > 0) {
-    throw Error("cuda", "open",
+    throw Error(Errc::queue_stopped, "cuda", "open",
                 "a submission abandoned by a Runtime that is gone may still run on device " + std::to_string(ordinal) +
                     ": a new Runtime's cuModuleLoadData would wait for it",
                 hint);
@@ -81,7 +81,7 @@ BackendStatus CudaDevice::probe() {
 std::vector<std::shared_ptr<detail::DeviceImpl>> CudaDevice::open() {
   std::string why;
   const Driver* d = cuda::driver(&why);
-  if (!d) throw Error("cuda", "open", why);
+  if (!d) throw Error(Errc::driver_missing, "cuda", "open", why);
   int count = 0;
   check(d->cuDeviceGetCount(&count), "cuDeviceGetCount");
   std::vector<std::shared_ptr<detail::DeviceImpl>> all;
@@ -154,7 +154,7 @@ void CudaDevice::retain_context() {
 void CudaDevice::refuse_while_stuck(const char* call) {
   const std::string running = stuck();
   if (running.empty() && guard_->abandoned_running.load() == 0) return;
-  throw Error("cuda", call,
+  throw Error(Errc::queue_stopped, "cuda", call,
               (running.empty() ? std::string("an abandoned submission") : running) +
                   ": the driver's " + call + " would wait for it (CUDA has no call that stops a running kernel)",
               "end that kernel (release what it waits for), or exit the process: exit stops it");
@@ -237,7 +237,7 @@ std::shared_ptr<detail::KernelImpl> CudaDevice::make_kernel(CUmodule module, std
   make_current();
   CUfunction f = nullptr;
   if (d_.cuModuleGetFunction(&f, module, name.c_str()) != CUDA_SUCCESS) {
-    throw Error("cuda", "kernel", "no kernel named '" + name + "' in " + where);
+    throw Error(Errc::invalid_argument, "cuda", "kernel", "no kernel named '" + name + "' in " + where);
   }
   auto k = std::make_shared<detail::KernelImpl>();
   k->info.name = name;
@@ -291,10 +291,10 @@ class CudaModule : public detail::ModuleImpl {
 std::shared_ptr<detail::ModuleImpl> CudaDevice::load_module(std::string_view bytes, const std::string& origin) {
   const detail::ModuleFormat f = detail::detect_module_format(bytes);
   if (detail::is_amd(f)) {
-    throw Error("cuda", "load_module", "'" + origin + "' is " + detail::describe(f) + ": AMD code cannot run on " +
+    throw Error(Errc::unsupported, "cuda", "load_module", "'" + origin + "' is " + detail::describe(f) + ": AMD code cannot run on " +
                                            info_.isa, "load the cubin, fatbin or PTX nvcc built for it");
   }
-  if (!detail::is_cuda(f)) throw Error("cuda", "load_module", "'" + origin + "' is " + detail::describe(f));
+  if (!detail::is_cuda(f)) throw Error(Errc::invalid_argument, "cuda", "load_module", "'" + origin + "' is " + detail::describe(f));
   const std::string targets = detail::cuda_image_targets(bytes);
   refuse_while_stuck("cuModuleLoadDataEx");
   make_current();
@@ -306,13 +306,13 @@ std::shared_ptr<detail::ModuleImpl> CudaDevice::load_module(std::string_view byt
   CUmodule module = nullptr;
   const CUresult r = d_.cuModuleLoadDataEx(&module, image.c_str(), 2, options, values);
   if (r == CUDA_ERROR_NO_BINARY_FOR_GPU) {
-    throw Error("cuda", "load_module", "'" + origin + "' has no code for " + info_.isa + " (it has: " + targets + ")",
+    throw Error(Errc::unsupported, "cuda", "load_module", "'" + origin + "' has no code for " + info_.isa + " (it has: " + targets + ")",
                 "build it for " + info_.isa + " or include PTX");
   }
   if (r == CUDA_ERROR_INVALID_IMAGE || r == CUDA_ERROR_INVALID_PTX || r == CUDA_ERROR_UNSUPPORTED_PTX_VERSION) {
     const char* name = "?";
     d_.cuGetErrorName(r, &name);
-    throw Error("cuda", "load_module", "'" + origin + "' (" + detail::describe(f) + ") was refused: " + name +
+    throw Error(Errc::invalid_argument, "cuda", "load_module", "'" + origin + "' (" + detail::describe(f) + ") was refused: " + name +
                                            (log[0] ? std::string(": ") + log : std::string(" (malformed or truncated)")));
   }
   check(r, "cuModuleLoadDataEx");

@@ -59,6 +59,35 @@ const Driver* driver(std::string* why) {
   return loaded.ok ? &loaded.d : nullptr;
 }
 
+static Errc code_of(CUresult status) {
+  switch (status) {
+    case CUDA_ERROR_OUT_OF_MEMORY: return Errc::out_of_memory;
+    case CUDA_ERROR_INVALID_VALUE:
+    case CUDA_ERROR_INVALID_HANDLE:
+    case CUDA_ERROR_INVALID_IMAGE:
+    case CUDA_ERROR_INVALID_PTX:
+    case CUDA_ERROR_NOT_FOUND: return Errc::invalid_argument;
+    case CUDA_ERROR_NOT_SUPPORTED:
+    case CUDA_ERROR_NO_BINARY_FOR_GPU:
+    case CUDA_ERROR_UNSUPPORTED_PTX_VERSION:
+    case CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE: return Errc::unsupported;
+    case CUDA_ERROR_NO_DEVICE:
+    case CUDA_ERROR_SYSTEM_DRIVER_MISMATCH:
+    case CUDA_ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE:
+    case CUDA_ERROR_NOT_INITIALIZED: return Errc::driver_missing;
+    case CUDA_ERROR_ILLEGAL_ADDRESS:
+    case CUDA_ERROR_LAUNCH_FAILED:
+    case CUDA_ERROR_ILLEGAL_INSTRUCTION:
+    case CUDA_ERROR_MISALIGNED_ADDRESS:
+    case CUDA_ERROR_INVALID_ADDRESS_SPACE:
+    case CUDA_ERROR_INVALID_PC:
+    case CUDA_ERROR_HARDWARE_STACK_ERROR:
+    case CUDA_ERROR_ASSERT:
+    case CUDA_ERROR_LAUNCH_TIMEOUT: return Errc::device_fault;
+    default: return Errc::runtime;
+  }
+}
+
 void check(CUresult status, const char* call) {
   if (status == CUDA_SUCCESS) return;
   const Driver* d = driver();
@@ -68,7 +97,7 @@ void check(CUresult status, const char* call) {
     d->cuGetErrorName(status, &name);
     d->cuGetErrorString(status, &text);
   }
-  throw Error("cuda", call, std::string(name) + ": " + (text ? text : ""),
+  throw Error(code_of(status), "cuda", call, std::string(name) + ": " + (text ? text : ""),
               status == CUDA_ERROR_ILLEGAL_ADDRESS || status == CUDA_ERROR_LAUNCH_FAILED
                   ? "a kernel faulted: the context is unusable until the process restarts"
                   : "");

@@ -32,13 +32,13 @@ Memory CudaDevice::adopt_memory(void* ptr, std::size_t bytes) {
   check(d_.cuPointerGetAttributes(sizeof attrs / sizeof attrs[0], attrs, data, reinterpret_cast<CUdeviceptr>(ptr)),
         "cuPointerGetAttributes");
   if (type == 0) {
-    throw Error("cuda", "adopt", hex(ptr) + " is not memory the CUDA driver knows (pageable host memory, or freed)",
+    throw Error(Errc::invalid_argument, "cuda", "adopt", hex(ptr) + " is not memory the CUDA driver knows (pageable host memory, or freed)",
                 "adopt memory from cuMemAlloc / cudaMalloc, or pinned host memory (cuMemHostAlloc, cudaHostAlloc, "
                 "cuMemHostRegister)");
   }
   const bool host = type == CU_MEMORYTYPE_HOST && !managed;
   if (!host && !managed && (ordinal != int(ordinal_) || context != this->context())) {
-    throw Error("cuda", "adopt",
+    throw Error(Errc::invalid_argument, "cuda", "adopt",
                 hex(ptr) + " is device memory of " +
                     (ordinal != int(ordinal_) ? "CUDA device " + std::to_string(ordinal)
                                               : std::string("another context of this device")) +
@@ -46,12 +46,12 @@ Memory CudaDevice::adopt_memory(void* ptr, std::size_t bytes) {
                 "adopt memory allocated in this device's primary context (the CUDA runtime's)");
   }
   if (device_ptr != reinterpret_cast<CUdeviceptr>(ptr)) {
-    throw Error("cuda", "adopt", hex(ptr) + " is host memory the device sees at another address",
+    throw Error(Errc::invalid_argument, "cuda", "adopt", hex(ptr) + " is host memory the device sees at another address",
                 "map it into the unified address space (cuMemHostAlloc with CU_MEMHOSTALLOC_PORTABLE)");
   }
   const auto p = reinterpret_cast<CUdeviceptr>(ptr);
   if (start && (p < start || bytes > size - (p - start))) {
-    throw Error("cuda", "adopt",
+    throw Error(Errc::invalid_argument, "cuda", "adopt",
                 std::to_string(bytes) + " bytes at " + hex(ptr) + " overrun the allocation at " +
                     hex(reinterpret_cast<void*>(start)) + " of " + std::to_string(size) + " bytes",
                 "adopt a range inside one allocation");

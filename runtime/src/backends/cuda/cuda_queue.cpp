@@ -64,7 +64,7 @@ class CudaSubmission : public detail::SubmissionImpl {
       // Waited again after a timeout: the queue holds the signal while the work runs.
       while (q_->abandoned_still_running(signal)) {
         const std::string why = q_->error();
-        if (!why.empty()) throw Error("cuda", "wait", why);
+        if (!why.empty()) throw Error(Errc::device_fault, "cuda", "wait", why);
         if (detail::Clock::now() > deadline) {
           throw detail::TimeoutError("cuda", "wait", describe() + " still runs",
                                      "raise the timeout, or look for a kernel that never ends");
@@ -88,7 +88,7 @@ class CudaSubmission : public detail::SubmissionImpl {
         const std::string where = where_it_failed();
         failed_ = e.what() + where;
         if (where.empty()) throw;
-        throw Error(e.backend(), e.call(), e.status() + where, e.hint());
+        throw Error(e.code(), e.backend(), e.call(), e.status() + where, e.hint());
       }
       pending_ = false;
       read_times();
@@ -129,6 +129,11 @@ class CudaSubmission : public detail::SubmissionImpl {
     release();
   }
 
+  bool ready() override {
+    if (abandoned_) return !q_->abandoned_still_running(signal) || !q_->error().empty();
+    return !pending_ || q_->reached(signal) || !q_->error().empty();
+  }
+
   bool release_if_complete() noexcept override {
     if (abandoned_) {
       if (q_->abandoned_still_running(signal)) return false;
@@ -157,14 +162,14 @@ class CudaSubmission : public detail::SubmissionImpl {
   }
 
   std::vector<CommandTime> timestamps() const override {
-    if (!waited_) throw Error("cuda", "timestamps", "the submission has not been waited for");
+    if (!waited_) throw Error(Errc::invalid_argument, "cuda", "timestamps", "the submission has not been waited for");
     return times_;
   }
 
   void check_waits_for() const {
     for (const auto& w : waits_for) {
       const std::string why = w->failure();
-      if (!why.empty()) throw Error("cuda", "wait", "a submission this batch waits for failed: " + why);
+      if (!why.empty()) throw Error(Errc::queue_stopped, "cuda", "wait", "a submission this batch waits for failed: " + why);
     }
   }
 
@@ -181,7 +186,6 @@ class CudaSubmission : public detail::SubmissionImpl {
   };
   std::vector<Timed> timed;
   void set_pending() { pending_ = true; }
-  std::uint64_t serial = 0;
   std::shared_ptr<const std::vector<std::string>> labels;
   // The host already waited for every command (no nosync): nothing is pending.
   void completed_on_the_host() { read_times(); }
@@ -258,7 +262,7 @@ std::uint64_t CudaCompletion::native_handle() {
   if (signal_.event) return reinterpret_cast<std::uint64_t>(signal_.event);
   if (!native_) {
     if (!signal_.flag && !failed_.empty()) {
-      throw Error("cuda", "native_handle", "the submission was abandoned: " + failed_,
+      throw Error(Errc::timeout, "cuda", "native_handle", "the submission was abandoned: " + failed_,
                   "no event can complete with it; wait for it again (Submission::wait)");
     }
     native_ = queue_->native_event(signal_, pending_ && signal_.flag, serial_);
@@ -685,15 +689,15 @@ bool CudaQueue::reached(const CudaSignal& s) const noexcept {
 }
 
 void CudaQueue::check_submittable(const Batch& batch, const detail::ResolvedWaits& waits) const {
-  if (shut_down_.load(std::memory_order_acquire)) throw Error("cuda", "submit", shut_down_why_, "create a new queue");
+  if (shut_down_.load(std::memory_order_acquire)) throw Error(Errc::queue_stopped, "cuda", "submit", shut_down_why_, "create a new queue");
   for (const detail::Dispatch& d : batch.dispatches()) {
     if (d.kernel.impl().generation != device_->generation()) {
-      throw Error("cuda", "submit", "kernel '" + d.kernel.name() + "' was loaded before the device was reset",
+      throw Error(Errc::invalid_argument, "cuda", "submit", "kernel '" + d.kernel.name() + "' was loaded before the device was reset",
                   "get the kernel (and record the batch) again after Device::reset");
     }
   }
   if (batch.device() && !device_->same_device(batch.device())) {
-    throw Error("cuda", "submit",
+    throw Error(Errc::invalid_argument, "cuda", "submit",
                 "the batch names device '" + batch.device()->info().name + "' (" + batch.device()->info().backend +
                     "), this queue belongs to '" + device_->info().name + "'",
                 "submit it to a queue of the device it was recorded for");
@@ -701,26 +705,26 @@ void CudaQueue::check_submittable(const Batch& batch, const detail::ResolvedWait
   for (const detail::Copy& c : batch.copies()) {
     for (const detail::DeviceImpl* d : {c.dst_device, c.src_device}) {
       if (d && d->info().backend != "cuda") {
-        throw Error("cuda", "submit", "a copy between devices of different backends (" + d->info().backend +
+        throw Error(Errc::invalid_argument, "cuda", "submit", "a copy between devices of different backends (" + d->info().backend +
                                           " memory on a cuda queue)", "copy through the host");
       }
     }
     if (!device_->same_device(c.dst_device) && !device_->same_device(c.src_device)) {
-      throw Error("cuda", "submit", "a copy between two other devices on this device's queue",
+      throw Error(Errc::invalid_argument, "cuda", "submit", "a copy between two other devices on this device's queue",
                   "submit it to a queue of one of the two devices");
     }
   }
   for (const std::shared_ptr<detail::CompletionImpl>& w : waits) {
     if (!w) continue;
     if (w->device().info().backend != "cuda") {
-      throw Error("cuda", "submit",
+      throw Error(Errc::invalid_argument, "cuda", "submit",
                   "a dependency between devices of different backends (" + w->device().info().backend +
                       " submission, cuda queue)",
                   "wait for it on the host (Submission::wait), then submit");
     }
     const std::string why = w->failure();
     if (!why.empty()) {
-      throw Error("cuda", "submit", "the batch waits for a submission whose queue failed: " + why,
+      throw Error(Errc::queue_stopped, "cuda", "submit", "the batch waits for a submission whose queue failed: " + why,
                   "resubmit the work it depends on first");
     }
   }
@@ -872,7 +876,8 @@ std::unique_ptr<detail::SubmissionImpl> CudaQueue::submit(const Batch& batch, co
         sub->pooled = 0;
         throw;
       } catch (const Error& e) {
-        throw Error(e.backend(), e.call(), e.status() + " in " + detail::describe_commands(*sub->labels, i, i),
+        sub->failed_command = std::int64_t(i);
+        throw Error(e.code(), e.backend(), e.call(), e.status() + " in " + detail::describe_commands(*sub->labels, i, i),
                     e.hint());
       }
     }

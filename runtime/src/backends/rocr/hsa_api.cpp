@@ -73,9 +73,30 @@ std::string status_text(hsa_status_t status) {
   }();
 }
 
+static Errc code_of(hsa_status_t status) {
+  switch (int(status)) {  // int: ROCr's AMD statuses (hsa_ext_amd.h) are outside hsa_status_t
+    case HSA_STATUS_ERROR_OUT_OF_RESOURCES: return Errc::out_of_memory;
+    case HSA_STATUS_ERROR_INVALID_ARGUMENT:
+    case HSA_STATUS_ERROR_INVALID_SIGNAL:
+    case HSA_STATUS_ERROR_INVALID_QUEUE:
+    case HSA_STATUS_ERROR_INVALID_ALLOCATION:
+    case HSA_STATUS_ERROR_INVALID_CODE_OBJECT:
+    case HSA_STATUS_ERROR_INVALID_EXECUTABLE:
+    case HSA_STATUS_ERROR_INVALID_ISA: return Errc::invalid_argument;
+    case HSA_STATUS_ERROR_INCOMPATIBLE_ARGUMENTS:
+    case HSA_STATUS_ERROR_INVALID_ISA_NAME: return Errc::unsupported;
+    case HSA_STATUS_ERROR_NOT_INITIALIZED: return Errc::driver_missing;
+    case HSA_STATUS_ERROR_EXCEPTION:
+    case HSA_STATUS_ERROR_MEMORY_APERTURE_VIOLATION:
+    case HSA_STATUS_ERROR_ILLEGAL_INSTRUCTION:
+    case HSA_STATUS_ERROR_MEMORY_FAULT: return Errc::device_fault;
+    default: return Errc::runtime;
+  }
+}
+
 void check(hsa_status_t status, const char* call, const char* hint) {
   if (status == HSA_STATUS_SUCCESS || status == HSA_STATUS_INFO_BREAK) return;
-  throw Error("rocr", call, status_text(status), hint);
+  throw Error(code_of(status), "rocr", call, status_text(status), hint);
 }
 
 }  // namespace hsad::rocr

@@ -33,7 +33,7 @@ std::string_view code_objects() {
     const char* path = std::getenv("HSAD_AMD_CODE_OBJECTS");
     if (!path || !*path) return std::string();
     std::ifstream in(path, std::ios::binary);
-    if (!in) throw Error("rocr", "kernel", std::string("cannot read HSAD_AMD_CODE_OBJECTS='") + path + "'");
+    if (!in) throw Error(Errc::invalid_argument, "rocr", "kernel", std::string("cannot read HSAD_AMD_CODE_OBJECTS='") + path + "'");
     return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   }();
   if (!from_file.empty()) return from_file;
@@ -160,7 +160,7 @@ BackendStatus RocrDevice::probe() {
 std::vector<std::shared_ptr<detail::DeviceImpl>> RocrDevice::open() {
   std::string why;
   const Api* a = rocr::api(&why);
-  if (!a) throw Error("rocr", "open", why);
+  if (!a) throw Error(Errc::driver_missing, "rocr", "open", why);
   const Discovery d = discover(*a);
   if (d.host.handle == 0) throw Error("rocr", "open", "ROCr found no CPU agent for host memory");
   std::vector<std::shared_ptr<detail::DeviceImpl>> all;
@@ -217,7 +217,7 @@ RocrDevice::~RocrDevice() {
 
 void RocrDevice::throw_if_faulted() const {
   if (!faults_->faulted()) return;
-  throw Error("rocr", "wait", faults_->text() + "; every queue of the agent stopped",
+  throw Error(Errc::device_fault, "rocr", "wait", faults_->text() + "; every queue of the agent stopped",
               "the kernels in flight may have written memory partly; Device::reset() destroys the queues and "
               "clears the fault");
 }
@@ -227,7 +227,7 @@ void RocrDevice::reset_device(const std::vector<std::shared_ptr<detail::QueueImp
 std::shared_ptr<detail::QueueImpl> RocrDevice::create_queue(std::uint32_t packets, Priority priority) {
   if (packets == 0) packets = std::min(kDefaultQueuePackets, info_.max_queue_packets);
   if (packets < 2 || packets > info_.max_queue_packets || (packets & (packets - 1)) != 0) {
-    throw Error("rocr", "create_queue", "queue size " + std::to_string(packets) + " is not a power of two in [2, " +
+    throw Error(Errc::invalid_argument, "rocr", "create_queue", "queue size " + std::to_string(packets) + " is not a power of two in [2, " +
                                             std::to_string(info_.max_queue_packets) + "] (this agent's maximum)");
   }
   auto ring = std::make_unique<RocrRing>(api_, agent_, packets);
@@ -252,10 +252,10 @@ std::shared_ptr<const RocrDevice::Executable> RocrDevice::executable() {
   std::lock_guard<std::mutex> lock(exe_mutex_);
   if (exe_) return exe_;
   const std::string_view all = code_objects();
-  if (all.empty()) throw Error("rocr", "kernel", "built without hipcc: no AMD code objects embedded");
+  if (all.empty()) throw Error(Errc::unsupported, "rocr", "kernel", "built without hipcc: no AMD code objects embedded");
   const std::string_view bytes = select_code_object(all, isa_name_);
   if (bytes.empty()) {
-    throw Error("rocr", "kernel", "no code object for " + info_.isa + " (have: " + code_object_targets(all) + ")",
+    throw Error(Errc::unsupported, "rocr", "kernel", "no code object for " + info_.isa + " (have: " + code_object_targets(all) + ")",
                 "rebuild with HSAD_AMDGPU_TARGETS including " + info_.isa + ", or point HSAD_AMD_CODE_OBJECTS at a code object for it");
   }
   exe_ = load_executable(bytes);
@@ -267,7 +267,7 @@ std::shared_ptr<detail::KernelImpl> RocrDevice::make_kernel(const std::shared_pt
   const auto& kernels = exe->code_object.kernels;
   const auto it = std::find_if(kernels.begin(), kernels.end(), [&](const CodeObjectKernel& k) { return k.info.name == name; });
   if (it == kernels.end()) {
-    throw Error("rocr", "kernel", "no kernel named '" + std::string(name) + "' in " + where);
+    throw Error(Errc::invalid_argument, "rocr", "kernel", "no kernel named '" + std::string(name) + "' in " + where);
   }
   hsa_executable_symbol_t symbol{};
   check(api_.hsa_executable_get_symbol_by_name(exe->exe, it->symbol.c_str(), &agent_, &symbol),
@@ -313,15 +313,15 @@ class RocrDevice::Module : public detail::ModuleImpl {
 std::shared_ptr<detail::ModuleImpl> RocrDevice::load_module(std::string_view bytes, const std::string& origin) {
   const detail::ModuleFormat f = detail::detect_module_format(bytes);
   if (detail::is_cuda(f)) {
-    throw Error("rocr", "load_module", "'" + origin + "' is " + detail::describe(f) + ": NVIDIA code cannot run on " +
+    throw Error(Errc::unsupported, "rocr", "load_module", "'" + origin + "' is " + detail::describe(f) + ": NVIDIA code cannot run on " +
                                            info_.isa, "load the AMD code object (hipcc --genco) on an AMD GPU");
   }
-  if (!detail::is_amd(f)) throw Error("rocr", "load_module", "'" + origin + "' is " + detail::describe(f));
+  if (!detail::is_amd(f)) throw Error(Errc::invalid_argument, "rocr", "load_module", "'" + origin + "' is " + detail::describe(f));
   std::shared_ptr<const Executable> exe;
   try {
     const std::string_view entry = select_code_object(bytes, isa_name_);
     if (entry.empty()) {
-      throw Error("rocr", "load_module",
+      throw Error(Errc::unsupported, "rocr", "load_module",
                   "'" + origin + "' has no code object for " + TargetId::parse(isa_name_).to_string() + " (it has: " +
                       code_object_targets(bytes) + ")",
                   "build it with --offload-arch=" + info_.isa);
@@ -329,7 +329,7 @@ std::shared_ptr<detail::ModuleImpl> RocrDevice::load_module(std::string_view byt
     exe = load_executable(entry);
   } catch (const Error& e) {
     if (e.backend() != "code-object") throw;
-    throw Error("rocr", "load_module", "'" + origin + "': " + e.status());  // malformed or truncated
+    throw Error(Errc::invalid_argument, "rocr", "load_module", "'" + origin + "': " + e.status());  // malformed or truncated
   }
   auto m = std::make_shared<Module>(*this, exe);
   m->device = this;
@@ -393,7 +393,7 @@ std::size_t RocrDevice::copy(void* dst, const void* src, std::size_t bytes, bool
   while (api_.hsa_signal_wait_scacquire(copy_signal_, HSA_SIGNAL_CONDITION_LT, 1, api_.timestamp_hz / 100,
                                         HSA_WAIT_STATE_BLOCKED) >= 1) {
     if (detail::Clock::now() > deadline) {
-      throw Error("rocr", "hsa_amd_memory_async_copy", "copy of " + std::to_string(bytes) + " bytes timed out",
+      throw Error(Errc::timeout, "rocr", "hsa_amd_memory_async_copy", "copy of " + std::to_string(bytes) + " bytes timed out",
                   "the copy engine or the blit queue is stuck");
     }
   }

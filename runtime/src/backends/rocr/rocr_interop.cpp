@@ -34,7 +34,7 @@ Memory RocrDevice::adopt_memory(void* ptr, std::size_t bytes) {
   const hsa_status_t status = api_.hsa_amd_pointer_info(ptr, &info, std::malloc, &count, &agents);
   const std::unique_ptr<hsa_agent_t, decltype(&std::free)> held(agents, &std::free);
   if (status != HSA_STATUS_SUCCESS || info.type == HSA_EXT_POINTER_TYPE_UNKNOWN) {
-    throw Error("rocr", "adopt",
+    throw Error(Errc::invalid_argument, "rocr", "adopt",
                 hex(ptr) + " is not memory ROCr knows (hsa_amd_pointer_info: " +
                     (status == HSA_STATUS_SUCCESS ? std::string("unknown") : status_text(status)) + ")",
                 "adopt memory from hipMalloc, hipHostMalloc, hsa_amd_memory_pool_allocate or hsa_amd_memory_lock");
@@ -43,13 +43,13 @@ Memory RocrDevice::adopt_memory(void* ptr, std::size_t bytes) {
   const auto* base = static_cast<const unsigned char*>(info.agentBaseAddress);
   if (info.hostBaseAddress && info.hostBaseAddress != info.agentBaseAddress) {
     // Locked memory the GPU sees at another address: a Buffer has one address for both.
-    throw Error("rocr", "adopt",
+    throw Error(Errc::invalid_argument, "rocr", "adopt",
                 hex(ptr) + " is " + type_name(info.type) + " that the GPU sees at " + hex(info.agentBaseAddress) +
                     " and the host at " + hex(info.hostBaseAddress),
                 "adopt memory whose device and host addresses agree (hipHostMalloc, or a fine-grained pool)");
   }
   if (p < base || p - base > std::ptrdiff_t(info.sizeInBytes) || bytes > info.sizeInBytes - std::size_t(p - base)) {
-    throw Error("rocr", "adopt",
+    throw Error(Errc::invalid_argument, "rocr", "adopt",
                 std::to_string(bytes) + " bytes at " + hex(ptr) + " overrun the allocation at " + hex(base) + " of " +
                     std::to_string(info.sizeInBytes) + " bytes (" + type_name(info.type) + ")",
                 "adopt a range inside one allocation");
@@ -57,7 +57,7 @@ Memory RocrDevice::adopt_memory(void* ptr, std::size_t bytes) {
   bool reachable = false;
   for (std::uint32_t i = 0; i < count; ++i) reachable |= agents[i].handle == agent_.handle;
   if (!reachable) {
-    throw Error("rocr", "adopt",
+    throw Error(Errc::invalid_argument, "rocr", "adopt",
                 hex(ptr) + " is " + type_name(info.type) + " that agent '" + info_.name + "' may not access (" +
                     (info.agentOwner.handle == agent_.handle ? "its own, not mapped for it"
                      : info.agentOwner.handle == pools_.host_agent.handle ? "host memory"

@@ -94,10 +94,10 @@ void RocrRing::enable_profiling() {
 void RocrRing::throw_if_failed() const {
   const hsa_status_t s = status_.load(std::memory_order_acquire);
   if (s == HSA_STATUS_SUCCESS) {
-    if (destroyed_.load(std::memory_order_acquire)) throw Error("rocr", "queue", shut_down_, "create a new queue");
+    if (destroyed_.load(std::memory_order_acquire)) throw Error(Errc::queue_stopped, "rocr", "queue", shut_down_, "create a new queue");
     return;
   }
-  throw Error("rocr", "queue", error(), "a kernel faulted; this queue is unusable, create a new one");
+  throw Error(Errc::device_fault, "rocr", "queue", error(), "a kernel faulted; this queue is unusable, create a new one");
 }
 
 }  // namespace hsad::rocr
