@@ -24,11 +24,11 @@ LaplacianCoefficients laplacian_coefficients(int nx, int ny, int nz) {
 }
 
 void record_laplacian(Batch& batch, const Kernel& k, const LaplacianConfig& c, double* f, const double* u, int first,
-                      int planes, const LaplacianCoefficients& co) {
+                      int planes, const LaplacianCoefficients& co, Addresses addresses) {
   if (planes < 1) return;
   const std::size_t offset = std::size_t(first - 1) * std::size_t(c.nx) * std::size_t(c.ny);
-  double* fs = f + offset;
-  const double* us = u + offset;
+  const Arg fs = addresses == Addresses::unchecked ? Arg::unchecked(f + offset) : Arg(f + offset);
+  const Arg us = addresses == Addresses::unchecked ? Arg::unchecked(u + offset) : Arg(u + offset);
   const int nz = planes + 2;
   const Dim3 group{c.block[0], c.block[1], c.block[2]};
   if (c.kernel == 7) {

@@ -49,8 +49,10 @@ double laplacian_initial_u(std::size_t global_index);
 // reads planes first - 1 to first + planes. The kernels only ever see an array of planes + 2
 // planes starting at plane first - 1, so a slab of a larger grid, or one plane of it, computes
 // exactly what the whole grid's dispatch computes at those points.
+// Addresses::unchecked passes f and u as they are (Arg::unchecked): for an injected fault.
+enum class Addresses { checked, unchecked };
 void record_laplacian(Batch& batch, const Kernel& k, const LaplacianConfig& c, double* f, const double* u, int first,
-                      int planes, const LaplacianCoefficients& co);
+                      int planes, const LaplacianCoefficients& co, Addresses addresses = Addresses::checked);
 
 // "laplacian7_m8": the kernel a configuration dispatches.
 std::string laplacian_kernel_name(const LaplacianConfig& c);

@@ -225,7 +225,8 @@ void run_faulting_batch(const Device& device, const LaplacianConfig& c, const Op
     b.exec(device.kernel("laplacian_injected_fault"), Dim3{1}, Dim3{1}, {});
   } else {
     double* nowhere = reinterpret_cast<double*>(std::uintptr_t(1) << 12);
-    record_laplacian(b, device.kernel(laplacian_kernel_name(c)), c, nowhere, nowhere, 1, 1, laplacian_coefficients(c.nx, c.ny, c.nz));
+    record_laplacian(b, device.kernel(laplacian_kernel_name(c)), c, nowhere, nowhere, 1, 1,
+                     laplacian_coefficients(c.nx, c.ny, c.nz), Addresses::unchecked);
   }
   device.create_queue().run(b, options, std::chrono::seconds(60));
 }

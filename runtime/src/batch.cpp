@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cstdio>
 #include <utility>
 
 #include "backends/backend.hpp"
@@ -162,7 +163,7 @@ Batch& Batch::exec(const Kernel& kernel, Dim3 grid, Dim3 group, const Arg* first
   const std::size_t offset = (arena_.size() + 15) & ~std::size_t(15);
   arena_.resize(offset + info.kernarg_segment_size, 0);
   try {
-    pack_args(info, first, count, offset, "exec");
+    pack_args(info, first, count, offset, "exec", device);
     if (kernel.impl().device) adopt_device(kernel.impl().device, "exec");
   } catch (...) {
     arena_.resize(offset);
@@ -182,7 +183,33 @@ Batch& Batch::exec(const Kernel& kernel, Dim3 grid, Dim3 group, const Arg* first
   return *this;
 }
 
-void Batch::pack_args(const KernelInfo& info, const Arg* first, std::size_t count, std::size_t offset, const char* call) {
+namespace {
+// A parameter the code object calls a global buffer takes an address the device can reach: a
+// Buffer, a pointer into memory of the device (or the application's, that its driver maps for
+// it), or null. A number of the right size is refused: it is a mistake far more often than not.
+template <class Refuse>
+void check_global_buffer(const Arg& a, const detail::DeviceImpl* device, const Refuse& refuse) {
+  if (a.source() == Arg::Source::value) {
+    refuse("is a global buffer (a pointer to device memory); got a value of " + std::to_string(a.size()) + " bytes",
+           "pass a Buffer, or a pointer the device reaches");
+  }
+  if (a.source() == Arg::Source::buffer && a.address() == 0) {
+    refuse("is an empty Buffer (moved from, or default-constructed)", "pass a Buffer that holds memory");
+  }
+  if (a.source() != Arg::Source::unchecked && a.address() != 0 && device &&
+      !device->reaches(reinterpret_cast<const void*>(a.address()))) {
+    char hex[32];
+    std::snprintf(hex, sizeof hex, "0x%llx", static_cast<unsigned long long>(a.address()));
+    refuse(std::string("is a global buffer; ") + hex + " is not memory device '" + device->info().name +
+               "' reaches (pageable host memory, another device's, or freed)",
+           "pass a Buffer of the device (Device::alloc), adopt the memory first (Device::adopt), or, for an address "
+           "the driver does not know, Arg::unchecked");
+  }
+}
+}  // namespace
+
+void Batch::pack_args(const KernelInfo& info, const Arg* first, std::size_t count, std::size_t offset, const char* call,
+                      const detail::DeviceImpl* device) {
   const std::size_t expected = info.explicit_arg_count();
   if (count != expected) {
     throw Error("batch", std::string(call) + " " + info.name,
@@ -195,12 +222,16 @@ void Batch::pack_args(const KernelInfo& info, const Arg* first, std::size_t coun
   const Arg* a = first;
   for (const ArgInfo& slot : info.args) {
     if (slot.kind == ArgKind::hidden) continue;
-    if (a->size() != slot.size) {
+    const auto refuse = [&](const std::string& what, const char* hint) {
       throw Error("batch", std::string(call) + " " + info.name,
-                  "argument " + std::to_string(index) + " ('" + slot.name + "') of kernel '" + info.name + "' is " +
-                      std::to_string(slot.size) + " bytes, got " + std::to_string(a->size()),
-                  "pass a value of the parameter's exact type");
+                  "argument " + std::to_string(index) + " ('" + slot.name + "') of kernel '" + info.name + "' " + what,
+                  hint);
+    };
+    if (a->size() != slot.size) {
+      refuse("is " + std::to_string(slot.size) + " bytes, got " + std::to_string(a->size()),
+             "pass a value of the parameter's exact type");
     }
+    if (slot.kind == ArgKind::global_buffer) check_global_buffer(*a, device, refuse);
     ++a;
     ++index;
   }
@@ -228,7 +259,7 @@ Batch& Batch::set_args(std::size_t dispatch, const Arg* first, std::size_t count
                 "dispatches are numbered 0 to dispatches().size() - 1 in recording order");
   }
   detail::Dispatch& d = dispatches_[dispatch];
-  pack_args(d.kernel.info(), first, count, d.args_offset, "set_args");
+  pack_args(d.kernel.info(), first, count, d.args_offset, "set_args", d.kernel.impl().device);
   d.args_version = ++args_version_;
   if (args_changes_.size() == kArgsChanges) args_changes_.erase(args_changes_.begin(), args_changes_.begin() + kArgsChanges / 2);
   args_changes_.push_back(static_cast<std::uint32_t>(dispatch));

@@ -43,20 +43,21 @@ std::shared_ptr<const KernelImpl> DeviceImpl::kernel(std::string_view name) {
 
 void* DeviceImpl::allocate(std::size_t bytes, Memory kind) {
   if (bytes == 0) throw Error(Errc::invalid_argument, info_.backend, "alloc", "a buffer of 0 bytes", "ask for at least one byte");
-  // Memory freed while work was stuck goes back once that work has ended.
+  // Memory freed while work was stuck, or in flight, goes back once that work has ended.
   if (has_deferred_.load(std::memory_order_acquire) && stuck().empty()) free_deferred();
+  release_parked();
   void* p = raw_allocate(bytes, kind);
-  if (kind == Memory::pinned_host) {
-    std::lock_guard<std::mutex> lock(pinned_mutex_);
-    pinned_[reinterpret_cast<std::uintptr_t>(p)] = bytes;
-  }
+  std::lock_guard<std::mutex> lock(pinned_mutex_);
+  allocated_[reinterpret_cast<std::uintptr_t>(p)] = bytes;
+  if (kind == Memory::pinned_host) pinned_[reinterpret_cast<std::uintptr_t>(p)] = bytes;
   return p;
 }
 
 void DeviceImpl::deallocate(void* ptr, std::size_t bytes, Memory kind, std::uint64_t generation) noexcept {
-  if (kind == Memory::pinned_host) {
+  {
     std::lock_guard<std::mutex> lock(pinned_mutex_);
-    pinned_.erase(reinterpret_cast<std::uintptr_t>(ptr));
+    allocated_.erase(reinterpret_cast<std::uintptr_t>(ptr));
+    if (kind == Memory::pinned_host) pinned_.erase(reinterpret_cast<std::uintptr_t>(ptr));
   }
   if (generation != this->generation() && reset_invalidates_memory()) return;  // the reset took it back
   // A kernel that never ended may still use it, and CUDA's cuMemFree waits for that kernel.
@@ -71,8 +72,62 @@ void DeviceImpl::deallocate(void* ptr, std::size_t bytes, Memory kind, std::uint
     has_deferred_.store(true, std::memory_order_release);
     return;
   }
+  // Submissions still in flight may name it (as a Buffer, a raw pointer, or inside another
+  // buffer: nothing records which do), so it waits for all of them, without blocking here.
+  std::vector<std::weak_ptr<CompletionImpl>> in_flight;
+  try {
+    for (const auto& q : live_queues()) q->timeline.append_in_flight(in_flight);
+  } catch (...) {
+    in_flight.clear();
+    in_flight.emplace_back();  // unknown: park it until the next look finds the work ended
+  }
+  if (!in_flight.empty()) {
+    try {
+      std::lock_guard<std::mutex> lock(deferred_mutex_);
+      parked_.push_back({{ptr, bytes, kind, generation}, std::move(in_flight)});
+      has_parked_.store(true, std::memory_order_release);
+      return;
+    } catch (...) {  // no memory to remember it: keep it for good rather than free it under a kernel
+      return;
+    }
+  }
   raw_deallocate(ptr, bytes, kind);
   free_deferred();
+  release_parked();
+}
+
+void DeviceImpl::release_ended_parked() noexcept {
+  std::vector<Deferred> ended;
+  {
+    std::lock_guard<std::mutex> lock(deferred_mutex_);
+    for (auto it = parked_.begin(); it != parked_.end();) {
+      auto& marks = it->in_flight;
+      marks.erase(std::remove_if(marks.begin(), marks.end(),
+                                 [](const std::weak_ptr<CompletionImpl>& w) {
+                                   const auto c = w.lock();
+                                   return !c || c->ended();
+                                 }),
+                  marks.end());
+      if (marks.empty()) {
+        ended.push_back(it->memory);
+        it = parked_.erase(it);
+      } else {
+        ++it;
+      }
+    }
+    has_parked_.store(!parked_.empty(), std::memory_order_release);
+  }
+  for (const Deferred& d : ended) {
+    if (d.generation != generation() && reset_invalidates_memory()) continue;  // the reset took it back
+    raw_deallocate(d.ptr, d.bytes, d.kind);
+  }
+}
+
+std::size_t DeviceImpl::parked_bytes() {
+  std::lock_guard<std::mutex> lock(deferred_mutex_);
+  std::size_t bytes = 0;
+  for (const Parked& p : parked_) bytes += p.memory.bytes;
+  return bytes;
 }
 
 void DeviceImpl::free_deferred() noexcept {
@@ -110,6 +165,9 @@ std::vector<std::shared_ptr<QueueImpl>> DeviceImpl::live_queues() {
 DeviceImpl::~DeviceImpl() {
   // Memory freed while work was stuck stays reachable to the end: that work may still use it.
   if (!deferred_.empty()) keep_forever(std::make_shared<std::vector<Deferred>>(std::move(deferred_)));
+  // Parked memory outlives every submission that could still release it: what is left here is
+  // used by work that never ended. (The backend is gone already: nothing could free it now.)
+  if (!parked_.empty()) keep_forever(std::make_shared<std::vector<Parked>>(std::move(parked_)));
 }
 
 void DeviceImpl::note_left_running(const std::string& what, std::function<bool()> still_running) {
@@ -148,8 +206,10 @@ void DeviceImpl::reset() {
     clear_kernel_cache();
     std::lock_guard<std::mutex> lock(pinned_mutex_);
     pinned_.clear();
+    allocated_.clear();
   }
   free_deferred();
+  release_parked();
 }
 
 void DeviceImpl::clear_kernel_cache() {
@@ -161,6 +221,21 @@ void DeviceImpl::check_generation(std::uint64_t generation, const char* what, co
   if (generation == this->generation()) return;
   throw Error(Errc::invalid_argument, info_.backend, call, "this " + std::string(what) + " was made before the device was reset (Device::reset)",
               std::string("make it again: the reset took back every ") + what + " of the device");
+}
+
+bool DeviceImpl::reaches(const void* ptr) const {
+  const auto p = reinterpret_cast<std::uintptr_t>(ptr);
+  {
+    std::lock_guard<std::mutex> lock(pinned_mutex_);
+    auto it = allocated_.upper_bound(p);
+    if (it != allocated_.begin() && p < std::prev(it)->first + std::prev(it)->second) return true;
+  }
+  try {  // the application's memory: what Device::adopt would accept
+    const_cast<DeviceImpl*>(this)->adopt_memory(const_cast<void*>(ptr), 1);
+    return true;
+  } catch (const Error&) {
+    return false;
+  }
 }
 
 bool DeviceImpl::is_pinned(const void* ptr, std::size_t bytes) const {

@@ -34,7 +34,8 @@ const char* to_string(Errc code) noexcept {
 }
 
 Error::Error(std::string backend, std::string call, std::string status, std::string hint)
-    : Error(default_code(backend), std::move(backend), std::move(call), std::move(status), std::move(hint)) {}
+    : std::runtime_error(compose(backend, call, status, hint)), code_(default_code(backend)),
+      backend_(std::move(backend)), call_(std::move(call)), status_(std::move(status)), hint_(std::move(hint)) {}
 
 Error::Error(Errc code, std::string backend, std::string call, std::string status, std::string hint)
     : std::runtime_error(compose(backend, call, status, hint)), code_(code), backend_(std::move(backend)),

@@ -58,6 +58,7 @@ void Submission::wait(std::chrono::milliseconds timeout) {
     if (e.submission() != 0) throw;
     throw e.at(impl_->serial, impl_->failed_command);
   }
+  impl_->device->release_parked();  // Buffers destroyed while this ran
 }
 
 bool Submission::ready() const { return !impl_ || impl_->ready(); }
@@ -123,6 +124,7 @@ std::unique_ptr<detail::SubmissionImpl> Queue::submit_impl(const Batch& batch, c
   std::lock_guard<std::mutex> lock(q.timeline.submit_mutex());
   detail::DeviceImpl& device = q.owner();
   device.check_generation(q.generation, "queue", "submit");
+  device.release_parked();
   if (const std::string running = q.still_running(); !running.empty()) {
     throw Error(Errc::queue_stopped, device.info().backend, "submit", running + ": this queue runs nothing after it",
                 "other queues of the device still run; Device::reset() stops it where the backend can");
@@ -131,6 +133,7 @@ std::unique_ptr<detail::SubmissionImpl> Queue::submit_impl(const Batch& batch, c
   const Options& effective = options.replay && !options.nosync ? with_nosync(options) : options;
   auto sub = q.submit(batch, effective, deadline, resolve_waits(batch, q));
   sub->deadline = deadline;
+  sub->device = &device;
   q.timeline.record(sub->completion());
   return sub;
 }

@@ -1,6 +1,8 @@
 // Timeline: numbering submissions and finding a recent one's completion by its number.
 #include "timeline.hpp"
 
+#include "backends/backend.hpp"
+
 namespace hsad::detail {
 
 std::uint64_t Timeline::submitted() const {
@@ -24,6 +26,19 @@ std::shared_ptr<CompletionImpl> Timeline::completion_of(std::uint64_t number) co
   std::lock_guard<std::mutex> lock(mutex_);
   if (number < first_ || number > submitted_) return nullptr;
   return recent_[number - first_].lock();
+}
+
+void Timeline::append_in_flight(std::vector<std::weak_ptr<CompletionImpl>>& out) const {
+  std::vector<std::shared_ptr<CompletionImpl>> held;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);  // a leaf: ended() asks the driver, outside it
+    for (const auto& weak : recent_) {
+      if (auto c = weak.lock()) held.push_back(std::move(c));
+    }
+  }
+  for (const auto& c : held) {
+    if (!c->ended()) out.push_back(c);
+  }
 }
 
 }  // namespace hsad::detail

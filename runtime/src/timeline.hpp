@@ -7,6 +7,7 @@
 #include <deque>
 #include <memory>
 #include <mutex>
+#include <vector>
 
 namespace hsad::detail {
 
@@ -26,6 +27,9 @@ class Timeline {
   // there is nothing to wait for (number 0, or the submission was released, which a Submission
   // is only once it completed). `number` past submitted() is the caller's error to report.
   std::shared_ptr<CompletionImpl> completion_of(std::uint64_t number) const;
+  // Appends the completions of the submissions still held (not yet released) whose work has not
+  // ended: what memory freed now must outlive (DeviceImpl::deallocate).
+  void append_in_flight(std::vector<std::weak_ptr<CompletionImpl>>& out) const;
 
  private:
   std::mutex submit_mutex_;

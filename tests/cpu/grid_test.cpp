@@ -80,7 +80,7 @@ TEST(CpuGrid, ShapesPastTheDevicesLimitsAreRefusedByName) {
   const Kernel k = device().kernel("grid_add_one_3d");
   EXPECT_EQ(device().info().limits.max_group_size, 1024u);
   Batch b;
-  const std::vector<Arg> args = {std::uint64_t(0), 1u, 1u, 1u};
+  const std::vector<Arg> args = {nullptr, 1u, 1u, 1u};
   EXPECT_NE(test::error_text([&] { b.exec(k, Dim3{2048}, Dim3{2048}, args); })
                 .find("a work-group of 2048 work-items along x exceeds the 1024 the device allows"),
             std::string::npos);

@@ -212,7 +212,7 @@ int fault(const Device& device, const Kernels& k, bool trap, bool then_reset) {
     b.exec(k.trap, Dim3{1}, Dim3{1}, {});
   } else {
     void* nowhere = reinterpret_cast<void*>(std::uintptr_t(0x1000));
-    b.exec(k.store, Dim3{64}, Dim3{64}, {nowhere});
+    b.exec(k.store, Dim3{64}, Dim3{64}, {Arg::unchecked(nowhere)});
   }
   b.exec(k.add_one, Dim3{1}, Dim3{1}, {x});
   timed("faulting-run", [&] { queue.run(b, Options{}, milliseconds(20000)); });

@@ -141,7 +141,7 @@ std::vector<Recorded> record(const Device& owner, const Kernel& kernel, const Op
   const std::uint64_t keys = 0x7f0000001000;  // never dereferenced: the ring only records
   const std::uint32_t n = 1u << 15;
   for (std::uint32_t stage = 0; stage < 15; ++stage) {
-    for (std::uint32_t pass = 0; pass <= stage; ++pass) batch.exec(kernel, Dim3{n / 2}, Dim3{256}, {keys, stage, pass, 1u, n});
+    for (std::uint32_t pass = 0; pass <= stage; ++pass) batch.exec(kernel, Dim3{n / 2}, Dim3{256}, {Arg::unchecked(reinterpret_cast<const void*>(keys)), stage, pass, 1u, n});
   }
   EXPECT_EQ(batch.size(), 120u);
   const auto deadline = detail::Clock::now() + std::chrono::seconds(10);

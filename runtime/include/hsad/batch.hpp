@@ -6,6 +6,7 @@
 #include "hsad/export.hpp"
 
 #include <cstdint>
+#include <cstddef>
 #include <cstring>
 #include <initializer_list>
 #include <memory>
@@ -21,24 +22,51 @@ namespace hsad {
 class Submission;
 class Queue;
 
-// One explicit kernel argument, by value. A Buffer passes its device address.
+// One explicit kernel argument, by value. A Buffer passes its device address. What it was made
+// from is kept, so that a parameter the code object declares a global buffer gets a pointer.
 class HSAD_API Arg {
  public:
-  template <class T, class = std::enable_if_t<std::is_trivially_copyable_v<T> && !std::is_pointer_v<T>>>
+  enum class Source : std::uint8_t {
+    value,    // plain data (a number, a struct)
+    pointer,  // an address (T*, nullptr)
+    buffer,   // a Buffer's device address
+    unchecked,  // an address passed as it is (Arg::unchecked)
+  };
+  template <class T, class = std::enable_if_t<std::is_trivially_copyable_v<T> && !std::is_pointer_v<T> &&
+                                              !std::is_same_v<T, std::nullptr_t>>>
   Arg(const T& v) : size_(sizeof(T)) {  // NOLINT: implicit on purpose, exec(k, g, b, {buf, 3u})
     static_assert(sizeof(T) <= sizeof(bytes_), "kernel arguments larger than 16 bytes are not supported");
     std::memcpy(bytes_, &v, sizeof(T));
   }
   template <class T>
-  Arg(T* p) : Arg(reinterpret_cast<std::uintptr_t>(p)) {}  // NOLINT
-  Arg(const Buffer& b) : Arg(b.device_ptr()) {}             // NOLINT
+  Arg(T* p) : Arg(reinterpret_cast<std::uintptr_t>(p)) {  // NOLINT
+    source_ = Source::pointer;
+  }
+  Arg(std::nullptr_t) : Arg(std::uintptr_t(0)) { source_ = Source::pointer; }  // NOLINT
+  Arg(const Buffer& b) : Arg(b.device_ptr()) { source_ = Source::buffer; }      // NOLINT
+  // An address passed as it is, for a global-buffer parameter the library cannot check: memory
+  // another allocator mapped for the device without telling its driver's pointer queries, or an
+  // address meant to fault. Every other pointer is checked when recorded.
+  static Arg unchecked(const void* address) {
+    Arg a(reinterpret_cast<std::uintptr_t>(address));
+    a.source_ = Source::unchecked;
+    return a;
+  }
 
   const unsigned char* data() const { return bytes_; }
   std::uint32_t size() const { return size_; }
+  Source source() const { return source_; }
+  // The address a pointer or Buffer argument holds (0 for a value).
+  std::uintptr_t address() const {
+    std::uintptr_t a = 0;
+    if (source_ != Source::value) std::memcpy(&a, bytes_, sizeof a);
+    return a;
+  }
 
  private:
   alignas(8) unsigned char bytes_[16] = {};
   std::uint32_t size_ = 0;
+  Source source_ = Source::value;
 };
 
 namespace detail {
@@ -194,7 +222,8 @@ class HSAD_API Batch {
   Batch& exec(const Kernel& kernel, Dim3 grid, Dim3 group, const Arg* first, std::size_t count, bool partial_groups);
   Batch& set_args(std::size_t dispatch, const Arg* first, std::size_t count);
   // Checks `count` arguments against `info` and writes them into the arena at `offset`.
-  void pack_args(const KernelInfo& info, const Arg* first, std::size_t count, std::size_t offset, const char* call);
+  void pack_args(const KernelInfo& info, const Arg* first, std::size_t count, std::size_t offset, const char* call,
+                 const detail::DeviceImpl* device);
 
   std::vector<detail::Command> commands_;
   std::vector<detail::Dispatch> dispatches_;

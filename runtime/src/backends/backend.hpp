@@ -74,6 +74,9 @@ class CompletionImpl {
   DeviceImpl& device() const { return *device_; }
   // Non-empty when the submission can no longer complete: its queue failed before it did.
   virtual std::string failure() const = 0;
+  // True once the work has ended: completed, or stopped with its queue (a fault). Never blocks.
+  // What memory released after the submission waits for (DeviceImpl::deallocate).
+  virtual bool ended() const = 0;
   // Submission::native_handle: the signal (AQL) or event (cuda) that completes with the
   // submission, valid while this lives. Made on first use where the backend has none yet.
   virtual std::uint64_t native_handle() = 0;
@@ -129,6 +132,7 @@ class SubmissionImpl {
   // Submission::native_handle: the completion the handle belongs to, held as long as this lives.
   std::shared_ptr<CompletionImpl> native_holder;
   std::uint64_t serial = 0;           // its number among its queue's submissions (from 1)
+  DeviceImpl* device = nullptr;       // its queue's (which keeps it alive)
   std::int64_t failed_command = -1;   // the command a failure was found in, where the backend knows it
 };
 
@@ -204,6 +208,12 @@ class DeviceImpl : public std::enable_shared_from_this<DeviceImpl> {
   void note_left_running(const std::string& what, std::function<bool()> still_running);
   // Bytes freed while work was stuck and not released yet (tests).
   std::size_t deferred_bytes();
+  // Bytes of Buffers destroyed while submissions were in flight, parked until that work ended
+  // (tests); and giving back those whose work has ended, cheap when there are none.
+  std::size_t parked_bytes();
+  void release_parked() noexcept {
+    if (has_parked_.load(std::memory_order_acquire)) release_ended_parked();
+  }
   // Device::reset: the backend stops what it can (reset_device), then every queue, and on cuda
   // every buffer and module, made before refuses use. Throws where the backend cannot reset now.
   void reset();
@@ -223,6 +233,9 @@ class DeviceImpl : public std::enable_shared_from_this<DeviceImpl> {
   void copy_to_device(void* dst, const void* src, std::size_t bytes);
   void copy_to_host(void* dst, const void* src, std::size_t bytes);
   bool is_pinned(const void* ptr, std::size_t bytes) const;
+  // Whether a kernel of this device may be handed `ptr`: inside memory it allocated, or memory
+  // the driver maps for it (Device::adopt's check). What a global-buffer argument is checked with.
+  bool reaches(const void* ptr) const;
 
  protected:
   virtual std::shared_ptr<const KernelImpl> load_kernel(std::string_view name) = 0;
@@ -246,6 +259,7 @@ class DeviceImpl : public std::enable_shared_from_this<DeviceImpl> {
   std::map<std::string, std::shared_ptr<const KernelImpl>, std::less<>> kernels_;
   mutable std::mutex pinned_mutex_;
   std::map<std::uintptr_t, std::size_t> pinned_;  // base -> bytes
+  std::map<std::uintptr_t, std::size_t> allocated_;  // every live allocation, base -> bytes (same mutex)
   std::mutex queues_mutex_;
   std::vector<std::weak_ptr<QueueImpl>> queues_;
   std::atomic<std::uint64_t> generation_{0};
@@ -257,6 +271,15 @@ class DeviceImpl : public std::enable_shared_from_this<DeviceImpl> {
   };
   std::mutex deferred_mutex_;
   std::vector<Deferred> deferred_;  // freed while stuck: kept until the stuck work ended
+  // Freed while submissions of the device were in flight: kept until each of them has ended (or
+  // been released), whichever queue it is on. Under deferred_mutex_.
+  struct Parked {
+    Deferred memory;
+    std::vector<std::weak_ptr<CompletionImpl>> in_flight;
+  };
+  std::vector<Parked> parked_;
+  std::atomic<bool> has_parked_{false};
+  void release_ended_parked() noexcept;
   struct LeftRunning {
     std::string what;
     std::function<bool()> still_running;

@@ -41,6 +41,11 @@ HeldSignal AqlCompletion::take_signal(std::string why) {
   return std::exchange(signal_, HeldSignal{});
 }
 
+bool AqlCompletion::ended() const {
+  if (!signal_.signal.handle) return failed_.empty();  // abandoned: it still runs (the device counts as stuck)
+  return queue_->agent().load_signal(signal_.signal) == 0 || (!external_ && queue_->ring().failed());
+}
+
 std::string AqlCompletion::failure() const {
   if (!failed_.empty()) return failed_;
   if (external_) return {};  // the application's: nothing here knows whether its producer failed

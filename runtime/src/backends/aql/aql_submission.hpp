@@ -32,6 +32,7 @@ class AqlCompletion : public CompletionImpl {
 
   hsa_signal_t signal() const { return signal_.signal; }
   std::string failure() const override;
+  bool ended() const override;
   // The final signal; once there is none (the submission had completed, or was empty), a signal
   // made at 0 for the purpose.
   std::uint64_t native_handle() override;

@@ -287,6 +287,12 @@ void CudaCompletion::wait_on(CUstream stream) const {
   }
 }
 
+bool CudaCompletion::ended() const {
+  if (!signal_.event && !signal_.flag) return failed_.empty() || !pending_;  // abandoned: it still runs
+  if (!pending_) return true;
+  return queue_->reached(signal_) || (!external_ && !queue_->error().empty());
+}
+
 std::string CudaCompletion::failure() const {
   if (!failed_.empty()) return failed_;
   return pending_ ? queue_->error() : std::string();

@@ -53,6 +53,7 @@ class CudaCompletion : public detail::CompletionImpl {
   // Makes `stream` wait for the submission on the device; nothing once it had completed.
   void wait_on(CUstream stream) const;
   std::string failure() const override;
+  bool ended() const override;
   // The submission was abandoned: its signal goes to the queue, and waiting for it fails.
   std::pair<CudaSignal, SignalPool::Handle> take_signal(std::string why);
 
