@@ -240,3 +240,28 @@ TEST(CpuSafety, ErrorsCarryACodeAndTheirSubmission) {
   EXPECT_EQ(code_of([] { (void)device().alloc(std::size_t(1) << 62); }), Errc::out_of_memory);
   EXPECT_EQ(code_of([] { (void)device().load_module("\x7f" "ELF\x02\x01\x01", 7); }), Errc::invalid_argument);
 }
+
+// The replay cache holds at most 32 images per queue, the least recently used evicted first: an
+// application that records a new batch per iteration does not grow it, and the batch it replays
+// every iteration is never rebuilt. (cuda keeps as many graphs, GpuReplay covers it there.)
+TEST(CpuSafety, TheReplayCacheIsBoundedAndKeepsWhatIsUsed) {
+  const Kernel add = device().kernel("test_add");
+  Queue q = device().create_queue();
+  Buffer buf = device().alloc(64 * 4);
+  Batch every_iteration;
+  every_iteration.exec(add, Dim3{64}, Dim3{64}, {buf, 1u, 64u});
+  std::vector<Batch> once(40);
+  const Stats before = device().stats();
+  for (Batch& b : once) {
+    b.exec(add, Dim3{64}, Dim3{64}, {buf, 1u, 64u});
+    q.run(b, replaying());
+    q.run(every_iteration, replaying());
+  }
+  EXPECT_EQ((device().stats() - before).images_built, 41u);
+  const Stats later = device().stats();
+  q.run(every_iteration, replaying());
+  q.run(once.back(), replaying());
+  EXPECT_EQ((device().stats() - later).images_built, 0u) << "recently used images are kept";
+  q.run(once.front(), replaying());
+  EXPECT_EQ((device().stats() - later).images_built, 1u) << "the least recently used was evicted";
+}

@@ -2,6 +2,7 @@
 // submission passes before anything is written. Lowering the commands is AqlBatchWriter's.
 #include "backends/aql/aql_queue.hpp"
 
+#include <algorithm>
 #include <sstream>
 
 #include <cstddef>
@@ -243,7 +244,9 @@ std::shared_ptr<const AqlPacketImage> AqlQueue::image_for(const Batch& batch, co
         }
         counters_.kernarg_writes.fetch_add(image->update_args(batch), std::memory_order_relaxed);
       }
-      return image;
+      // Most recently used last: eviction takes the front, the least recently used.
+      if (std::next(it) != images_.end()) std::rotate(it, std::next(it), images_.end());
+      return images_.back().second;
     }
     images_.erase(it);  // recorded again since: the old image stays with the submissions using it
     break;

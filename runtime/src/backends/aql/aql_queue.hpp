@@ -117,7 +117,8 @@ class AqlQueue : public QueueImpl, public std::enable_shared_from_this<AqlQueue>
   std::vector<Abandoned> abandoned_;
   std::atomic<bool> any_abandoned_{false};  // every submit asks: no lock while there is none
   std::vector<SlotOwner> slot_owner_;
-  // Replay images by batch id, the most recent kMaxImages; under the timeline's submit mutex.
+  // Replay images by batch id, the kMaxImages most recently used (least recent first); under the
+  // timeline's submit mutex. An evicted image lives on with the submissions still reading it.
   static constexpr std::size_t kMaxImages = 32;
   std::vector<std::pair<std::uint64_t, std::shared_ptr<AqlPacketImage>>> images_;
   std::uint64_t serial_ = 0;  // under the timeline's submit mutex

@@ -623,15 +623,23 @@ const CudaQueue::Graph& CudaQueue::graph_for(const Batch& batch) {
   auto it = graphs_.find(batch.id());
   if (it != graphs_.end() && it->second.version == batch.version() &&
       (it->second.args_version == batch.args_version() || update_args(it->second, batch))) {
+    it->second.last_used = ++graph_uses_;
     return it->second;
   }
   if (it != graphs_.end()) {
     destroy(it->second);
     graphs_.erase(it);
   }
+  if (graphs_.size() >= kMaxGraphs) {
+    auto oldest = std::min_element(graphs_.begin(), graphs_.end(),
+                                   [](const auto& a, const auto& b) { return a.second.last_used < b.second.last_used; });
+    destroy(oldest->second);
+    graphs_.erase(oldest);
+  }
   // Captured from the same launches and copies; the driver copies the argument buffers into the
   // graph. A wait, or a pageable copy, ends one graph; the next command starts another.
   Graph g;
+  g.last_used = ++graph_uses_;
   g.version = batch.version();
   g.args_version = batch.args_version();
   g.nodes.resize(batch.dispatches().size());

@@ -127,7 +127,12 @@ class CudaQueue : public detail::QueueImpl, public std::enable_shared_from_this<
     std::vector<KernelNode> nodes;  // by dispatch index
     std::uint64_t version = 0;
     std::uint64_t args_version = 0;
+    std::uint64_t last_used = 0;  // graph_for's count when last submitted: the least recent goes first
   };
+  // Graphs kept per queue (the AQL backends keep as many images): an application that records a
+  // new batch per iteration must not grow without bound. Evicting one in flight is safe:
+  // cuGraphExecDestroy frees an executable graph still running once it completes.
+  static constexpr std::size_t kMaxGraphs = 32;
   // Batch::set_args since the graph was captured: the changed dispatches' nodes take their new
   // arguments in the instantiated graph (launches in flight keep theirs). False where a node is
   // unknown (then the graph is captured again). Counts the nodes written as kernarg_writes.
@@ -174,7 +179,8 @@ class CudaQueue : public detail::QueueImpl, public std::enable_shared_from_this<
   SignalPool signals_;  // handles: a CUevent, or (memwrite) a slot index + 1
   CUstream stream_ = nullptr;
   std::mutex mutex_;
-  std::map<std::uint64_t, Graph> graphs_;
+  std::map<std::uint64_t, Graph> graphs_;  // by batch id, at most kMaxGraphs
+  std::uint64_t graph_uses_ = 0;
   bool capturing_ = false;  // launches and copies build a graph: counted when it is launched
   struct Abandoned {
     CudaSignal signal;
