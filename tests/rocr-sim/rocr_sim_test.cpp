@@ -119,6 +119,28 @@ TEST(RocrSim, TheAgentIsTheSimulatedOne) {
   EXPECT_EQ(info.wavefront_size, info.isa == "gfx1030" ? 32u : 64u);
 }
 
+// A global-buffer parameter (the code object's .value_kind) takes memory the GPU reaches: pageable
+// host memory is refused when recorded, naming the parameter; ROCr's own memory (hsa_amd_pointer_info
+// knows it) and the library's Buffers pass; nothing is dispatched for the refused one.
+TEST(RocrSim, AGlobalBufferParameterRefusesMemoryTheGpuDoesNotReach) {
+  const Device& d = rocr_device();
+  const Kernel k = d.kernel("bitonic_step");
+  std::vector<std::uint32_t> pageable(1024);
+  Batch b;
+  const std::string m = test::error_text([&] { b.exec(k, Dim3{512}, Dim3{64}, {pageable.data(), 0u, 0u, 1u, 1024u}); });
+  EXPECT_NE(m.find("argument 0 ("), std::string::npos) << m;
+  EXPECT_NE(m.find("is not memory device"), std::string::npos) << m;
+  EXPECT_NE(test::error_text([&] { b.exec(k, Dim3{512}, Dim3{64}, {std::uint64_t(0), 0u, 0u, 1u, 1024u}); })
+                .find("got a value of 8 bytes"),
+            std::string::npos);
+  EXPECT_TRUE(b.empty());
+  Buffer keys = d.alloc(1024 * 4);
+  Buffer pinned = d.alloc(1024 * 4, Memory::pinned_host);
+  b.exec(k, Dim3{512}, Dim3{64}, {keys, 0u, 0u, 1u, 1024u});
+  b.exec(k, Dim3{512}, Dim3{64}, {static_cast<std::uint32_t*>(pinned.device_ptr()) + 8, 0u, 0u, 1u, 1016u});
+  EXPECT_EQ(b.size(), 2u);
+}
+
 TEST(RocrSim, PicksTheCodeObjectOfItsTarget) {
   const Kernel k = rocr_device().kernel("bitonic_step");
   // The wavefront size comes from the metadata of the code object picked for the agent.
