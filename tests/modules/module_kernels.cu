@@ -16,6 +16,12 @@ extern "C" __global__ void __launch_bounds__(256) module_add_one(unsigned* x, un
   if (i < n) x[i] += 1;
 }
 
+// x[i] += v for the first n elements: the careless-application test's kernel (tests/support/careless_app.hpp).
+extern "C" __global__ void __launch_bounds__(256) module_add(unsigned* x, unsigned v, unsigned n) {
+  const unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) x[i] += v;
+}
+
 // x[i] += 1 over an nx x ny x nz box, each axis indexed the CUDA and HIP way (blockIdx * blockDim
 // + threadIdx) and checked against its size: what a grid of whole work-groups needs.
 extern "C" __global__ void __launch_bounds__(256)

@@ -16,6 +16,7 @@
 #include "aql/fence_policy.hpp"
 #include "backends/backend.hpp"
 #include "bitonic_workload.hpp"
+#include "careless_app.hpp"
 #include "error_text.hpp"
 #include "hsad/hsad.hpp"
 #include "laplacian_slabs.hpp"
@@ -493,7 +494,7 @@ TEST(RocrSimModule, ABundlesEntryForTheAgentIsLoadedWithItsKernels) {
   const Module m = rocr_device().load_module(module_path("bundle.hsaco"));
   EXPECT_EQ(TargetId::parse(m.target()).processor, rocr_device().info().isa);
   EXPECT_EQ(m.origin(), module_path("bundle.hsaco"));
-  EXPECT_EQ(m.kernel_names(), (std::vector<std::string>{"module_add_one", "module_add_one_3d", "module_add_one_global_id",
+  EXPECT_EQ(m.kernel_names(), (std::vector<std::string>{"module_add", "module_add_one", "module_add_one_3d", "module_add_one_global_id",
                                                         "module_scale"}));
   const Kernel k = m.kernel("module_scale");
   EXPECT_EQ(k.info().explicit_arg_count(), 3u);
@@ -513,7 +514,7 @@ TEST(RocrSimModule, AKernelTheModuleLacksIsRefusedListingItsKernels) {
   const Module m = rocr_device().load_module(module_path("bundle.hsaco"));
   const std::string e = test::error_text([&] { m.kernel("module_missing"); });
   EXPECT_NE(e.find("no kernel named 'module_missing' in module '" + module_path("bundle.hsaco") +
-                   "' (it has: module_add_one, module_add_one_3d, module_add_one_global_id, module_scale)"),
+                   "' (it has: module_add, module_add_one, module_add_one_3d, module_add_one_global_id, module_scale)"),
             std::string::npos)
       << e;
 }
@@ -643,5 +644,16 @@ TEST(RocrSimBatch, ACopyThatStartsABatchWaitsForTheQueuesEarlierSubmissions) {
     b.wait();
     a.wait();
     EXPECT_EQ(std::count(out.begin(), out.end(), 20u), std::ptrdiff_t(n)) << "first " << out[0];
+  }
+}
+
+// The careless application (tests/support/careless_app.hpp) against ROCr on the simulated GPU,
+// the kernel as machine code from an application's module: shorter than on the cpu agent.
+TEST(RocrSimIsaCarelessApp, GetsWhatTheModelSays) {
+  if (env("HSAD_SIM_EXEC") == "host") GTEST_SKIP() << "a module's kernel runs only as machine code";
+  const Module m = rocr_device().load_module(module_path("bundle.hsaco"));
+  for (std::uint32_t seed = 1; seed <= 2; ++seed) {
+    test::run_careless_app(rocr_device(), m.kernel("module_add"), {seed, 120, 77});
+    if (HasFatalFailure()) return;
   }
 }
