@@ -5,6 +5,7 @@
 
 #include "backends/backend.hpp"
 #include "hsad/error.hpp"
+#include "completion_watcher.hpp"
 #include "native_handles.hpp"
 
 namespace hsad {
@@ -62,6 +63,12 @@ void Submission::wait(std::chrono::milliseconds timeout) {
 }
 
 bool Submission::ready() const { return !impl_ || impl_->ready(); }
+
+void Submission::on_complete(std::function<void(const Error*)> callback) && {
+  if (!impl_) throw Error("queue", "on_complete", "the Submission is empty (moved from, or default-constructed)");
+  if (!callback) throw Error("queue", "on_complete", "an empty callback");
+  detail::watch(std::move(*this), std::move(callback));
+}
 
 std::vector<CommandTime> Submission::timestamps() const {
   if (!impl_) throw Error("queue", "timestamps", "the Submission is empty");

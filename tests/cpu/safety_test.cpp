@@ -4,6 +4,8 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <condition_variable>
+#include <mutex>
 #include <vector>
 
 #include "backends/backend.hpp"
@@ -264,4 +266,41 @@ TEST(CpuSafety, TheReplayCacheIsBoundedAndKeepsWhatIsUsed) {
   EXPECT_EQ((device().stats() - later).images_built, 0u) << "recently used images are kept";
   q.run(once.front(), replaying());
   EXPECT_EQ((device().stats() - later).images_built, 1u) << "the least recently used was evicted";
+}
+
+// An event loop's way: the watcher calls back once the work ended, with the error where it failed;
+// the callback may submit more work. An empty Submission is refused.
+TEST(CpuSafety, OnCompleteCallsBackWithTheOutcome) {
+  const Kernel sleep = device().kernel("test_sleep");
+  Queue q = device().create_queue();
+  Batch b;
+  b.exec(sleep, Dim3{1}, Dim3{1}, {20u});
+  std::mutex m;
+  std::condition_variable cv;
+  int calls = 0;
+  bool ok_first = false;
+  Errc failed_with = Errc::runtime;
+  q.submit(b).on_complete([&](const Error* e) {
+    Submission more = q.submit(b);  // a callback may submit
+    more.wait();
+    std::lock_guard<std::mutex> lock(m);
+    ok_first = e == nullptr;
+    ++calls;
+    cv.notify_one();
+  });
+  Queue failing = device().create_queue();
+  Batch bad;
+  bad.exec(device().kernel("test_throw"), Dim3{1}, Dim3{1}, {});
+  failing.submit(bad).on_complete([&](const Error* e) {
+    std::lock_guard<std::mutex> lock(m);
+    failed_with = e ? e->code() : Errc::runtime;
+    ++calls;
+    cv.notify_one();
+  });
+  std::unique_lock<std::mutex> lock(m);
+  ASSERT_TRUE(cv.wait_for(lock, 20s, [&] { return calls == 2; })) << "no callback within 20 s";
+  EXPECT_TRUE(ok_first);
+  EXPECT_EQ(failed_with, Errc::device_fault);
+  Submission empty;
+  EXPECT_EQ(code_of([&] { std::move(empty).on_complete([](const Error*) {}); }), Errc::invalid_argument);
 }

@@ -4,11 +4,13 @@
 #include "hsad/export.hpp"
 
 #include <chrono>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "hsad/batch.hpp"
+#include "hsad/error.hpp"
 #include "hsad/options.hpp"
 
 namespace hsad {
@@ -55,6 +57,12 @@ class HSAD_API Submission {
   // True once wait() would return or throw at once: every command completed, or the submission
   // failed. Never blocks; an event loop's way to poll. An empty Submission is ready.
   [[nodiscard]] bool ready() const;
+  // Hands the submission to the library's completion watcher (one thread per process), which
+  // calls `callback` once it has ended: with nullptr when it completed, or with the error wait()
+  // throws. The callback runs on that thread and may submit more work; keep it short. Within
+  // about a millisecond of the end (the watcher polls, backing off from 20 us while idle). The
+  // Submission is consumed: `std::move(s).on_complete(...)`. Throws for an empty one.
+  void on_complete(std::function<void(const Error*)> callback) &&;
 
   // After wait(), for a batch submitted with Options::profile: one entry per dispatch and copy,
   // in batch order (on CUDA under replay, one per graph: "graph of N commands", since events time
