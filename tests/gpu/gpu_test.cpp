@@ -458,6 +458,37 @@ TEST(GpuReplay, AProfiledReplayTimesEveryCommand) {
 }
 
 // Batch::set_args between replays: the same recorded sort, another buffer, no new recording.
+// A copied batch replays its own arguments (each copy has its own identity, so its own graph or
+// image), and the cache of replayed batches is bounded (32 per queue, least recently used first):
+// recording a new batch per iteration does not grow it, the one replayed every time stays.
+TEST(GpuReplay, CopiesAreTheirOwnAndTheCacheIsBounded) {
+  REQUIRE_GPU();
+  const std::uint32_t n = 1024;
+  Buffer keys = device.alloc(n * 4);
+  const Kernel step = device.kernel("bitonic_step");
+  Options o = Options{};
+  o.replay = true;
+  Queue q = device.create_queue();
+  Batch every_iteration;
+  every_iteration.exec(step, Dim3{n / 2}, Dim3{256}, {keys, 0u, 0u, 1u, n});
+  Batch copy = every_iteration;
+  EXPECT_NE(copy.id(), every_iteration.id());
+  std::vector<Batch> once(40);
+  const Stats before = device.stats();
+  for (Batch& b : once) {
+    b.exec(step, Dim3{n / 2}, Dim3{256}, {keys, 0u, 0u, 1u, n});
+    q.run(b, o);
+    q.run(every_iteration, o);
+  }
+  EXPECT_EQ((device.stats() - before).images_built, 41u);
+  const Stats later = device.stats();
+  q.run(every_iteration, o);
+  q.run(copy, o);  // its own graph or image, not every_iteration's
+  EXPECT_EQ((device.stats() - later).images_built, 1u);
+  q.run(once.front(), o);
+  EXPECT_EQ((device.stats() - later).images_built, 2u) << "the least recently used was evicted";
+}
+
 TEST(GpuReplay, SetArgsSortsAnotherBuffer) {
   REQUIRE_GPU();
   const std::uint32_t n = 1024;
