@@ -54,3 +54,16 @@ TEST(SignalPool, ExhaustionTimesOutWithAnError) {
   (void)pool.acquire(10ms);
   EXPECT_THROW(pool.acquire(20ms), hsad::Error);
 }
+
+// A timeout as long as the clock reaches ("forever") waits for the signal to come back; on main
+// at 82f354a, condition_variable::wait_for overflowed it into the past and the acquire failed at once.
+TEST(SignalPool, AForeverTimeoutWaitsForTheReturn) {
+  SignalPool pool(1, [] { return SignalPool::Handle(1); }, [](SignalPool::Handle) {});
+  const SignalPool::Handle h = pool.acquire(10ms);
+  std::thread giver([&] {
+    std::this_thread::sleep_for(20ms);
+    pool.release(h);
+  });
+  EXPECT_EQ(pool.acquire(std::chrono::milliseconds::max()), h);
+  giver.join();
+}

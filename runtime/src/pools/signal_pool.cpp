@@ -1,6 +1,8 @@
 // SignalPool: a free list under a mutex; the condition variable wakes a waiting acquirer.
 #include "pools/signal_pool.hpp"
 
+#include <algorithm>
+
 #include "hsad/error.hpp"
 
 namespace hsad {
@@ -22,6 +24,10 @@ SignalPool::~SignalPool() {
 }
 
 SignalPool::Handle SignalPool::acquire(std::chrono::milliseconds timeout) {
+  // condition_variable::wait_for adds the timeout to the clock: a "forever" (kWaitForever, as
+  // far as the steady clock reaches) would overflow into the past and time out at once.
+  constexpr std::chrono::milliseconds kLongest = std::chrono::hours(24 * 365 * 100);
+  timeout = std::min(timeout, kLongest);
   std::unique_lock<std::mutex> lock(mutex_);
   if (!returned_.wait_for(lock, timeout, [&] { return !free_.empty(); })) {
     throw Error(Errc::timeout, "pool", "SignalPool::acquire",

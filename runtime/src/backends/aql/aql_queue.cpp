@@ -135,11 +135,12 @@ std::string AqlQueue::still_running() {
 
 HeldSignal AqlQueue::take_signal(bool pooled, bool wait_for_pool, Clock::time_point deadline) {
   if (pooled) {
+    // A free signal first: the clock is read only where the pool is empty and the submit waits.
+    if (auto h = signal_pool_->try_acquire()) return {hsa_signal_t{*h}, true};
     if (wait_for_pool) {
       const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
       return {hsa_signal_t{signal_pool_->acquire(std::max(left, std::chrono::milliseconds(0)))}, true};
     }
-    if (auto h = signal_pool_->try_acquire()) return {hsa_signal_t{*h}, true};
   }
   counters_.signals_created.fetch_add(1, std::memory_order_relaxed);
   return {agent_.create_signal(0), false};
