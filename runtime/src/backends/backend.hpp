@@ -69,7 +69,9 @@ struct KernelImpl {
 // that waits for it, still refers to it, and keeps what the wait needs (a signal) until then.
 class CompletionImpl {
  public:
-  explicit CompletionImpl(std::shared_ptr<DeviceImpl> device) : device_(std::move(device)) {}
+  // `device` outlives this: the derived completion holds its queue, which holds the device (a
+  // reference count here would be one more atomic per submit).
+  explicit CompletionImpl(DeviceImpl& device) : device_(&device) {}
   virtual ~CompletionImpl();
   DeviceImpl& device() const { return *device_; }
   // Non-empty when the submission can no longer complete: its queue failed before it did.
@@ -87,7 +89,7 @@ class CompletionImpl {
   std::uint64_t registered_handle = 0;
 
  private:
-  std::shared_ptr<DeviceImpl> device_;
+  DeviceImpl* device_;
 };
 
 // A module as loaded on one device: the names of its kernels and how to load one. The code

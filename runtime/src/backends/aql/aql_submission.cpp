@@ -16,11 +16,11 @@
 namespace hsad::detail {
 
 AqlCompletion::AqlCompletion(std::shared_ptr<AqlQueue> queue, HeldSignal signal, std::string failed)
-    : CompletionImpl(queue->device().shared_from_this()), queue_(std::move(queue)), signal_(signal),
+    : CompletionImpl(queue->device()), queue_(std::move(queue)), signal_(signal),
       failed_(std::move(failed)) {}
 
 AqlCompletion::AqlCompletion(std::shared_ptr<AqlQueue> queue, hsa_signal_t external)
-    : CompletionImpl(queue->device().shared_from_this()), queue_(std::move(queue)), signal_{external, false},
+    : CompletionImpl(queue->device()), queue_(std::move(queue)), signal_{external, false},
       external_(true) {}
 
 AqlCompletion::~AqlCompletion() {

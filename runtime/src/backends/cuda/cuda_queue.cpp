@@ -246,11 +246,11 @@ class CudaSubmission : public detail::SubmissionImpl {
 
 CudaCompletion::CudaCompletion(std::shared_ptr<CudaQueue> queue, CudaSignal signal, SignalPool::Handle pooled,
                                bool pending, std::string failed, std::uint64_t serial)
-    : CompletionImpl(queue->device().shared_from_this()), queue_(std::move(queue)), signal_(signal), pooled_(pooled),
+    : CompletionImpl(queue->device()), queue_(std::move(queue)), signal_(signal), pooled_(pooled),
       pending_(pending), failed_(std::move(failed)), serial_(serial) {}
 
 CudaCompletion::CudaCompletion(std::shared_ptr<CudaQueue> queue, CUevent external)
-    : CompletionImpl(queue->device().shared_from_this()), queue_(std::move(queue)), signal_{external}, pooled_(0),
+    : CompletionImpl(queue->device()), queue_(std::move(queue)), signal_{external}, pooled_(0),
       pending_(true), external_(true) {}
 
 CudaCompletion::~CudaCompletion() {
