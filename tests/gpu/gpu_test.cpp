@@ -3,11 +3,15 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <thread>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
 #include <random>
 
+#include "backends/backend.hpp"
 #include "bitonic.hpp"
 #include "bitonic_workload.hpp"
 #include "error_text.hpp"
@@ -340,6 +344,62 @@ std::vector<std::string> module_files(const Device& d) {
   return files;
 }
 }  // namespace
+
+// A Buffer destroyed while a kernel that will write it is held back on the device (probe_spin
+// waits for a flag the host sets): the destructor returns at once (cuda's cuMemFree would wait
+// for the kernel; on AMD the memory would go back to ROCr under it), the memory is parked, fresh
+// Buffers allocated meanwhile are not written by the old kernels, and it is released after.
+TEST(GpuSafety, ABufferDestroyedInFlightOutlivesTheWork) {
+  REQUIRE_GPU();
+  const char* exec = std::getenv("HSAD_SIM_EXEC");
+  if (simulated(device) && exec && std::string(exec) == "host") GTEST_SKIP() << "a module's kernel runs only as machine code";
+  const Module m = device.load_module(modules_dir() + (device.info().backend == "cuda" ? "/fault.fatbin" : "/fault.hsaco"));
+  Buffer flag = device.alloc(sizeof(unsigned), Memory::pinned_host);
+  *flag.host_as<unsigned>() = 0;
+  Queue q = device.create_queue();
+  const std::size_t parked_before = device.impl().parked_bytes();
+  Submission s;
+  std::thread releaser;
+  std::atomic<bool> released{false};
+  const auto release = [&] {
+    if (!released.exchange(true)) __atomic_store_n(flag.host_as<unsigned>(), 1u, __ATOMIC_RELEASE);
+  };
+  std::chrono::steady_clock::duration destroy_took{};
+  std::uintptr_t doomed_at = 0;
+  {
+    Buffer doomed = device.alloc(4096);
+    doomed_at = reinterpret_cast<std::uintptr_t>(doomed.device_ptr());
+    Batch b;
+    b.exec(m.kernel("probe_spin"), Dim3{1}, Dim3{1}, {flag});
+    for (int i = 0; i < 4; ++i) b.exec(m.kernel("probe_add_one"), Dim3{1}, Dim3{1}, {doomed});
+    s = q.submit(b);
+    // A watchdog: a destructor that waits for the kernel would wait for good without it.
+    releaser = std::thread([&] {
+      const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(3);
+      while (!released.load() && std::chrono::steady_clock::now() < until) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+      release();
+    });
+    const auto t0 = std::chrono::steady_clock::now();
+    doomed = Buffer();
+    destroy_took = std::chrono::steady_clock::now() - t0;
+  }
+  const bool parked = device.impl().parked_bytes() - parked_before == 4096;
+  // Fresh memory while the kernels wait (no copy now: on hsad-sim a blit would queue behind the
+  // spinning kernel): none of it may be the parked range.
+  std::vector<Buffer> fresh;
+  for (int i = 0; i < 8; ++i) fresh.push_back(device.alloc(4096));
+  release();
+  s.wait();
+  releaser.join();
+  EXPECT_LT(destroy_took, std::chrono::seconds(1)) << "the destructor waited for the kernel";
+  EXPECT_TRUE(parked) << "the memory was not parked";
+  for (const Buffer& f : fresh) {
+    const auto at = reinterpret_cast<std::uintptr_t>(f.device_ptr());
+    EXPECT_TRUE(at + 4096 <= doomed_at || at >= doomed_at + 4096) << "a fresh Buffer was given the parked memory";
+  }
+  { Buffer next = device.alloc(64); }  // an allocation releases what ended
+  EXPECT_EQ(device.impl().parked_bytes(), parked_before);
+}
 
 TEST(GpuModule, AnApplicationsKernelsRunFromEveryKindOfImage) {
   REQUIRE_GPU();
