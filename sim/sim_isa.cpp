@@ -8,6 +8,7 @@
 #include <set>
 #include <stdexcept>
 
+#include "backends/cpu/queue_fault.hpp"
 #include "interpreter.hpp"
 #include "semantics.hpp"
 #include "sim_code_object.hpp"
@@ -123,9 +124,11 @@ void run_group(const WorkGroup& wg) {
       isa::run_work_group(*e->code->program, e->kd, e->object, dispatch, group, memory);
     }
   } catch (const isa::MemoryFault& f) {
-    // The prefix tells the queue (sim_queue.cpp) to raise KFD's memory event, not a wave trap.
-    throw std::runtime_error(std::string(kMemoryFaultPrefix) + hex(f.address) + (f.write ? " (write)" : " (read)") +
-                             ": " + f.what());
+    // The access travels as a value: the queue (sim_queue.cpp) raises KFD's memory event from it,
+    // not a wave trap.
+    throw hsad::cpu::MemoryAccessFault("GPU memory fault at " + hex(f.address) + (f.write ? " (write)" : " (read)") + ": " +
+                                     f.what(),
+                                 {f.address, f.write});
   } catch (const isa::Fault& f) {
     throw std::runtime_error(f.what());
   }

@@ -11,9 +11,6 @@
 
 namespace hsad::sim {
 
-// A work-group's error that begins with this is a memory fault at the address that follows.
-inline constexpr const char* kMemoryFaultPrefix = "GPU memory fault at ";
-
 struct IsaKernel {
   const HostKernel* host_kernel = nullptr;  // runs the machine code; never null
   bool fully_decoded = false;               // every instruction of the kernel is one the interpreter implements

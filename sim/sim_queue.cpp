@@ -279,22 +279,20 @@ std::uint64_t create_aql_queue(std::uint32_t node, void* ring, std::uint64_t rin
   hooks.trace = &trace;
   hooks.fault = &fault;
   hooks.on_signal = [](hsa_signal_t s) { signal_updated(reinterpret_cast<const amd_signal_t*>(s.handle)); };
-  hooks.on_error = [node, read_index, error_reason, ring](const std::string& what) {
+  hooks.on_error = [node, read_index, error_reason, ring](const cpu::QueueFault& fault) {
     {
       std::lock_guard<std::mutex> lock(errors_mutex);
-      queue_errors()[ring] = what;
+      queue_errors()[ring] = fault.what;
     }
     // A memory fault (no XNACK on the simulated target): KFD's memory event, as the real driver
     // raises it; the queue has stopped. Anything else (a trap, an unknown instruction) is a
     // queue exception.
-    const std::size_t at = what.find(kMemoryFaultPrefix);
-    if (at != std::string::npos) {
-      std::fprintf(stderr, "rocr-sim: memory fault: %s\n", what.c_str());
-      const std::string rest = what.substr(at + std::strlen(kMemoryFaultPrefix));
-      raise_memory_fault(node, std::strtoull(rest.c_str(), nullptr, 16), rest.find("(write)") != std::string::npos);
+    if (fault.access) {
+      std::fprintf(stderr, "rocr-sim: memory fault: %s\n", fault.what.c_str());
+      raise_memory_fault(node, fault.access->address, fault.access->write);
       return;
     }
-    std::fprintf(stderr, "rocr-sim: queue error: %s\n", what.c_str());
+    std::fprintf(stderr, "rocr-sim: queue error: %s\n", fault.what.c_str());
     report_queue_error(read_index, error_reason);
   };
   std::lock_guard<std::mutex> lock(queues_mutex);

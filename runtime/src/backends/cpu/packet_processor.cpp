@@ -107,15 +107,15 @@ std::string PacketProcessor::error() const {
   return error_;
 }
 
-void PacketProcessor::fail(const std::string& what, std::uint64_t packet) {
+void PacketProcessor::fail(QueueFault fault, std::uint64_t packet) {
   {
     std::lock_guard<std::mutex> lock(error_mutex_);
     if (!error_.empty()) return;
-    error_ = what;
+    error_ = fault.what;
   }
   failed_packet_.store(packet, std::memory_order_release);
   failed_.store(true, std::memory_order_release);
-  if (hooks_.on_error) hooks_.on_error(what);
+  if (hooks_.on_error) hooks_.on_error(fault);
 }
 
 bool PacketProcessor::profiling() const {
@@ -324,14 +324,14 @@ void PacketProcessor::execute_dispatch(const hsa_kernel_dispatch_packet_t& p, st
   if (!kernel) {
     char hex[32];
     std::snprintf(hex, sizeof(hex), "0x%llx", static_cast<unsigned long long>(p.kernel_object));
-    return fail("packet " + std::to_string(id) + ": kernel_object " + hex + " names no known kernel", id);
+    return fail({"packet " + std::to_string(id) + ": kernel_object " + hex + " names no known kernel", std::nullopt}, id);
   }
   if (grid.volume() == 0 || group.volume() == 0) {
-    return fail("packet " + std::to_string(id) + " (" + kernel->info.name + "): empty grid or work-group", id);
+    return fail({"packet " + std::to_string(id) + " (" + kernel->info.name + "): empty grid or work-group", std::nullopt}, id);
   }
   if (hooks_.fault) {
     std::string fault = hooks_.fault(ordinal, *kernel);
-    if (!fault.empty()) return fail(fault, id);
+    if (!fault.empty()) return fail({fault, std::nullopt}, id);
   }
 
   Job& job = free_job();
@@ -370,7 +370,8 @@ void PacketProcessor::job_done(Job& job) {
   if (stop_.load(std::memory_order_acquire)) {
     // Stopping: nobody waits for it any more, and a cancelled dispatch is no kernel's fault.
   } else if (job.failed()) {
-    fail("packet " + std::to_string(job.packet_id) + ": kernel '" + job.kernel->info.name + "' failed: " + job.error(),
+    fail({"packet " + std::to_string(job.packet_id) + ": kernel '" + job.kernel->info.name + "' failed: " + job.error(),
+          job.access()},
          job.packet_id);
   } else {
     complete(hsa_signal_t{job.completion_signal}, job.start_ns);

@@ -57,8 +57,8 @@ struct ProcessorHooks {
   std::function<void(const PacketRecord&)> trace;
   // Returns a fault message to make this dispatch fail as a GPU fault would (optional).
   std::function<std::string(std::uint64_t dispatch_ordinal, const HostKernel& kernel)> fault;
-  // Called once when the queue enters the error state (optional).
-  std::function<void(const std::string&)> on_error;
+  // Called once when the queue enters the error state (optional), with why.
+  std::function<void(const QueueFault&)> on_error;
   // Called after the processor decremented a completion signal (optional): where a driver would
   // raise the signal's interrupt (the simulated GPU's KFD events).
   std::function<void(hsa_signal_t)> on_signal;
@@ -102,7 +102,7 @@ class PacketProcessor : private JobSink {
   void complete(hsa_signal_t signal, std::uint64_t start_ns);
   Job& free_job();
   void job_done(Job& job) override;
-  void fail(const std::string& what, std::uint64_t packet = UINT64_MAX);
+  void fail(QueueFault fault, std::uint64_t packet = UINT64_MAX);
 
   RingView ring_;
   WorkerPool& pool_;

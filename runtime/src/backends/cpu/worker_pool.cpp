@@ -40,12 +40,14 @@ void Job::prepare() {
   failing_.store(false, std::memory_order_relaxed);
   failed_.store(false, std::memory_order_relaxed);
   error_.clear();
+  access_.reset();
 }
 
-void Job::fail(const std::string& what) {
+void Job::fail(const std::string& what, std::optional<MemoryAccess> access) {
   bool first = false;
   if (failing_.compare_exchange_strong(first, true, std::memory_order_acq_rel)) {
     error_ = what;
+    access_ = access;
     failed_.store(true, std::memory_order_release);
   }
 }
@@ -99,6 +101,8 @@ bool WorkerPool::post(Job& job) {
 void WorkerPool::run_inline(Job& job) {
   try {
     run_groups(job, 0, job.total);
+  } catch (const MemoryAccessFault& f) {
+    job.fail(f.what(), f.access);
   } catch (const std::exception& e) {
     job.fail(e.what());
   } catch (...) {
@@ -130,6 +134,8 @@ bool WorkerPool::run_chunk(std::size_t slot) {
   if (!job->failed()) {  // after a failure the remaining groups are skipped, but still counted
     try {
       run_groups(*job, begin, end);
+    } catch (const MemoryAccessFault& f) {
+      job->fail(f.what(), f.access);
     } catch (const std::exception& e) {
       job->fail(e.what());
     } catch (...) {

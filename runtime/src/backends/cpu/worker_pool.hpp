@@ -11,6 +11,7 @@
 #include <thread>
 #include <vector>
 
+#include "backends/cpu/queue_fault.hpp"
 #include "hsad/host_kernel.hpp"
 
 namespace hsad::cpu {
@@ -47,17 +48,19 @@ class Job {
   void prepare();  // resets the counters for a new dispatch
   bool failed() const { return failed_.load(std::memory_order_acquire); }
   const std::string& error() const { return error_; }  // valid once failed() and done
+  const std::optional<MemoryAccess>& access() const { return access_; }  // a memory fault's, likewise
   std::uint32_t users() const { return users_.load(); }  // sequentially consistent: WorkerPool::quiesce
 
  private:
   friend class WorkerPool;
-  void fail(const std::string& what);
+  void fail(const std::string& what, std::optional<MemoryAccess> access = std::nullopt);
   std::atomic<std::uint64_t> next_{0};
   std::atomic<std::uint64_t> done_{0};
   std::atomic<std::uint32_t> users_{0};
   std::atomic<bool> failing_{false};  // the first failure writes error_
   std::atomic<bool> failed_{false};
   std::string error_;
+  std::optional<MemoryAccess> access_;
 };
 
 class WorkerPool {
