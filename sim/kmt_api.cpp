@@ -10,7 +10,7 @@
 #include <thread>
 #include <unistd.h>
 
-#include "backends/cpu/host_machine.hpp"
+#include "agent/host_machine.hpp"
 #include "sim_config.hpp"
 #include "sim_events.hpp"
 #include "sim_memory.hpp"
@@ -67,7 +67,7 @@ HSAKMT_STATUS HSAKMTAPI hsaKmtGetNodeProperties(HSAuint32 node, HsaNodePropertie
   if (!valid_node(node)) return HSAKMT_STATUS_INVALID_NODE_UNIT;
   std::memset(p, 0, sizeof *p);
   if (!is_gpu(node)) {
-    p->NumCPUCores = hsad::cpu::usable_cpus();
+    p->NumCPUCores = hsad::agent::usable_cpus();
     p->NumMemoryBanks = 1;
     p->NumCaches = 1;  // ROCr's CPU agent asserts that it has a cache (HIP asks it for properties)
     p->NumIOLinks = config().gpus;

@@ -6,7 +6,7 @@
 #include <mutex>
 #include <vector>
 
-#include "backends/cpu/futex.hpp"
+#include "agent/futex.hpp"
 #include "sim_memory.hpp"
 
 namespace hsad::sim {
@@ -24,7 +24,7 @@ std::uint32_t epoch = 0;
 
 void fire() {
   __atomic_add_fetch(&epoch, 1, __ATOMIC_RELEASE);
-  cpu::futex_wake_all(&epoch);
+  agent::futex_wake_all(&epoch);
 }
 
 constexpr auto kLongestSleep = std::chrono::milliseconds(2);
@@ -98,7 +98,7 @@ bool wait_events(HsaEvent* const* events, std::uint32_t count, bool all, std::ui
     if (set && (!all || set == count)) return true;
     const auto now = std::chrono::steady_clock::now();
     if (now >= deadline) return false;
-    cpu::futex_wait(&epoch, seen, deadline - now);
+    agent::futex_wait(&epoch, seen, deadline - now);
   }
 }
 

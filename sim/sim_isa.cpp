@@ -8,7 +8,7 @@
 #include <set>
 #include <stdexcept>
 
-#include "backends/cpu/queue_fault.hpp"
+#include "agent/queue_fault.hpp"
 #include "interpreter.hpp"
 #include "semantics.hpp"
 #include "sim_code_object.hpp"
@@ -126,7 +126,7 @@ void run_group(const WorkGroup& wg) {
   } catch (const isa::MemoryFault& f) {
     // The access travels as a value: the queue (sim_queue.cpp) raises KFD's memory event from it,
     // not a wave trap.
-    throw hsad::cpu::MemoryAccessFault("GPU memory fault at " + hex(f.address) + (f.write ? " (write)" : " (read)") + ": " +
+    throw hsad::agent::MemoryAccessFault("GPU memory fault at " + hex(f.address) + (f.write ? " (write)" : " (read)") + ": " +
                                      f.what(),
                                  {f.address, f.write});
   } catch (const isa::Fault& f) {

@@ -14,9 +14,9 @@
 #include <mutex>
 #include <thread>
 
-#include "backends/cpu/host_machine.hpp"
-#include "backends/cpu/packet_processor.hpp"
-#include "backends/cpu/signal_ops.hpp"
+#include "agent/host_machine.hpp"
+#include "agent/packet_processor.hpp"
+#include "agent/signal_ops.hpp"
 #include "hsad/host_kernel.hpp"
 #include "sim_code_object.hpp"
 #include "sim_config.hpp"
@@ -139,7 +139,7 @@ const char* type_name(hsa_packet_type_t t) {
   }
 }
 
-void trace(const cpu::PacketRecord& r) {
+void trace(const agent::PacketRecord& r) {
   static std::mutex mutex;
   static FILE* out = config().trace_path.empty() ? nullptr : std::fopen(config().trace_path.c_str(), "w");
   if (!out) return;
@@ -187,16 +187,16 @@ void report_queue_error(std::uint64_t* read_index, volatile std::int64_t* error_
 // ROCr never wakes the processor (it only stores the doorbell): look at the ring this often.
 constexpr std::chrono::microseconds kIdleSlice{100};
 
-cpu::WorkerPool& pool() {
+agent::WorkerPool& pool() {
   // One worker per usable CPU but one, as the cpu agent sizes its pool (and one on one CPU).
-  static auto* p = new cpu::WorkerPool(std::max(1u, cpu::usable_cpus() - 1));  // lives to exit
+  static auto* p = new agent::WorkerPool(std::max(1u, agent::usable_cpus() - 1));  // lives to exit
   return *p;
 }
 
 struct SimQueue {
   hsa_signal_t doorbell{0};
   QueueContext context;  // outlives the processor, whose work-groups read it
-  std::unique_ptr<cpu::PacketProcessor> processor;
+  std::unique_ptr<agent::PacketProcessor> processor;
   ~SimQueue() {
     // The driver preempts the queue's waves: the interpreter stops them at its next check. A host
     // build stuck inside a work-group is left running with what it uses.
@@ -205,7 +205,7 @@ struct SimQueue {
       return;
     }
     processor.reset();
-    cpu::destroy_soft_signal(doorbell);
+    agent::destroy_soft_signal(doorbell);
   }
 };
 
@@ -272,14 +272,14 @@ std::uint64_t create_aql_queue(std::uint32_t node, void* ring, std::uint64_t rin
     queue_errors().erase(ring);  // a new queue on a ring that held a failed one
   }
   auto q = std::make_unique<SimQueue>();
-  q->doorbell = cpu::create_soft_signal(0);
+  q->doorbell = agent::create_soft_signal(0);
   q->context.node = node;
-  cpu::ProcessorHooks hooks;
+  agent::ProcessorHooks hooks;
   hooks.resolve = &resolve;
   hooks.trace = &trace;
   hooks.fault = &fault;
   hooks.on_signal = [](hsa_signal_t s) { signal_updated(reinterpret_cast<const amd_signal_t*>(s.handle)); };
-  hooks.on_error = [node, read_index, error_reason, ring](const cpu::QueueFault& fault) {
+  hooks.on_error = [node, read_index, error_reason, ring](const agent::QueueFault& fault) {
     {
       std::lock_guard<std::mutex> lock(errors_mutex);
       queue_errors()[ring] = fault.what;
@@ -297,14 +297,14 @@ std::uint64_t create_aql_queue(std::uint32_t node, void* ring, std::uint64_t rin
   };
   std::lock_guard<std::mutex> lock(queues_mutex);
   const std::uint64_t id = next_id++;
-  cpu::RingView view{ring, std::uint32_t(ring_bytes / 64), read_index, q->doorbell, id, kIdleSlice};
+  agent::RingView view{ring, std::uint32_t(ring_bytes / 64), read_index, q->doorbell, id, kIdleSlice};
   // hsa_amd_profiling_set_profiler_enabled sets this bit of the amd_queue_t around the read index.
   auto* amd_queue = reinterpret_cast<amd_queue_t*>(reinterpret_cast<unsigned char*>(read_index) -
                                                    offsetof(amd_queue_t, read_dispatch_id));
   view.profiling_word = &amd_queue->queue_properties;
   view.profiling_mask = AMD_QUEUE_PROPERTIES_ENABLE_PROFILING;
   view.context = &q->context;
-  q->processor = std::make_unique<cpu::PacketProcessor>(view, pool(), std::move(hooks));
+  q->processor = std::make_unique<agent::PacketProcessor>(view, pool(), std::move(hooks));
   // ROCr stores the 64-bit packet index to the doorbell: here, the soft signal's value.
   *doorbell = reinterpret_cast<std::uint64_t*>(q->doorbell.handle + 8);
   queues()[id] = std::move(q);

@@ -9,7 +9,7 @@
 #include <thread>
 #include <vector>
 
-#include "backends/cpu/signal_ops.hpp"
+#include "agent/signal_ops.hpp"
 #include "error_text.hpp"
 #include "hsad/dlpack.hpp"
 #include "hsad/host_kernel.hpp"
@@ -38,7 +38,7 @@ const Device& device() {
   return rt.device();
 }
 
-std::int64_t signal_value(std::uint64_t handle) { return cpu::signal_load(hsa_signal_t{handle}); }
+std::int64_t signal_value(std::uint64_t handle) { return agent::signal_load(hsa_signal_t{handle}); }
 
 DLDataType u32() { return DLDataType{kDLUInt, 32, 1}; }
 

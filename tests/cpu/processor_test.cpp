@@ -6,9 +6,9 @@
 #include <chrono>
 #include <thread>
 
-#include "aql/packet.hpp"
+#include "aql_packets/packet.hpp"
 #include "backends/cpu/cpu_ring.hpp"
-#include "backends/cpu/signal_ops.hpp"
+#include "agent/signal_ops.hpp"
 #include "hsad/error.hpp"
 #include "hsad/host_kernel.hpp"
 #include "test_kernels.hpp"
@@ -20,7 +20,7 @@ using aql::Scope;
 namespace {
 class RawQueue {
  public:
-  RawQueue() : pool_(std::make_shared<cpu::WorkerPool>(2)), ring_(64, pool_, 0) { test::register_test_kernels(); }
+  RawQueue() : pool_(std::make_shared<agent::WorkerPool>(2)), ring_(64, pool_, 0) { test::register_test_kernels(); }
 
   void dispatch(const char* kernel, const void* args, std::uint32_t groups, std::uint32_t group_size, bool barrier,
                 hsa_signal_t completion = {0}) {
@@ -51,19 +51,19 @@ class RawQueue {
   }
 
   bool wait(hsa_signal_t s, std::chrono::milliseconds timeout = 10000ms) {
-    return cpu::signal_wait_zero(s, std::chrono::steady_clock::now() + timeout, [this] { ring_.throw_if_failed(); });
+    return agent::signal_wait_zero(s, std::chrono::steady_clock::now() + timeout, [this] { ring_.throw_if_failed(); });
   }
 
   cpu::CpuRing& ring() { return ring_; }
 
  private:
-  std::shared_ptr<cpu::WorkerPool> pool_;
+  std::shared_ptr<agent::WorkerPool> pool_;
   cpu::CpuRing ring_;
 };
 
 struct Signal {
-  explicit Signal(std::int64_t v = 1) : s(cpu::create_soft_signal(v)) {}
-  ~Signal() { cpu::destroy_soft_signal(s); }
+  explicit Signal(std::int64_t v = 1) : s(agent::create_soft_signal(v)) {}
+  ~Signal() { agent::destroy_soft_signal(s); }
   hsa_signal_t s;
 };
 }  // namespace
@@ -103,7 +103,7 @@ TEST(PacketProcessor, CompletionSignalDecrementedOncePerPacket) {
   Signal fence;  // with the barrier bit: completes after every packet before it
   q.barrier(HSA_PACKET_TYPE_BARRIER_AND, {}, fence.s, true);
   ASSERT_TRUE(q.wait(fence.s));
-  EXPECT_EQ(cpu::signal_load(s.s), 2);
+  EXPECT_EQ(agent::signal_load(s.s), 2);
 }
 
 TEST(PacketProcessor, BarrierAndWaitsForEveryDependency) {
@@ -111,11 +111,11 @@ TEST(PacketProcessor, BarrierAndWaitsForEveryDependency) {
   Signal dep1, dep2, done;
   q.barrier(HSA_PACKET_TYPE_BARRIER_AND, {dep1.s, dep2.s}, done.s);
   std::this_thread::sleep_for(20ms);
-  EXPECT_EQ(cpu::signal_load(done.s), 1);
-  cpu::signal_store(dep1.s, 0);
+  EXPECT_EQ(agent::signal_load(done.s), 1);
+  agent::signal_store(dep1.s, 0);
   std::this_thread::sleep_for(20ms);
-  EXPECT_EQ(cpu::signal_load(done.s), 1) << "completed with one dependency still pending";
-  cpu::signal_store(dep2.s, 0);
+  EXPECT_EQ(agent::signal_load(done.s), 1) << "completed with one dependency still pending";
+  agent::signal_store(dep2.s, 0);
   EXPECT_TRUE(q.wait(done.s));
 }
 
@@ -128,7 +128,7 @@ TEST(PacketProcessor, BarrierAndBlocksLaterPacketsOfTheQueue) {
   q.dispatch("test_record", &a, 1, 1, false, done.s);
   std::this_thread::sleep_for(20ms);
   EXPECT_EQ(t.first_start[0].load(), UINT64_MAX) << "a dispatch ran past an unsatisfied barrier-AND";
-  cpu::signal_store(dep.s, 0);
+  agent::signal_store(dep.s, 0);
   EXPECT_TRUE(q.wait(done.s));
 }
 
@@ -137,8 +137,8 @@ TEST(PacketProcessor, BarrierOrWaitsForAnyDependency) {
   Signal dep1, dep2, done;
   q.barrier(HSA_PACKET_TYPE_BARRIER_OR, {dep1.s, dep2.s}, done.s);
   std::this_thread::sleep_for(20ms);
-  EXPECT_EQ(cpu::signal_load(done.s), 1);
-  cpu::signal_store(dep2.s, 0);
+  EXPECT_EQ(agent::signal_load(done.s), 1);
+  agent::signal_store(dep2.s, 0);
   EXPECT_TRUE(q.wait(done.s));
 }
 

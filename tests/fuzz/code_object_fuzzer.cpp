@@ -5,7 +5,7 @@
 #include <cstdint>
 #include <string_view>
 
-#include "aql/hidden_args.hpp"
+#include "aql_packets/hidden_args.hpp"
 #include "hsad/code_object.hpp"
 #include "hsad/error.hpp"
 

@@ -13,7 +13,7 @@
 #include <random>
 #include <sstream>
 
-#include "aql/fence_policy.hpp"
+#include "aql_packets/fence_policy.hpp"
 #include "backends/backend.hpp"
 #include "bitonic_workload.hpp"
 #include "careless_app.hpp"

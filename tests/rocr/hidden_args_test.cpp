@@ -7,7 +7,7 @@
 #include <fstream>
 #include <iterator>
 
-#include "aql/hidden_args.hpp"
+#include "aql_packets/hidden_args.hpp"
 #include "hsad/code_object.hpp"
 #include "hsad/error.hpp"
 

@@ -12,9 +12,9 @@
 #include <map>
 #include <mutex>
 
-#include "aql/hidden_args.hpp"
+#include "aql_packets/hidden_args.hpp"
 #include "backends/aql/aql_queue.hpp"
-#include "backends/cpu/signal_ops.hpp"
+#include "agent/signal_ops.hpp"
 #include "hsad/hsad.hpp"
 
 using namespace hsad;
@@ -89,7 +89,7 @@ class RecordingRing : public detail::AqlRing {
     records.push_back(std::move(r));
     invalidate(i);
     read_.store(i + 1);
-    if (s.handle) cpu::signal_subtract(s, 1);
+    if (s.handle) agent::signal_subtract(s, 1);
   }
 
   void* base_;
@@ -100,12 +100,12 @@ class RecordingRing : public detail::AqlRing {
 
 class RecordingAgent : public detail::AqlAgent {
  public:
-  hsa_signal_t create_signal(std::int64_t initial) override { return cpu::create_soft_signal(initial); }
-  void destroy_signal(hsa_signal_t s) noexcept override { cpu::destroy_soft_signal(s); }
-  void store_signal(hsa_signal_t s, std::int64_t v) override { cpu::signal_store(s, v); }
-  std::int64_t load_signal(hsa_signal_t s) override { return cpu::signal_load(s); }
+  hsa_signal_t create_signal(std::int64_t initial) override { return agent::create_soft_signal(initial); }
+  void destroy_signal(hsa_signal_t s) noexcept override { agent::destroy_soft_signal(s); }
+  void store_signal(hsa_signal_t s, std::int64_t v) override { agent::signal_store(s, v); }
+  std::int64_t load_signal(hsa_signal_t s) override { return agent::signal_load(s); }
   bool wait_signal_zero(hsa_signal_t s, detail::Clock::time_point deadline, const std::function<void()>&) override {
-    return cpu::signal_wait_zero(s, deadline, [] {});
+    return agent::signal_wait_zero(s, deadline, [] {});
   }
   void* alloc_kernarg(std::size_t bytes) override { return std::aligned_alloc(64, (bytes + 63) & ~std::size_t(63)); }
   void free_kernarg(void* p) noexcept override { std::free(p); }

@@ -3,7 +3,7 @@
 
 #include <cstring>
 
-#include "aql/packet.hpp"
+#include "aql_packets/packet.hpp"
 
 using namespace hsad;
 using aql::Scope;

@@ -1,7 +1,7 @@
 // The batch fence policy: system scope only where the host is involved.
 #include <gtest/gtest.h>
 
-#include "aql/fence_policy.hpp"
+#include "aql_packets/fence_policy.hpp"
 
 using namespace hsad::aql;
 

@@ -7,11 +7,11 @@
 #include <filesystem>
 #include <fstream>
 
-#include "backends/cpu/host_machine.hpp"
+#include "agent/host_machine.hpp"
 #include "env_pin.hpp"
 #include "hsad/error.hpp"
 
-using namespace hsad::cpu;
+using namespace hsad::agent;
 using hsad::test::EnvPin;
 namespace fs = std::filesystem;
 

@@ -13,7 +13,7 @@
 #include <string_view>
 #include <vector>
 
-#include "aql/hidden_args.hpp"
+#include "aql_packets/hidden_args.hpp"
 #include "hsad/error.hpp"
 #include "hsad/batch.hpp"
 #include "hsad/buffer.hpp"

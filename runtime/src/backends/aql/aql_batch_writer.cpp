@@ -5,7 +5,7 @@
 
 #include <cstring>
 
-#include "aql/fence_policy.hpp"
+#include "aql_packets/fence_policy.hpp"
 #include "hsad/error.hpp"
 
 namespace hsad::detail {

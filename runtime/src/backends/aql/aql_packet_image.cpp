@@ -6,8 +6,8 @@
 
 #include <cstring>
 
-#include "aql/fence_policy.hpp"
-#include "aql/hidden_args.hpp"
+#include "aql_packets/fence_policy.hpp"
+#include "aql_packets/hidden_args.hpp"
 #include "backends/backend.hpp"
 
 namespace hsad::detail {

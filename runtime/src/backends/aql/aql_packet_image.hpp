@@ -15,7 +15,7 @@
 #include <memory>
 #include <vector>
 
-#include "aql/packet.hpp"
+#include "aql_packets/packet.hpp"
 #include "backends/aql/aql_agent.hpp"
 #include "hsad/batch.hpp"
 #include "hsad/options.hpp"

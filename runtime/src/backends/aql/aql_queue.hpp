@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "aql/packet.hpp"
+#include "aql_packets/packet.hpp"
 #include "backends/aql/aql_agent.hpp"
 #include "backends/aql/aql_packet_image.hpp"
 #include "backends/aql/aql_submission.hpp"

@@ -13,8 +13,8 @@
 
 #include "backends/aql/aql_queue.hpp"
 #include "backends/cpu/cpu_ring.hpp"
-#include "backends/cpu/host_machine.hpp"
-#include "backends/cpu/signal_ops.hpp"
+#include "agent/host_machine.hpp"
+#include "agent/signal_ops.hpp"
 #include "graveyard.hpp"
 #include "hsad/error.hpp"
 #include "hsad/host_kernel.hpp"
@@ -34,7 +34,7 @@ std::size_t page_round(std::size_t bytes) {
 }
 }  // namespace
 
-CpuDevice::CpuDevice(std::shared_ptr<WorkerPool> pool, std::uint32_t index, std::uint32_t count)
+CpuDevice::CpuDevice(std::shared_ptr<agent::WorkerPool> pool, std::uint32_t index, std::uint32_t count)
     : pool_(std::move(pool)) {
   utsname u{};
   uname(&u);
@@ -48,8 +48,8 @@ CpuDevice::CpuDevice(std::shared_ptr<WorkerPool> pool, std::uint32_t index, std:
   hardware_id_ = index;  // agents of one process are told apart by their index, as GPUs by ordinal
   info_.isa = u.machine;
   info_.wavefront_size = 1;
-  info_.compute_units = usable_cpus();
-  const CacheSize cache = host_last_level_cache();
+  info_.compute_units = agent::usable_cpus();
+  const agent::CacheSize cache = agent::host_last_level_cache();
   info_.last_level_cache_bytes = cache.bytes;
   info_.last_level_cache_source = cache.source;
   info_.memory_bytes = std::uint64_t(sysconf(_SC_PHYS_PAGES)) * std::uint64_t(sysconf(_SC_PAGESIZE));
@@ -78,7 +78,7 @@ BackendStatus CpuDevice::probe() {
     const std::uint32_t n = device_count();
     return {"cpu", true,
             (n > 1 ? std::to_string(n) + " software HSA agents sharing " : std::string("software HSA agent on ")) +
-                std::to_string(usable_cpus()) + " host threads"};
+                std::to_string(agent::usable_cpus()) + " host threads"};
   } catch (const Error& e) {
     return {"cpu", false, e.status()};
   }
@@ -88,11 +88,11 @@ std::vector<std::shared_ptr<detail::DeviceImpl>> CpuDevice::open() {
   const std::uint32_t n = device_count();
   // One worker per usable CPU but one, which the queues' packet processors and the submitting
   // host thread share; a single CPU still gets one worker. Every agent draws on the same workers.
-  const unsigned cpus = usable_cpus();
+  const unsigned cpus = agent::usable_cpus();
   // A worker stuck inside a host kernel that never returns cannot be joined: the pool is then kept.
-  std::shared_ptr<WorkerPool> pool(new WorkerPool(cpus > 1 ? cpus - 1 : 1), [](WorkerPool* p) {
+  std::shared_ptr<agent::WorkerPool> pool(new agent::WorkerPool(cpus > 1 ? cpus - 1 : 1), [](agent::WorkerPool* p) {
     if (p->stop(detail::kStopGrace)) delete p;
-    else detail::keep_forever(std::unique_ptr<WorkerPool>(p));
+    else detail::keep_forever(std::unique_ptr<agent::WorkerPool>(p));
   });
   std::vector<std::shared_ptr<detail::DeviceImpl>> devices;
   for (std::uint32_t i = 0; i < n; ++i) devices.push_back(std::make_shared<CpuDevice>(pool, i, n));
@@ -171,15 +171,15 @@ std::size_t CpuDevice::transfer_to_host(void* dst, const void* src, std::size_t 
   return staged_copy(dst, src, bytes);
 }
 
-hsa_signal_t CpuDevice::create_signal(std::int64_t initial) { return create_soft_signal(initial); }
-void CpuDevice::destroy_signal(hsa_signal_t signal) noexcept { destroy_soft_signal(signal); }
-void CpuDevice::store_signal(hsa_signal_t signal, std::int64_t value) { signal_store(signal, value); }
+hsa_signal_t CpuDevice::create_signal(std::int64_t initial) { return agent::create_soft_signal(initial); }
+void CpuDevice::destroy_signal(hsa_signal_t signal) noexcept { agent::destroy_soft_signal(signal); }
+void CpuDevice::store_signal(hsa_signal_t signal, std::int64_t value) { agent::signal_store(signal, value); }
 
-std::int64_t CpuDevice::load_signal(hsa_signal_t signal) { return signal_load(signal); }
+std::int64_t CpuDevice::load_signal(hsa_signal_t signal) { return agent::signal_load(signal); }
 
 bool CpuDevice::wait_signal_zero(hsa_signal_t signal, detail::Clock::time_point deadline,
                                  const std::function<void()>& check) {
-  return signal_wait_zero(signal, deadline, check);
+  return agent::signal_wait_zero(signal, deadline, check);
 }
 
 void CpuDevice::async_copy(const detail::Copy&, const hsa_signal_t*, std::uint32_t, hsa_signal_t, std::vector<void*>&) {
@@ -187,7 +187,7 @@ void CpuDevice::async_copy(const detail::Copy&, const hsa_signal_t*, std::uint32
 }
 
 void CpuDevice::command_times(hsa_signal_t signal, bool, std::uint64_t* start_ns, std::uint64_t* end_ns) {
-  const auto* s = reinterpret_cast<const SoftSignal*>(signal.handle);
+  const auto* s = reinterpret_cast<const agent::SoftSignal*>(signal.handle);
   *start_ns = s->start_ts;
   *end_ns = s->end_ts;
 }

@@ -6,7 +6,7 @@
 #include <mutex>
 
 #include "backends/aql/aql_agent.hpp"
-#include "backends/cpu/worker_pool.hpp"
+#include "agent/worker_pool.hpp"
 
 namespace hsad::cpu {
 
@@ -14,7 +14,7 @@ class CpuDevice : public detail::DeviceImpl, public detail::AqlAgent {
  public:
   // Device `index` of `count` (HSAD_CPU_DEVICES): software agents that share one worker pool,
   // and so the cores, as several GPUs of a node share nothing but are driven by one process.
-  CpuDevice(std::shared_ptr<WorkerPool> pool, std::uint32_t index, std::uint32_t count);
+  CpuDevice(std::shared_ptr<agent::WorkerPool> pool, std::uint32_t index, std::uint32_t count);
   ~CpuDevice() override;
 
   std::shared_ptr<detail::QueueImpl> create_queue(std::uint32_t packets, Priority priority) override;
@@ -60,7 +60,7 @@ class CpuDevice : public detail::DeviceImpl, public detail::AqlAgent {
  private:
   std::size_t staged_copy(void* dst, const void* src, std::size_t bytes);
 
-  std::shared_ptr<WorkerPool> pool_;
+  std::shared_ptr<agent::WorkerPool> pool_;
   std::mutex staging_mutex_;
   void* staging_ = nullptr;  // pinned bounce buffer for pageable transfers
   std::uint64_t next_queue_id_ = 0;

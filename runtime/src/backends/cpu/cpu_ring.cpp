@@ -4,14 +4,14 @@
 #include <cstdlib>
 #include <cstring>
 
-#include "backends/cpu/signal_ops.hpp"
+#include "agent/signal_ops.hpp"
 #include "graveyard.hpp"
 #include "hsad/error.hpp"
 #include "hsad/host_kernel.hpp"
 
 namespace hsad::cpu {
 
-CpuRing::CpuRing(std::uint32_t packets, std::shared_ptr<WorkerPool> pool, std::uint64_t queue_id)
+CpuRing::CpuRing(std::uint32_t packets, std::shared_ptr<agent::WorkerPool> pool, std::uint64_t queue_id)
     : size_(packets), pool_(std::move(pool)) {
   base_ = std::aligned_alloc(aql::kPacketBytes, std::size_t(packets) * aql::kPacketBytes);
   if (!base_) throw Error(Errc::out_of_memory, "cpu", "create_queue", "out of host memory for a ring of " + std::to_string(packets) + " packets");
@@ -20,14 +20,14 @@ CpuRing::CpuRing(std::uint32_t packets, std::shared_ptr<WorkerPool> pool, std::u
     auto* header = reinterpret_cast<std::uint16_t*>(static_cast<unsigned char*>(base_) + i * aql::kPacketBytes);
     *header = HSA_PACKET_TYPE_INVALID << HSA_PACKET_HEADER_TYPE;
   }
-  doorbell_ = create_soft_signal(0);
-  ProcessorHooks hooks;
+  doorbell_ = agent::create_soft_signal(0);
+  agent::ProcessorHooks hooks;
   // On the cpu agent a kernel_object is the address of the registered HostKernel.
   hooks.resolve = [](std::uint64_t object) { return reinterpret_cast<const HostKernel*>(object); };
-  RingView view{base_, size_, &read_index_, doorbell_, queue_id};
+  agent::RingView view{base_, size_, &read_index_, doorbell_, queue_id};
   view.profiling_word = &profiling_;
   view.profiling_mask = 1;
-  processor_ = std::make_unique<PacketProcessor>(view, *pool_, std::move(hooks));
+  processor_ = std::make_unique<agent::PacketProcessor>(view, *pool_, std::move(hooks));
   proc_ = processor_.get();
 }
 
@@ -35,7 +35,7 @@ CpuRing::~CpuRing() {
   shut_down("the queue was destroyed");
   if (left_running_) return;  // the stuck processor still reads the ring and its doorbell
   processor_.reset();
-  destroy_soft_signal(doorbell_);
+  agent::destroy_soft_signal(doorbell_);
   std::free(base_);
 }
 
@@ -71,7 +71,7 @@ std::uint64_t CpuRing::add_write_index(std::uint64_t n) {
 
 std::uint64_t CpuRing::load_read_index() const { return __atomic_load_n(&read_index_, __ATOMIC_ACQUIRE); }
 
-void CpuRing::ring_doorbell(std::uint64_t index) { signal_store(doorbell_, static_cast<std::int64_t>(index)); }
+void CpuRing::ring_doorbell(std::uint64_t index) { agent::signal_store(doorbell_, static_cast<std::int64_t>(index)); }
 
 void CpuRing::throw_if_failed() const {
   if (failed()) throw Error(Errc::device_fault, "cpu", "queue", "the queue is in error: " + error(), "the queue runs nothing more; create a new one");

@@ -9,14 +9,14 @@
 #include <optional>
 
 #include "backends/aql/aql_agent.hpp"
-#include "backends/cpu/packet_processor.hpp"
+#include "agent/packet_processor.hpp"
 
 namespace hsad::cpu {
 
 class CpuRing : public detail::AqlRing {
  public:
   // The pool is shared: a processor left running by a shut-down keeps using it.
-  CpuRing(std::uint32_t packets, std::shared_ptr<WorkerPool> pool, std::uint64_t queue_id);
+  CpuRing(std::uint32_t packets, std::shared_ptr<agent::WorkerPool> pool, std::uint64_t queue_id);
   ~CpuRing() override;
 
   std::uint32_t size() const override { return size_; }
@@ -33,19 +33,19 @@ class CpuRing : public detail::AqlRing {
   // The stuck work-group returned and the processor's thread ended (the processor is kept).
   bool left_work_running() const override;
 
-  const PacketProcessor& processor() const { return *proc_; }
+  const agent::PacketProcessor& processor() const { return *proc_; }
 
  private:
   std::uint32_t size_;
-  std::shared_ptr<WorkerPool> pool_;
+  std::shared_ptr<agent::WorkerPool> pool_;
   void* base_ = nullptr;
   alignas(64) std::uint64_t write_index_ = 0;
   alignas(64) std::uint64_t read_index_ = 0;
   hsa_signal_t doorbell_{0};
-  std::uint32_t profiling_ = 0;  // read by the processor (RingView::profiling_word)
+  std::uint32_t profiling_ = 0;  // read by the processor (agent::RingView::profiling_word)
   // Owned until a shut-down leaves it running; then kept forever, still read through `proc_`.
-  std::unique_ptr<PacketProcessor> processor_;
-  PacketProcessor* proc_ = nullptr;
+  std::unique_ptr<agent::PacketProcessor> processor_;
+  agent::PacketProcessor* proc_ = nullptr;
   std::once_flag shut_down_once_;
   std::string shut_down_;              // why; written once, before is_shut_down_
   std::atomic<bool> is_shut_down_{false};

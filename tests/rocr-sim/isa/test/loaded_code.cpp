@@ -8,7 +8,7 @@
 #include <stdexcept>
 #include <thread>
 
-#include "aql/hidden_args.hpp"
+#include "aql_packets/hidden_args.hpp"
 
 namespace hsad::isa::testing {
 

@@ -11,10 +11,10 @@
 #include <thread>
 #include <vector>
 
-#include "backends/cpu/queue_fault.hpp"
+#include "agent/queue_fault.hpp"
 #include "hsad/host_kernel.hpp"
 
-namespace hsad::cpu {
+namespace hsad::agent {
 
 class Job;
 
@@ -101,4 +101,4 @@ class WorkerPool {
   std::unique_ptr<std::atomic<bool>[]> exited_;  // per worker: its loop returned
 };
 
-}  // namespace hsad::cpu
+}  // namespace hsad::agent

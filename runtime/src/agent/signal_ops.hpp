@@ -10,7 +10,7 @@
 #include <cstdint>
 #include <functional>
 
-namespace hsad::cpu {
+namespace hsad::agent {
 
 struct alignas(64) SoftSignal {
   std::int64_t kind = 1;  // AMD_SIGNAL_KIND_USER
@@ -40,4 +40,4 @@ inline constexpr std::chrono::microseconds kWaitSpin{10};
 bool signal_wait_zero(hsa_signal_t s, std::chrono::steady_clock::time_point deadline,
                       const std::function<void()>& check);
 
-}  // namespace hsad::cpu
+}  // namespace hsad::agent

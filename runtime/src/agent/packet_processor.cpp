@@ -1,15 +1,15 @@
 // The packet processor's loop: consume in order, block at barriers, complete out of order.
-#include "backends/cpu/packet_processor.hpp"
+#include "agent/packet_processor.hpp"
 
 #include <time.h>
 
 #include <algorithm>
 #include <cstring>
 
-#include "backends/cpu/futex.hpp"
-#include "backends/cpu/signal_ops.hpp"
+#include "agent/futex.hpp"
+#include "agent/signal_ops.hpp"
 
-namespace hsad::cpu {
+namespace hsad::agent {
 namespace {
 constexpr std::uint32_t kInvalidWord = HSA_PACKET_TYPE_INVALID << HSA_PACKET_HEADER_TYPE;
 // Copies at least this large are cut into pieces of kCopyPiece that the worker pool runs.
@@ -381,4 +381,4 @@ void PacketProcessor::job_done(Job& job) {
   in_flight_.fetch_sub(1, std::memory_order_acq_rel);
 }
 
-}  // namespace hsad::cpu
+}  // namespace hsad::agent

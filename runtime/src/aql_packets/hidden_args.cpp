@@ -1,6 +1,6 @@
 // What each hidden value kind means follows AMDGPUUsage ("Code Object V5 Metadata") and what
 // CLR writes for HIP launches: block counts are whole groups, remainders the leftover items.
-#include "aql/hidden_args.hpp"
+#include "aql_packets/hidden_args.hpp"
 
 #include <cstring>
 #include <map>

@@ -1,11 +1,11 @@
 // Soft signal operations: atomics on the value word, futex on its low half for sleepers.
-#include "backends/cpu/signal_ops.hpp"
+#include "agent/signal_ops.hpp"
 
 #include <thread>
 
-#include "backends/cpu/futex.hpp"
+#include "agent/futex.hpp"
 
-namespace hsad::cpu {
+namespace hsad::agent {
 namespace {
 std::int64_t* value_of(hsa_signal_t s) { return reinterpret_cast<std::int64_t*>(s.handle + 8); }
 std::uint32_t* waiters_of(hsa_signal_t s) { return reinterpret_cast<std::uint32_t*>(s.handle + 28); }
@@ -66,4 +66,4 @@ bool signal_wait_zero(hsa_signal_t s, std::chrono::steady_clock::time_point dead
   }
 }
 
-}  // namespace hsad::cpu
+}  // namespace hsad::agent

@@ -1,6 +1,6 @@
 // WorkerPool: chunked work-group execution with a users count per job, so a job is never
 // re-armed while a thread that found it in the table still looks at it.
-#include "backends/cpu/worker_pool.hpp"
+#include "agent/worker_pool.hpp"
 
 #include <chrono>
 #include <exception>
@@ -8,9 +8,9 @@
 #include <thread>
 #include <vector>
 
-#include "backends/cpu/futex.hpp"
+#include "agent/futex.hpp"
 
-namespace hsad::cpu {
+namespace hsad::agent {
 namespace {
 const std::uint32_t* word(const std::atomic<std::uint32_t>& a) { return reinterpret_cast<const std::uint32_t*>(&a); }
 
@@ -193,4 +193,4 @@ void WorkerPool::worker_main() {
   }
 }
 
-}  // namespace hsad::cpu
+}  // namespace hsad::agent

@@ -8,7 +8,7 @@
 #include <stdexcept>
 #include <string>
 
-namespace hsad::cpu {
+namespace hsad::agent {
 
 struct MemoryAccess {
   std::uint64_t address = 0;
@@ -28,4 +28,4 @@ class MemoryAccessFault : public std::runtime_error {
   MemoryAccess access;
 };
 
-}  // namespace hsad::cpu
+}  // namespace hsad::agent

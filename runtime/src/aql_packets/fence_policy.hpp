@@ -4,7 +4,7 @@
 
 #include <cstddef>
 
-#include "aql/packet.hpp"
+#include "aql_packets/packet.hpp"
 
 namespace hsad::aql {
 

@@ -15,10 +15,10 @@
 #include <thread>
 #include <vector>
 
-#include "aql/packet.hpp"
-#include "backends/cpu/worker_pool.hpp"
+#include "aql_packets/packet.hpp"
+#include "agent/worker_pool.hpp"
 
-namespace hsad::cpu {
+namespace hsad::agent {
 
 struct RingView {
   void* base = nullptr;
@@ -123,4 +123,4 @@ class PacketProcessor : private JobSink {
   std::thread thread_;
 };
 
-}  // namespace hsad::cpu
+}  // namespace hsad::agent

@@ -7,7 +7,7 @@
 #include <string>
 #include <string_view>
 
-namespace hsad::cpu {
+namespace hsad::agent {
 
 // Pins the cpu agent's last-level cache size: "unknown", a byte count, or one with a K, M or G
 // suffix ("32M"). For tests, and for machines whose OS and processor report nothing useful.
@@ -37,4 +37,4 @@ CacheSize host_last_level_cache();
 // CPUs this process may run on (its affinity mask: `taskset -c 0` gives 1), at least 1.
 unsigned usable_cpus();
 
-}  // namespace hsad::cpu
+}  // namespace hsad::agent

@@ -1,5 +1,5 @@
 // The batch fence policy.
-#include "aql/fence_policy.hpp"
+#include "aql_packets/fence_policy.hpp"
 
 namespace hsad::aql {
 

@@ -1,7 +1,7 @@
 // The host's last-level cache, asked of every source that may know it in turn: a VM without
 // /sys/devices/system/cpu/cpu0/cache still answers through glibc or CPUID. Where nothing answers,
 // the size is unknown, never 0.
-#include "backends/cpu/host_machine.hpp"
+#include "agent/host_machine.hpp"
 
 #include <sched.h>
 #include <unistd.h>
@@ -18,7 +18,7 @@
 
 #include "hsad/error.hpp"
 
-namespace hsad::cpu {
+namespace hsad::agent {
 
 std::optional<std::uint64_t> parse_cache_size(std::string_view text) {
   while (!text.empty() && (text.back() == '\n' || text.back() == ' ')) text.remove_suffix(1);
@@ -136,4 +136,4 @@ unsigned usable_cpus() {
   return std::max(1u, std::thread::hardware_concurrency());
 }
 
-}  // namespace hsad::cpu
+}  // namespace hsad::agent

@@ -10,7 +10,7 @@
 #include <cstdint>
 #include <ctime>
 
-namespace hsad::cpu {
+namespace hsad::agent {
 
 // Sleeps while *word == expected, at most `timeout`. Spurious returns are allowed; callers re-check.
 inline void futex_wait(const std::uint32_t* word, std::uint32_t expected, std::chrono::nanoseconds timeout) {
@@ -30,4 +30,4 @@ inline void cpu_relax() {
 #endif
 }
 
-}  // namespace hsad::cpu
+}  // namespace hsad::agent

@@ -1,5 +1,5 @@
 // AQL header encoding and the write-body-then-publish protocol.
-#include "aql/packet.hpp"
+#include "aql_packets/packet.hpp"
 
 #include <cstring>
 
