@@ -11,6 +11,7 @@
 #include <thread>
 
 #include "backends/aql/aql_batch_writer.hpp"
+#include "backends/aql/aql_image_writer.hpp"
 #include "graveyard.hpp"
 #include "hsad/error.hpp"
 
@@ -230,154 +231,6 @@ std::uint64_t AqlQueue::reserve_slots(std::uint64_t count, Clock::time_point dea
   return first;
 }
 
-std::shared_ptr<const AqlPacketImage> AqlQueue::image_for(const Batch& batch, const Options& o) {
-  for (auto it = images_.begin(); it != images_.end(); ++it) {
-    if (it->first != batch.id()) continue;
-    if (it->second->batch_version() == batch.version()) {
-      std::shared_ptr<AqlPacketImage>& image = it->second;
-      if (image->args_version() != batch.args_version()) {
-        // set_args since: rewrite the changed blocks, in a copy where a submission in flight
-        // still reads these (every holder but this cache is one).
-        if (image.use_count() > 1) {
-          image = image->clone();
-          counters_.kernarg_allocations.fetch_add(1, std::memory_order_relaxed);
-          counters_.kernarg_writes.fetch_add(image->dispatches(), std::memory_order_relaxed);
-        }
-        counters_.kernarg_writes.fetch_add(image->update_args(batch), std::memory_order_relaxed);
-      }
-      // Most recently used last: eviction takes the front, the least recently used.
-      if (std::next(it) != images_.end()) std::rotate(it, std::next(it), images_.end());
-      return images_.back().second;
-    }
-    images_.erase(it);  // recorded again since: the old image stays with the submissions using it
-    break;
-  }
-  auto image = std::make_shared<AqlPacketImage>(agent_, batch, o);
-  counters_.images_built.fetch_add(1, std::memory_order_relaxed);
-  if (image->dispatches()) counters_.kernarg_allocations.fetch_add(1, std::memory_order_relaxed);
-  counters_.kernarg_writes.fetch_add(image->dispatches(), std::memory_order_relaxed);
-  if (images_.size() == kMaxImages) images_.erase(images_.begin());
-  images_.emplace_back(batch.id(), image);
-  return image;
-}
-
-void AqlQueue::replay(const Batch& batch, const Options& o, const ResolvedWaits& waits, Clock::time_point deadline,
-                      AqlSubmission& sub) {
-  // Every field but these is the image's: the submission's completion on the last packet, each
-  // wait's signal, resolved for this submit, in its barrier-AND packet, and where copies go to the
-  // driver's engine, the edge and copy signals taken for this submit; under profile, each
-  // dispatch's own signal.
-  constexpr std::size_t kCompletionOffset = offsetof(hsa_kernel_dispatch_packet_t, completion_signal);
-  constexpr std::size_t kFirstDependency = offsetof(hsa_barrier_and_packet_t, dep_signal);
-  static_assert(offsetof(hsa_barrier_and_packet_t, completion_signal) == kCompletionOffset);
-  static_assert(offsetof(hsa_agent_dispatch_packet_t, completion_signal) == kCompletionOffset);
-  const std::shared_ptr<const AqlPacketImage> image = image_for(batch, o);
-  sub.image = image;
-  const hsa_signal_t done = sub.step.signal;
-  agent_.store_signal(done, 1);
-  const auto& packets = image->packets();
-  const std::size_t n = packets.size();
-  // Signals this submit takes beyond its completion: one per command under profile, else an edge
-  // and a done signal per async copy (and one edge behind earlier work).
-  if (o.signal && (image->async_copies() || o.profile)) reserve_signals(o.profile ? n + 2 : 2 * image->async_copies() + 2);
-  // A signal of this submission's own (edges, copies, profiling), given back with it.
-  const auto own_signal = [&] {
-    const HeldSignal h = take_signal(o.signal, false, deadline);
-    sub.extra.push_back(h);
-    agent_.store_signal(h.signal, 1);
-    return h.signal;
-  };
-  const std::uint64_t mask = ring_->size() - 1;
-  auto* const base = static_cast<unsigned char*>(ring_->base());
-  hsa_signal_t copy_done{0};  // the last async copy's signal: what the next barrier-AND or copy waits for
-  hsa_signal_t edge{0};       // the last ring packet's edge signal, for the copy after it
-  if (n && packets[0].copy >= 0 && earlier_work_in_flight()) {
-    // Submissions on one queue run in order: a barrier-AND behind the earlier ones gives the copy
-    // engine a signal for them (AqlBatchWriter does the same).
-    edge = own_signal();
-    sub.copy_edges.push_back(edge);
-    const std::uint64_t index = reserve_slot(deadline, sub);
-    note_slot(index, 0, 0);
-    auto* slot = static_cast<hsa_barrier_and_packet_t*>(ring_->base()) + (index & mask);
-    aql::write_barrier_body(slot, nullptr, 0, edge);
-    aql::publish(slot, aql::encode({HSA_PACKET_TYPE_BARRIER_AND, true, aql::Scope::none, aql::Scope::system}), 0);
-    counters_.packets.fetch_add(1, std::memory_order_relaxed);
-    counters_.system_fences.fetch_add(1, std::memory_order_relaxed);
-    sub.last_published = index;
-    sub.has_published = true;
-    ring_doorbell(index);
-  }
-  std::size_t i = 0;
-  while (i < n) {
-    if (packets[i].copy >= 0) {
-      const AqlPacketImage::Packet& p = packets[i];
-      const Copy& c = batch.copies()[std::size_t(p.copy)];
-      hsa_signal_t deps[2];
-      std::uint32_t count = 0;
-      if (edge.handle) deps[count++] = edge;
-      else if (copy_done.handle) deps[count++] = copy_done;  // two copies in a row: in order
-      const hsa_signal_t signal = i + 1 == n ? done : own_signal();
-      sub.has_published = true;
-      agent_.async_copy(c, deps, count, signal, sub.locked);
-      sub.copy_done.push_back(signal);
-      if (o.profile) sub.timed.push_back({p.command, batch.labels()->at(p.command), signal, true});
-      copy_done = signal;
-      edge = {0};
-      ++i;
-      continue;
-    }
-    // The ring packets up to the next copy (or the end): an image larger than the ring goes out a
-    // ring at a time, each waiting for room.
-    std::size_t end = i;
-    while (end < n && packets[end].copy < 0) ++end;
-    while (i < end) {
-      const std::size_t chunk = std::min<std::size_t>(end - i, ring_->size());
-      const std::uint64_t first = reserve_slots(chunk, deadline, sub);
-      for (std::size_t k = 0; k < chunk; ++k, ++i) {
-        const AqlPacketImage::Packet& p = packets[i];
-        unsigned char* slot = base + ((first + k) & mask) * aql::kPacketBytes;
-        std::memcpy(slot + 4, reinterpret_cast<const unsigned char*>(&p.bytes) + 4, aql::kPacketBytes - 4);
-        hsa_signal_t completion{0};
-        if (i + 1 == n) completion = done;
-        else if (p.edge) completion = edge = own_signal();
-        else if (o.profile && p.timed) completion = own_signal();
-        if (p.edge) sub.copy_edges.push_back(completion);
-        if (completion.handle) std::memcpy(slot + kCompletionOffset, &completion, sizeof completion);
-        if (o.profile && p.timed) sub.timed.push_back({p.command, batch.labels()->at(p.command), completion, false});
-        if (p.wait >= 0) {
-          const CompletionImpl* w = waits[std::size_t(p.wait)].get();
-          const hsa_signal_t s = w ? static_cast<const AqlCompletion&>(*w).signal() : hsa_signal_t{0};
-          if (s.handle) counters_.device_waits.fetch_add(1, std::memory_order_relaxed);
-          std::memcpy(slot + kFirstDependency, &s, sizeof s);
-        } else if (p.wait == AqlPacketImage::kAfterCopy) {
-          std::memcpy(slot + kFirstDependency, &copy_done, sizeof copy_done);
-        }
-        note_slot(first + k, sub.serial, p.command);
-        aql::publish(slot, p.header, p.setup);
-        sub.last_published = first + k;
-        sub.has_published = true;
-        sub.doorbell_pending = true;
-        if ((k + 1) % AqlPacketImage::kDoorbellEvery == 0) {
-          ring_doorbell(first + k);
-          sub.doorbell_pending = false;
-        }
-      }
-      if (sub.doorbell_pending) {
-        ring_doorbell(sub.last_published);
-        sub.doorbell_pending = false;
-      }
-    }
-  }
-  counters_.packets.fetch_add(image->ring_packets(), std::memory_order_relaxed);
-  counters_.system_fences.fetch_add(image->system_fences(), std::memory_order_relaxed);
-  for (const Copy& c : batch.copies()) {
-    counters_.copies.fetch_add(1, std::memory_order_relaxed);
-    counters_.bytes_copied.fetch_add(c.bytes, std::memory_order_relaxed);
-    if (!c.host_pinned) counters_.bytes_staged.fetch_add(c.bytes, std::memory_order_relaxed);
-  }
-  sub.final_signal = done;
-}
-
 void AqlQueue::drain(AqlSubmission& sub, Clock::time_point deadline) {
   const hsa_signal_t marker = sub.step.signal;
   agent_.store_signal(marker, 1);
@@ -473,7 +326,7 @@ std::unique_ptr<SubmissionImpl> AqlQueue::submit(const Batch& batch, const Optio
   sub->step = take_signal(o.signal, true, deadline);
   if (AqlPacketImage::replayable(batch, o, agent_)) {
     try {
-      replay(batch, o, waits, deadline, *sub);
+      AqlImageWriter(*this, batch, waits, o, deadline, *sub, images_.image_for(batch, o, agent_, counters_)).write();
     } catch (...) {
       if (!ring_->failed() && sub->has_published) sub->abandon_in_flight = true;
       throw;

@@ -1,5 +1,6 @@
 // AqlQueue: the batch submission path shared by every AQL backend. It owns the ring, the kernarg
-// and signal pools made at setup, and applies the five flags (AqlBatchWriter lowers the commands).
+// and signal pools made at setup, and the replay images; a submit chooses its writer:
+// AqlBatchWriter lowers the commands under the five flags, AqlImageWriter copies a replay image.
 #pragma once
 
 #include <atomic>
@@ -11,6 +12,7 @@
 
 #include "aql_packets/packet.hpp"
 #include "backends/aql/aql_agent.hpp"
+#include "backends/aql/aql_image_cache.hpp"
 #include "backends/aql/aql_packet_image.hpp"
 #include "backends/aql/aql_submission.hpp"
 #include "pools/kernarg_pool.hpp"
@@ -92,11 +94,6 @@ class AqlQueue : public QueueImpl, public std::enable_shared_from_this<AqlQueue>
   // submission has then completed, so its kernarg blocks can be reused.
   void drain(AqlSubmission& sub, Clock::time_point deadline);
   void check_submittable(const Batch& batch, const ResolvedWaits& waits) const;
-  // Options::replay: the batch's packet image (built on its first submit per Batch::version),
-  // copied into the ring with the per-submission fields patched.
-  void replay(const Batch& batch, const Options& o, const ResolvedWaits& waits, Clock::time_point deadline,
-              AqlSubmission& sub);
-  std::shared_ptr<const AqlPacketImage> image_for(const Batch& batch, const Options& o);
 
   std::shared_ptr<DeviceImpl> owner_;
   AqlAgent& agent_;
@@ -117,10 +114,7 @@ class AqlQueue : public QueueImpl, public std::enable_shared_from_this<AqlQueue>
   std::vector<Abandoned> abandoned_;
   std::atomic<bool> any_abandoned_{false};  // every submit asks: no lock while there is none
   std::vector<SlotOwner> slot_owner_;
-  // Replay images by batch id, the kMaxImages most recently used (least recent first); under the
-  // timeline's submit mutex. An evicted image lives on with the submissions still reading it.
-  static constexpr std::size_t kMaxImages = 32;
-  std::vector<std::pair<std::uint64_t, std::shared_ptr<AqlPacketImage>>> images_;
+  AqlImageCache images_;  // Options::replay's images; under the timeline's submit mutex
   std::uint64_t serial_ = 0;  // under the timeline's submit mutex
   bool left_running_ = false;  // shut down with work it could not stop: keep what it uses
 };
