@@ -159,6 +159,13 @@ class CudaQueue : public detail::QueueImpl, public std::enable_shared_from_this<
   void record(CudaSignal& s);  // on the stream, after everything launched so far
   void wait(const CudaSignal& s, detail::Clock::time_point deadline, const CudaSubmission* sub);
   const Graph& graph_for(const Batch& batch);
+  // The two ways of submitting: the commands one by one on the stream (cuda_stream_writer.cpp),
+  // or the batch's graphs (cuda_graph_writer.cpp, Options::replay).
+  void write_commands(const Batch& batch, const Options& o, const detail::ResolvedWaits& waits,
+                      detail::Clock::time_point deadline, CudaSubmission& sub);
+  void write_graphs(const Batch& batch, const Options& o, const detail::ResolvedWaits& waits, CudaSubmission& sub);
+  // Makes the stream wait for waits[index] on the device; nothing where there is nothing to wait for.
+  void wait_for(const detail::ResolvedWaits& waits, std::size_t index);
   void destroy(Graph& g) noexcept;
   void check_submittable(const Batch& batch, const detail::ResolvedWaits& waits) const;
   CUevent timing_event();

@@ -1,0 +1,63 @@
+// CudaCompletion: a submission's signal (a pooled event or a stream memory write), handed over to
+// whoever waits for it on another stream, and given back when the last of them lets go.
+#include "backends/cuda/cuda_submission.hpp"
+
+#include <utility>
+
+namespace hsad::cuda {
+
+CudaCompletion::CudaCompletion(std::shared_ptr<CudaQueue> queue, CudaSignal signal, SignalPool::Handle pooled,
+                               bool pending, std::string failed, std::uint64_t serial)
+    : CompletionImpl(queue->device()), queue_(std::move(queue)), signal_(signal), pooled_(pooled),
+      pending_(pending), failed_(std::move(failed)), serial_(serial) {}
+
+CudaCompletion::CudaCompletion(std::shared_ptr<CudaQueue> queue, CUevent external)
+    : CompletionImpl(queue->device()), queue_(std::move(queue)), signal_{external}, pooled_(0),
+      pending_(true), external_(true) {}
+
+CudaCompletion::~CudaCompletion() {
+  if (native_) queue_->destroy_event(native_);
+  if ((signal_.event || signal_.flag) && !external_) queue_->give_back(signal_, pooled_);
+}
+
+std::uint64_t CudaCompletion::native_handle() {
+  if (signal_.event) return reinterpret_cast<std::uint64_t>(signal_.event);
+  if (!native_) {
+    if (!signal_.flag && !failed_.empty()) {
+      throw Error(Errc::timeout, "cuda", "native_handle", "the submission was abandoned: " + failed_,
+                  "no event can complete with it; wait for it again (Submission::wait)");
+    }
+    native_ = queue_->native_event(signal_, pending_ && signal_.flag, serial_);
+  }
+  return reinterpret_cast<std::uint64_t>(native_);
+}
+
+std::pair<CudaSignal, SignalPool::Handle> CudaCompletion::take_signal(std::string why) {
+  failed_ = std::move(why);
+  auto taken = std::make_pair(std::exchange(signal_, CudaSignal{}), std::exchange(pooled_, 0));
+  return taken;
+}
+
+void CudaCompletion::wait_on(CUstream stream) const {
+  if (!pending_) return;  // completed before it was shared
+  const Driver& d = queue_->driver();
+  if (signal_.flag) {
+    check(d.cuStreamWaitValue32(stream, signal_.flag_device, signal_.target, CU_STREAM_WAIT_VALUE_EQ),
+          "cuStreamWaitValue32");
+  } else {
+    check(d.cuStreamWaitEvent(stream, signal_.event, 0), "cuStreamWaitEvent");
+  }
+}
+
+bool CudaCompletion::ended() const {
+  if (!signal_.event && !signal_.flag) return failed_.empty() || !pending_;  // abandoned: it still runs
+  if (!pending_) return true;
+  return queue_->reached(signal_) || (!external_ && !queue_->error().empty());
+}
+
+std::string CudaCompletion::failure() const {
+  if (!failed_.empty()) return failed_;
+  return pending_ ? queue_->error() : std::string();
+}
+
+}  // namespace hsad::cuda
