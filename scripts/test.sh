@@ -24,8 +24,8 @@ other_machines() {
     echo "=== default build, cpu and cli tests, HSAD_CPU_LAST_LEVEL_CACHE=${llc}"
     HSAD_CPU_LAST_LEVEL_CACHE=$llc ctest --preset default -L '^(cpu|cli)$' -j "$(nproc)"
   done
-  echo "=== default build, unit, cpu, cli and rocr-sim tests on one CPU (taskset -c 0)"
-  taskset -c 0 ctest --preset default -L '^(unit|cpu|cli|rocr-sim)$'
+  echo "=== default build, unit, cpu, cli and hsad-sim tests on one CPU (taskset -c 0)"
+  taskset -c 0 ctest --preset default -L '^(unit|cpu|cli|hsad-sim)$'
 }
 
 stage default

@@ -22,19 +22,19 @@ Config load() {
     if (std::strcmp(t.name, target) == 0) c.target = t, found = true;
   }
   if (!found) {
-    std::fprintf(stderr, "rocr-sim: unknown HSAD_SIM_TARGET '%s' (valid: gfx90a, gfx908, gfx1030)\n", target);
+    std::fprintf(stderr, "hsad-sim: unknown HSAD_SIM_TARGET '%s' (valid: gfx90a, gfx908, gfx1030)\n", target);
     std::exit(2);
   }
   if (const char* g = std::getenv("HSAD_SIM_GPUS"); g && *g) c.gpus = std::uint32_t(std::strtoul(g, nullptr, 10));
   if (c.gpus < 1 || c.gpus > 8) {
-    std::fprintf(stderr, "rocr-sim: HSAD_SIM_GPUS must be 1 to 8\n");
+    std::fprintf(stderr, "hsad-sim: HSAD_SIM_GPUS must be 1 to 8\n");
     std::exit(2);
   }
   if (const char* e = std::getenv("HSAD_SIM_EXEC"); e && *e) {
     if (std::strcmp(e, "isa") == 0) c.exec = Exec::isa;
     else if (std::strcmp(e, "host") == 0) c.exec = Exec::host;
     else {
-      std::fprintf(stderr, "rocr-sim: HSAD_SIM_EXEC must be isa or host, not '%s'\n", e);
+      std::fprintf(stderr, "hsad-sim: HSAD_SIM_EXEC must be isa or host, not '%s'\n", e);
       std::exit(2);
     }
   }

@@ -66,7 +66,7 @@ void blit(const WorkGroup& wg) {
     const std::uint32_t value = u32_at(k, 24);
     for (std::uint64_t p = u64_at(k, 0); p + 4 <= u64_at(k, 16); p += 4) std::memcpy(reinterpret_cast<void*>(p), &value, 4);
   } else {
-    throw std::runtime_error("rocr-sim: a ROCr blit kernel with an unknown argument layout");
+    throw std::runtime_error("hsad-sim: a ROCr blit kernel with an unknown argument layout");
   }
 }
 
@@ -99,10 +99,10 @@ const HostKernel* resolve_uncached(std::uint64_t object) {
   try {
     const IsaKernel isa = isa_kernel(object, name);
     if (isa.fully_decoded || !host) return isa.host_kernel;
-    std::fprintf(stderr, "rocr-sim: kernel '%s' uses instructions the ISA interpreter lacks (%s): its host build runs\n",
+    std::fprintf(stderr, "hsad-sim: kernel '%s' uses instructions the ISA interpreter lacks (%s): its host build runs\n",
                  name.c_str(), isa.unknown.c_str());
   } catch (const std::exception& e) {
-    std::fprintf(stderr, "rocr-sim: %s%s\n", e.what(), host ? ": its host build runs" : "");
+    std::fprintf(stderr, "hsad-sim: %s%s\n", e.what(), host ? ": its host build runs" : "");
   }
   return host;
 }
@@ -261,7 +261,7 @@ std::uint64_t create_aql_queue(std::uint32_t node, void* ring, std::uint64_t rin
       std::atexit([] {
         const double n = double(isa_instructions_executed()), s = double(isa_busy_ns()) / 1e9;
         std::fprintf(stderr,
-                     "rocr-sim: the ISA interpreter executed %.0f wave instructions in %.3f s of thread time "
+                     "hsad-sim: the ISA interpreter executed %.0f wave instructions in %.3f s of thread time "
                      "(%.2f million per second per thread)\n",
                      n, s, s > 0 ? n / s / 1e6 : 0.0);
       });
@@ -288,11 +288,11 @@ std::uint64_t create_aql_queue(std::uint32_t node, void* ring, std::uint64_t rin
     // raises it; the queue has stopped. Anything else (a trap, an unknown instruction) is a
     // queue exception.
     if (fault.access) {
-      std::fprintf(stderr, "rocr-sim: memory fault: %s\n", fault.what.c_str());
+      std::fprintf(stderr, "hsad-sim: memory fault: %s\n", fault.what.c_str());
       raise_memory_fault(node, fault.access->address, fault.access->write);
       return;
     }
-    std::fprintf(stderr, "rocr-sim: queue error: %s\n", fault.what.c_str());
+    std::fprintf(stderr, "hsad-sim: queue error: %s\n", fault.what.c_str());
     report_queue_error(read_index, error_reason);
   };
   std::lock_guard<std::mutex> lock(queues_mutex);

@@ -74,7 +74,7 @@ class Hsa {
   bool ok_ = false;
 };
 
-// The interpreter's test kernels (tests/rocr-sim/isa/kernels) loaded for the GPU.
+// The interpreter's test kernels (tests/hsad-sim/isa/kernels) loaded for the GPU.
 class Kernels {
  public:
   Kernels(hsa_agent_t gpu, const std::string& elf) : gpu_(gpu), elf_(elf) {
@@ -180,7 +180,7 @@ std::string queue_error(const void* ring) {
 
 constexpr std::uint32_t kGroups = 8, kBlock = 256, kItems = kGroups * kBlock, kRounds = 3;
 
-class RocrSimIsaCooperative : public ::testing::Test {
+class HsadSimIsaCooperative : public ::testing::Test {
  protected:
   void SetUp() override {
     if (host_builds()) GTEST_SKIP() << "hsad-sim --exec host runs host builds: these kernels have none";
@@ -243,7 +243,7 @@ class RocrSimIsaCooperative : public ::testing::Test {
   hsa_region_t region{0};
 };
 
-TEST_F(RocrSimIsaCooperative, TheAgentHasACooperativeQueueWhoseGridBarrierHoldsEveryWorkGroup) {
+TEST_F(HsadSimIsaCooperative, TheAgentHasACooperativeQueueWhoseGridBarrierHoldsEveryWorkGroup) {
   bool cooperative = false;
   HSA_OK(hsa_agent_get_info(gpu, static_cast<hsa_agent_info_t>(HSA_AMD_AGENT_INFO_COOPERATIVE_QUEUES), &cooperative));
   EXPECT_TRUE(cooperative) << "the stand-in KFD reports NumGws";
@@ -257,7 +257,7 @@ TEST_F(RocrSimIsaCooperative, TheAgentHasACooperativeQueueWhoseGridBarrierHoldsE
   EXPECT_EQ(queue.error, HSA_STATUS_SUCCESS);
 }
 
-TEST_F(RocrSimIsaCooperative, AGridBarrierOnAnOrdinaryQueueStopsItWithAnError) {
+TEST_F(HsadSimIsaCooperative, AGridBarrierOnAnOrdinaryQueueStopsItWithAnError) {
   Queue queue(gpu, HSA_QUEUE_TYPE_MULTI);
   ASSERT_EQ(queue.status, HSA_STATUS_SUCCESS);
   std::vector<std::uint32_t> result;
@@ -273,7 +273,7 @@ TEST_F(RocrSimIsaCooperative, AGridBarrierOnAnOrdinaryQueueStopsItWithAnError) {
 // at once, although the shared worker pool has one thread here (and in the one-CPU stage) and
 // that one spins in the first grid: a queue's processor thread runs pool work while its own is
 // in flight. Needs hsad-sim --gpus 2; skips on one GPU.
-TEST_F(RocrSimIsaCooperative, TwoGpusCooperativeGridsRunSideBySide) {
+TEST_F(HsadSimIsaCooperative, TwoGpusCooperativeGridsRunSideBySide) {
   const std::vector<hsa_agent_t> gpus = hsa.gpus();
   if (gpus.size() < 2) GTEST_SKIP() << "needs two GPUs (hsad-sim --gpus 2)";
   Kernels second(gpus[1], elf);
@@ -318,7 +318,7 @@ TEST_F(RocrSimIsaCooperative, TwoGpusCooperativeGridsRunSideBySide) {
 // More work-groups than the device holds at once (4096 of 4 waves; gfx90a holds 104 CUs x 32
 // waves): a GPU would never complete the grid barrier, so the simulator refuses the dispatch.
 // ROCr's cooperative queue is its own, with ROCr's error handler, which aborts: a death test.
-TEST_F(RocrSimIsaCooperative, AGridTooLargeToBeResidentTogetherIsRefused) {
+TEST_F(HsadSimIsaCooperative, AGridTooLargeToBeResidentTogetherIsRefused) {
   GTEST_FLAG_SET(death_test_style, "threadsafe");  // ROCr has threads running
   EXPECT_DEATH(
       {

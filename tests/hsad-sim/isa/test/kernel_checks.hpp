@@ -1,6 +1,6 @@
 // What each kernel must compute, written once for every place that runs AMD machine code: the
 // interpreter alone on host memory (isa_tests) and ROCr on the simulated GPU through the library
-// (rocr_sim_tests). A check makes its inputs, runs the kernel through a Runner, and compares the
+// (hsad_sim_tests). A check makes its inputs, runs the kernel through a Runner, and compares the
 // results with a CPU reference; it reports through GoogleTest.
 #pragma once
 

@@ -112,7 +112,7 @@ const char* scope_word(aql::Scope s) {
 
 }  // namespace
 
-TEST(RocrSim, TheAgentIsTheSimulatedOne) {
+TEST(HsadSim, TheAgentIsTheSimulatedOne) {
   const DeviceInfo& info = rocr_device().info();
   EXPECT_EQ(info.backend, "rocr");
   EXPECT_EQ(info.isa, env("HSAD_SIM_TARGET", "gfx90a"));
@@ -123,7 +123,7 @@ TEST(RocrSim, TheAgentIsTheSimulatedOne) {
 // A global-buffer parameter (the code object's .value_kind) takes memory the GPU reaches: pageable
 // host memory is refused when recorded, naming the parameter; ROCr's own memory (hsa_amd_pointer_info
 // knows it) and the library's Buffers pass; nothing is dispatched for the refused one.
-TEST(RocrSim, AGlobalBufferParameterRefusesMemoryTheGpuDoesNotReach) {
+TEST(HsadSim, AGlobalBufferParameterRefusesMemoryTheGpuDoesNotReach) {
   const Device& d = rocr_device();
   const Kernel k = d.kernel("bitonic_step");
   std::vector<std::uint32_t> pageable(1024);
@@ -142,7 +142,7 @@ TEST(RocrSim, AGlobalBufferParameterRefusesMemoryTheGpuDoesNotReach) {
   EXPECT_EQ(b.size(), 2u);
 }
 
-TEST(RocrSim, PicksTheCodeObjectOfItsTarget) {
+TEST(HsadSim, PicksTheCodeObjectOfItsTarget) {
   const Kernel k = rocr_device().kernel("bitonic_step");
   // The wavefront size comes from the metadata of the code object picked for the agent.
   EXPECT_EQ(k.info().wavefront_size, rocr_device().info().wavefront_size);
@@ -156,7 +156,7 @@ TEST(RocrSim, PicksTheCodeObjectOfItsTarget) {
 // ds_read/ds_write) or the host builds. 16384 keys in 4096-key chunks (two pairs per work-item):
 // stages 12 and 13 each as long passes in registers and a local merge, 5 dispatches; in the
 // default 1024-key chunks (one pair per item): 10.
-TEST(RocrSim, BitonicLdsSortsAcrossChunks) {
+TEST(HsadSim, BitonicLdsSortsAcrossChunks) {
   const std::uint32_t n = 16384;
   for (const auto& [chunk_log2, dispatches] : {std::pair{12u, 5u}, std::pair{0u, 10u}}) {
     SCOPED_TRACE("chunk 2^" + std::to_string(chunk_log2));
@@ -171,9 +171,9 @@ TEST(RocrSim, BitonicLdsSortsAcrossChunks) {
 
 // For every flag: the barrier bits and fence scopes the fence policy specifies reached the
 // queue, and the library's counters agree with the trace.
-class RocrSimFlags : public ::testing::TestWithParam<const char*> {};
+class HsadSimFlags : public ::testing::TestWithParam<const char*> {};
 
-TEST_P(RocrSimFlags, TraceShowsTheFencePolicyAndCountersAgree) {
+TEST_P(HsadSimFlags, TraceShowsTheFencePolicyAndCountersAgree) {
   const std::string path = start_trace();
   const Options o = Options::parse(GetParam());
   const std::uint32_t n = 1024;  // 55 dispatches
@@ -205,7 +205,7 @@ TEST_P(RocrSimFlags, TraceShowsTheFencePolicyAndCountersAgree) {
   std::remove(path.c_str());
 }
 
-INSTANTIATE_TEST_SUITE_P(EveryRow, RocrSimFlags,
+INSTANTIATE_TEST_SUITE_P(EveryRow, HsadSimFlags,
                          ::testing::Values("none", "signal", "signal,kernarg", "signal,kernarg,nosync",
                                            "signal,kernarg,nosync,fence", "all"),
                          [](const auto& info) {
@@ -214,7 +214,7 @@ INSTANTIATE_TEST_SUITE_P(EveryRow, RocrSimFlags,
                            return n;
                          });
 
-TEST(RocrSim, LaplacianKernelsMatchTheCpuReference) {
+TEST(HsadSim, LaplacianKernelsMatchTheCpuReference) {
   for (int kernel : {5, 6, 7, 8}) {
     bench::LaplacianConfig c;
     c.nx = 37, c.ny = 29, c.nz = 11, c.kernel = kernel, c.split = kernel == 7 ? 3 : 1, c.m = 4, c.iters = 2;
@@ -226,7 +226,7 @@ TEST(RocrSim, LaplacianKernelsMatchTheCpuReference) {
   }
 }
 
-TEST(RocrSim, PinnedAndPageableCopiesMoveTheRightBytes) {
+TEST(HsadSim, PinnedAndPageableCopiesMoveTheRightBytes) {
   const Device& d = rocr_device();
   const std::size_t bytes = (1 << 20) + 13;  // not a multiple of 4: ROCr's misaligned blit path too
   std::vector<unsigned char> src(bytes), back(bytes, 0);
@@ -255,7 +255,7 @@ TEST(RocrSim, PinnedAndPageableCopiesMoveTheRightBytes) {
   EXPECT_TRUE(std::equal(part.begin(), part.end(), src.begin() + 1));
 }
 
-TEST(RocrSim, EveryGpuIsFoundAndRunsItsOwnQueue) {
+TEST(HsadSim, EveryGpuIsFoundAndRunsItsOwnQueue) {
   const std::size_t gpus = std::stoul(env("HSAD_SIM_GPUS", "1"));
   const std::string path = start_trace();
   const Runtime rt = Runtime::open("rocr");
@@ -270,7 +270,7 @@ TEST(RocrSim, EveryGpuIsFoundAndRunsItsOwnQueue) {
   std::remove(path.c_str());
 }
 
-TEST(RocrSim, AFullRingMakesTheSubmitterWait) {
+TEST(HsadSim, AFullRingMakesTheSubmitterWait) {
   Queue small = rocr_device().create_queue(64);
   const Kernel k = rocr_device().kernel("bitonic_step");
   const std::uint32_t n = 1 << 12;
@@ -291,7 +291,7 @@ TEST(RocrSim, AFullRingMakesTheSubmitterWait) {
   EXPECT_EQ(out, keys);
 }
 
-TEST(RocrSim, AWrongArgumentCountIsRefused) {
+TEST(HsadSim, AWrongArgumentCountIsRefused) {
   Batch b;
   try {
     b.exec(rocr_device().kernel("bitonic_step"), Dim3{256}, Dim3{256}, {1u, 2u});
@@ -302,7 +302,7 @@ TEST(RocrSim, AWrongArgumentCountIsRefused) {
   }
 }
 
-TEST(RocrSim, AMissingCodeObjectForTheTargetIsRefused) {
+TEST(HsadSim, AMissingCodeObjectForTheTargetIsRefused) {
   // Only another target's code object: the agent's ISA has no match.
   std::ifstream in(HSAD_AMD_BUNDLE, std::ios::binary);
   const std::string bundle((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
@@ -324,7 +324,7 @@ TEST(RocrSim, AMissingCodeObjectForTheTargetIsRefused) {
 // Run with hsad-sim --fault 3: the third user dispatch faults as a wave trap; ROCr calls the
 // queue's error callback, and the waiter gets that error long before its timeout (no hang, no
 // abort). A batch on a new queue then works.
-TEST(RocrSimFault, TheFaultReachesTheWaiterAndANewQueueWorks) {
+TEST(HsadSimFault, TheFaultReachesTheWaiterAndANewQueueWorks) {
   if (env("HSAD_SIM_FAULT").empty()) GTEST_SKIP() << "run under hsad-sim --fault N";
   const Device& d = rocr_device();
   const Kernel k = d.kernel("bitonic_step");
@@ -349,7 +349,7 @@ TEST(RocrSimFault, TheFaultReachesTheWaiterAndANewQueueWorks) {
 
 // The seed's whole iteration as one submission: ROCr's async copies chained to the dispatches by
 // signals and a barrier-AND packet, one host wait.
-TEST(RocrSimBatch, CopyInSortCopyOutIsOneSubmission) {
+TEST(HsadSimBatch, CopyInSortCopyOutIsOneSubmission) {
   const std::string path = start_trace();
   for (const char* flags : {"all", "signal,kernarg,nosync,fence"}) {  // pinned, then pageable host memory
     SCOPED_TRACE(flags);
@@ -373,14 +373,14 @@ TEST(RocrSimBatch, CopyInSortCopyOutIsOneSubmission) {
   std::remove(path.c_str());
 }
 
-TEST(RocrSimBatch, TheBaselineWaitsAfterEveryCommand) {
+TEST(HsadSimBatch, TheBaselineWaitsAfterEveryCommand) {
   const std::uint32_t n = 256;
   bench::BitonicWorkload w(rocr_device(), n, Options::none(), bench::BitonicWorkload::Copies::in_batch);
   const Stats s = sort_counted(w);
   EXPECT_EQ(s.host_waits, 36u + 2u);
 }
 
-TEST(RocrSimBatch, DeviceToDeviceAndOffsets) {
+TEST(HsadSimBatch, DeviceToDeviceAndOffsets) {
   const Device& d = rocr_device();
   const std::size_t bytes = 100003;
   std::vector<unsigned char> src(bytes), back(bytes);
@@ -392,7 +392,7 @@ TEST(RocrSimBatch, DeviceToDeviceAndOffsets) {
   EXPECT_EQ(back, src);
 }
 
-TEST(RocrSimBatch, ACopyBetweenBackendsIsRefused) {
+TEST(HsadSimBatch, ACopyBetweenBackendsIsRefused) {
   const Device cpu = Runtime::open("cpu").device();
   Buffer gpu_buf = rocr_device().alloc(256), cpu_buf = cpu.alloc(256);
   Batch b;
@@ -416,7 +416,7 @@ TEST(RocrSimBatch, ACopyBetweenBackendsIsRefused) {
 // A producer and a consumer on two queues (or, under hsad-sim --gpus 2, two GPUs): the
 // consumer's copy of the keys, which starts after a barrier-AND on the producer's signal, sees
 // them sorted; nobody waited on the host in between.
-TEST(RocrSimWaits, TheConsumerSeesTheProducersResult) {
+TEST(HsadSimWaits, TheConsumerSeesTheProducersResult) {
   const std::string path = start_trace();
   const Runtime rt = Runtime::open("rocr");
   const Device& producer_device = rt.device(0);
@@ -448,7 +448,7 @@ TEST(RocrSimWaits, TheConsumerSeesTheProducersResult) {
   std::remove(path.c_str());
 }
 
-TEST(RocrSimTimestamps, ROCrsProfilingTimesEveryDispatchAndCopy) {
+TEST(HsadSimTimestamps, ROCrsProfilingTimesEveryDispatchAndCopy) {
   const std::uint32_t n = 256;
   Options o = Options{};
   o.profile = true;
@@ -490,7 +490,7 @@ Batch sort_batch(const Kernel& step, const Buffer& keys, void* host, std::uint32
 }
 }  // namespace
 
-TEST(RocrSimModule, ABundlesEntryForTheAgentIsLoadedWithItsKernels) {
+TEST(HsadSimModule, ABundlesEntryForTheAgentIsLoadedWithItsKernels) {
   const Module m = rocr_device().load_module(module_path("bundle.hsaco"));
   EXPECT_EQ(TargetId::parse(m.target()).processor, rocr_device().info().isa);
   EXPECT_EQ(m.origin(), module_path("bundle.hsaco"));
@@ -502,7 +502,7 @@ TEST(RocrSimModule, ABundlesEntryForTheAgentIsLoadedWithItsKernels) {
   EXPECT_EQ(k.info().wavefront_size, rocr_device().info().wavefront_size);
 }
 
-TEST(RocrSimModule, AnotherTargetsCodeObjectIsRefusedNamingWhatItHas) {
+TEST(HsadSimModule, AnotherTargetsCodeObjectIsRefusedNamingWhatItHas) {
   const bool is_908 = rocr_device().info().isa == "gfx908";
   const std::string path = module_path(is_908 ? "xnack.hsaco" : "gfx908.hsaco");
   const std::string m = test::error_text([&] { rocr_device().load_module(path); });
@@ -510,7 +510,7 @@ TEST(RocrSimModule, AnotherTargetsCodeObjectIsRefusedNamingWhatItHas) {
   EXPECT_NE(m.find(is_908 ? "(it has: gfx90a:xnack+, gfx90a:xnack-)" : "(it has: gfx908)"), std::string::npos) << m;
 }
 
-TEST(RocrSimModule, AKernelTheModuleLacksIsRefusedListingItsKernels) {
+TEST(HsadSimModule, AKernelTheModuleLacksIsRefusedListingItsKernels) {
   const Module m = rocr_device().load_module(module_path("bundle.hsaco"));
   const std::string e = test::error_text([&] { m.kernel("module_missing"); });
   EXPECT_NE(e.find("no kernel named 'module_missing' in module '" + module_path("bundle.hsaco") +
@@ -519,7 +519,7 @@ TEST(RocrSimModule, AKernelTheModuleLacksIsRefusedListingItsKernels) {
       << e;
 }
 
-TEST(RocrSimModule, TruncatedAndForeignCodeIsRefused) {
+TEST(HsadSimModule, TruncatedAndForeignCodeIsRefused) {
   std::ifstream in(module_path("gfx908.hsaco"), std::ios::binary);
   const std::string elf((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   const std::string half = elf.substr(0, elf.size() / 2);
@@ -532,7 +532,7 @@ TEST(RocrSimModule, TruncatedAndForeignCodeIsRefused) {
 
 // The library's own bundle loaded again as an application's module: its kernels run beside the
 // library's kernels of the same names (two executables, one name).
-TEST(RocrSimModule, ModulesCoexistWithTheLibrarysKernels) {
+TEST(HsadSimModule, ModulesCoexistWithTheLibrarysKernels) {
   const Module m = rocr_device().load_module(HSAD_AMD_BUNDLE);
   const std::uint32_t n = 1u << 12;
   for (const Kernel& step : {m.kernel("bitonic_step"), rocr_device().kernel("bitonic_step")}) {
@@ -548,7 +548,7 @@ TEST(RocrSimModule, ModulesCoexistWithTheLibrarysKernels) {
 // still queued behind other work: the code stays loaded until that submission completed. (The
 // simulated GPU finds a kernel by the code object ROCr's loader placed: freed code would make
 // the dispatch fail.)
-TEST(RocrSimModule, CodeOutlivesItsModuleWhileASubmissionRunsIt) {
+TEST(HsadSimModule, CodeOutlivesItsModuleWhileASubmissionRunsIt) {
   const std::uint32_t n = 1u << 15;
   auto keys = random_keys(n);
   auto first = random_keys(1u << 16);
@@ -569,7 +569,7 @@ TEST(RocrSimModule, CodeOutlivesItsModuleWhileASubmissionRunsIt) {
 // Run with hsad-sim --fault N: an async copy that waits for a dispatch of a queue that faults
 // would block ROCr's copy engine (which every queue shares) for good; the failed submission
 // releases it, so later copies, and the loader's (a module), still work.
-TEST(RocrSimFaultCopies, ACopyBehindAFaultDoesNotBlockLaterCopies) {
+TEST(HsadSimFaultCopies, ACopyBehindAFaultDoesNotBlockLaterCopies) {
   if (env("HSAD_SIM_FAULT").empty()) GTEST_SKIP() << "run under hsad-sim --fault N";
   const Device& d = rocr_device();
   const std::uint32_t n = 1024;
@@ -591,10 +591,10 @@ TEST(RocrSimFaultCopies, ACopyBehindAFaultDoesNotBlockLaterCopies) {
 // those are the dispatches carrying a signal; every other dispatch keeps agent scope. Only a
 // submission's first packet acquires at system scope (the host wrote before it): step 0's
 // interior; later ones start with a barrier-AND that does, and their dispatches follow it.
-TEST(RocrSimSlabs, DispatchesReleaseAtSystemScopeOnlyWhereAnotherAgentReads) {
+TEST(HsadSimSlabs, DispatchesReleaseAtSystemScopeOnlyWhereAnotherAgentReads) {
   const std::string path = start_trace();
   const Runtime rt = Runtime::open("rocr");
-  if (rt.devices().size() < 2) GTEST_SKIP() << "one simulated GPU: RocrSim.TwoGpus.SlabFences runs this under --gpus 2";
+  if (rt.devices().size() < 2) GTEST_SKIP() << "one simulated GPU: HsadSim.TwoGpus.SlabFences runs this under --gpus 2";
   bench::LaplacianConfig c;
   c.nx = 20, c.ny = 12, c.nz = 9, c.kernel = 7, c.split = 2, c.m = 4, c.iters = 2;
   bench::LaplacianSlabs w(rt.devices(), c, Options{});
@@ -621,7 +621,7 @@ TEST(RocrSimSlabs, DispatchesReleaseAtSystemScopeOnlyWhereAnotherAgentReads) {
   std::remove(path.c_str());
 }
 
-TEST(RocrSimBatch, ACopyThatStartsABatchWaitsForTheQueuesEarlierSubmissions) {
+TEST(HsadSimBatch, ACopyThatStartsABatchWaitsForTheQueuesEarlierSubmissions) {
   // Submissions on one queue run in order, as a stream's do: a batch that begins with an async
   // copy (the driver's copy engine, not the ring) must still wait for the work submitted before.
   if (env("HSAD_SIM_EXEC") == "host") GTEST_SKIP() << "a module's kernel runs only as machine code";
@@ -649,7 +649,7 @@ TEST(RocrSimBatch, ACopyThatStartsABatchWaitsForTheQueuesEarlierSubmissions) {
 
 // The careless application (tests/support/careless_app.hpp) against ROCr on the simulated GPU,
 // the kernel as machine code from an application's module: shorter than on the cpu agent.
-TEST(RocrSimIsaCarelessApp, GetsWhatTheModelSays) {
+TEST(HsadSimIsaCarelessApp, GetsWhatTheModelSays) {
   if (env("HSAD_SIM_EXEC") == "host") GTEST_SKIP() << "a module's kernel runs only as machine code";
   const Module m = rocr_device().load_module(module_path("bundle.hsaco"));
   for (std::uint32_t seed = 1; seed <= 2; ++seed) {

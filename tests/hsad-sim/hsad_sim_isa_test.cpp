@@ -84,62 +84,62 @@ class DeviceRunner : public Runner {
   std::map<void*, Buffer> buffers_;
 };
 
-TEST(RocrSimIsaProject, BitonicSortOf32768KeysIn120Dispatches) {
+TEST(HsadSimIsaProject, BitonicSortOf32768KeysIn120Dispatches) {
   DeviceRunner r;
   isa::testing::check_bitonic(r);
 }
-TEST(RocrSimIsaProject, CopyAndEmpty) {
+TEST(HsadSimIsaProject, CopyAndEmpty) {
   DeviceRunner r;
   isa::testing::check_copy_and_empty(r);
 }
-TEST(RocrSimIsaProject, EveryLaplacianKernelMatchesTheReference) {
+TEST(HsadSimIsaProject, EveryLaplacianKernelMatchesTheReference) {
   DeviceRunner r;
   isa::testing::check_laplacian(r);
 }
 
 // memory-bench's kernels, on every target's machine code (gfx1030 runs them in wave32).
-TEST(RocrSimIsaProject, EveryMemoryWorkloadMatchesTheCpu) {
+TEST(HsadSimIsaProject, EveryMemoryWorkloadMatchesTheCpu) {
   test::expect_every_memory_workload_matches(device(), {1, 48, 64, 256});
 }
 
-class RocrSimIsaKernels : public ::testing::Test {
+class HsadSimIsaKernels : public ::testing::Test {
  protected:
   void SetUp() override { REQUIRE_MACHINE_CODE(); }
 };
 
-TEST_F(RocrSimIsaKernels, AWorkGroupReductionThroughLdsAndBarriers) {
+TEST_F(HsadSimIsaKernels, AWorkGroupReductionThroughLdsAndBarriers) {
   DeviceRunner r;
   isa::testing::check_reduce(r);
 }
-TEST_F(RocrSimIsaKernels, AHistogramThroughLdsAndGlobalAtomics) {
+TEST_F(HsadSimIsaKernels, AHistogramThroughLdsAndGlobalAtomics) {
   DeviceRunner r;
   isa::testing::check_histogram(r);
 }
-TEST_F(RocrSimIsaKernels, CrossLaneOperationsFollowTheWavefrontSize) {
+TEST_F(HsadSimIsaKernels, CrossLaneOperationsFollowTheWavefrontSize) {
   DeviceRunner r;
   isa::testing::check_wave_ops(r);
 }
-TEST_F(RocrSimIsaKernels, DivergentLoopsEndLaneByLane) {
+TEST_F(HsadSimIsaKernels, DivergentLoopsEndLaneByLane) {
   DeviceRunner r;
   isa::testing::check_collatz(r);
 }
-TEST_F(RocrSimIsaKernels, TwoAndThreeDimensionalGridsWithPartialWorkGroups) {
+TEST_F(HsadSimIsaKernels, TwoAndThreeDimensionalGridsWithPartialWorkGroups) {
   DeviceRunner r;
   isa::testing::check_grids(r);
 }
-TEST_F(RocrSimIsaKernels, TheKernelReadsGridDimAndBlockDimFromTheDispatchPacket) {
+TEST_F(HsadSimIsaKernels, TheKernelReadsGridDimAndBlockDimFromTheDispatchPacket) {
   DeviceRunner r;
   isa::testing::check_dims(r);
 }
-TEST_F(RocrSimIsaKernels, RegisterIndexing) {
+TEST_F(HsadSimIsaKernels, RegisterIndexing) {
   DeviceRunner r;
   isa::testing::check_gpr_index(r);
 }
-TEST_F(RocrSimIsaKernels, APrivateArrayLivesInScratch) {
+TEST_F(HsadSimIsaKernels, APrivateArrayLivesInScratch) {
   DeviceRunner r;
   isa::testing::check_scratch(r);
 }
-TEST_F(RocrSimIsaKernels, DivisionSquareRootAndFmaAreCorrectlyRounded) {
+TEST_F(HsadSimIsaKernels, DivisionSquareRootAndFmaAreCorrectlyRounded) {
   DeviceRunner r;
   isa::testing::check_math(r);
 }
@@ -172,18 +172,18 @@ void expect_names(const std::string& m, const std::string& kernel, const std::st
   EXPECT_NE(m.find(what), std::string::npos) << m;
 }
 
-TEST(RocrSimIsaFaults, AnUnknownInstructionReachesTheWaiter) {
+TEST(HsadSimIsaFaults, AnUnknownInstructionReachesTheWaiter) {
   REQUIRE_MACHINE_CODE();
   expect_names(fault_of("isa_unknown", [](const Buffer& b) { return Arg(b); }), "isa_unknown", "v_mqsad_pk_u16_u8",
                "does not implement");
 }
 
-TEST(RocrSimIsaFaults, ATrapReachesTheWaiter) {
+TEST(HsadSimIsaFaults, ATrapReachesTheWaiter) {
   REQUIRE_MACHINE_CODE();
   expect_names(fault_of("isa_trap", [](const Buffer& b) { return Arg(b); }), "isa_trap", "s_trap", "trapped");
 }
 
-TEST(RocrSimIsaFaults, AStoreOutsideEveryAllocationReachesTheWaiter) {
+TEST(HsadSimIsaFaults, AStoreOutsideEveryAllocationReachesTheWaiter) {
   REQUIRE_MACHINE_CODE();
   // A pointer into the first page, as a null pointer plus an offset is: no allocation holds it.
   const std::string m = fault_of("isa_store", [](const Buffer&) { return Arg::unchecked(reinterpret_cast<unsigned*>(0x1000)); });
