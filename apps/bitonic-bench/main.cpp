@@ -16,6 +16,7 @@
 #include "bitonic.hpp"
 #include "bitonic_workload.hpp"
 #include "vendor_peers.hpp"
+#include "ladder.hpp"
 #include "hsad/hsad.hpp"
 #include "cli.hpp"
 #include "report.hpp"
@@ -41,7 +42,7 @@ struct BenchRow {
 std::vector<BenchRow> bench_rows(const Options& wanted) {
   std::vector<BenchRow> rows;
   bool whole = false;
-  for (const LadderRow& r : ladder(wanted)) {
+  for (const bench::LadderRow& r : bench::ladder(wanted)) {
     rows.push_back({r.config, r.options, r.config == "+replay" && whole ? Copies::in_batch : Copies::blocking});
     if (r.config == "+pinned") {
       rows.push_back({"+copies", r.options, Copies::in_batch});

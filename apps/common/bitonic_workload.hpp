@@ -30,7 +30,7 @@ class BitonicWorkload {
     return options_.pinned ? pinned_out_.host_as<std::uint32_t>() : pageable_out_.data();
   }
   std::uint32_t size() const { return n_; }
-  std::size_t dispatches() const { return batch_.dispatches().size(); }
+  std::size_t dispatches() const { return batch_.dispatch_count(); }
   const Batch& batch() const { return batch_; }
 
   void run();  // one timed iteration

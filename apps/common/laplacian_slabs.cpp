@@ -164,8 +164,7 @@ LaplacianSlabs::LaplacianSlabs(const std::vector<Device>& devices, const Laplaci
   }
   dispatches_per_step_ = 0;
   for (const auto& p : parts_) {
-    for (const auto& c : p->bnd[0].commands()) dispatches_per_step_ += c.kind == detail::CommandKind::exec;
-    for (const auto& c : p->inner[0].commands()) dispatches_per_step_ += c.kind == detail::CommandKind::exec;
+    dispatches_per_step_ += p->bnd[0].dispatch_count() + p->inner[0].dispatch_count();
   }
 }
 

@@ -55,7 +55,7 @@ class MemoryWorkload {
   double copy_run();   // one batch of config.iters device copies of the input; returns bytes per copy
   // The bytes the algorithm has to move per iteration: its input once, and its output.
   double bytes() const;
-  std::size_t dispatches_per_iteration() const { return batch_.dispatches().size() / std::size_t(c_.iters); }
+  std::size_t dispatches_per_iteration() const { return batch_.dispatch_count() / std::size_t(c_.iters); }
   const MemoryConfig& config() const { return c_; }
   std::string shape() const;  // e.g. "16384x16384 f32"
 

@@ -10,6 +10,7 @@
 #include <utility>
 
 #include "backends/backend.hpp"
+#include "batch_data.hpp"
 #include "dispatch_shape.hpp"
 #include "hsad/error.hpp"
 #include "hsad/queue.hpp"
@@ -47,9 +48,8 @@ std::uint64_t Batch::next_id() {
 }
 
 Batch::Batch(const Batch& o)
-    : commands_(o.commands_), dispatches_(o.dispatches_), copies_(o.copies_), waits_(o.waits_), arena_(o.arena_),
-      device_(o.device_), code_(o.code_), labels_(o.labels_), version_(o.version_), args_version_(o.args_version_),
-      args_changes_(o.args_changes_), id_(next_id()) {}
+    : data_(o.data_ ? std::make_unique<detail::BatchData>(*o.data_) : nullptr), version_(o.version_),
+      args_version_(o.args_version_), id_(next_id()) {}
 
 Batch& Batch::operator=(const Batch& o) {
   if (this != &o) *this = Batch(o);  // the copy's new identity, moved in
@@ -57,54 +57,71 @@ Batch& Batch::operator=(const Batch& o) {
 }
 
 Batch::Batch(Batch&& o) noexcept
-    : commands_(std::move(o.commands_)), dispatches_(std::move(o.dispatches_)), copies_(std::move(o.copies_)),
-      waits_(std::move(o.waits_)), arena_(std::move(o.arena_)), device_(std::exchange(o.device_, nullptr)),
-      code_(std::move(o.code_)), labels_(std::move(o.labels_)), version_(o.version_),
-      args_version_(o.args_version_), args_changes_(std::move(o.args_changes_)), id_(std::exchange(o.id_, next_id())) {
-  o.clear();
+    : data_(std::move(o.data_)), version_(o.version_), args_version_(o.args_version_),
+      id_(std::exchange(o.id_, next_id())) {
+  ++o.version_;  // the moved-from batch is empty now: a change, as clear() is
 }
 
 Batch& Batch::operator=(Batch&& o) noexcept {
   if (this == &o) return *this;
-  commands_ = std::move(o.commands_);
-  dispatches_ = std::move(o.dispatches_);
-  copies_ = std::move(o.copies_);
-  waits_ = std::move(o.waits_);
-  arena_ = std::move(o.arena_);
-  device_ = std::exchange(o.device_, nullptr);
-  code_ = std::move(o.code_);
-  labels_ = std::move(o.labels_);
+  data_ = std::move(o.data_);
   version_ = o.version_;
   args_version_ = o.args_version_;
-  args_changes_ = std::move(o.args_changes_);
   id_ = std::exchange(o.id_, next_id());
-  o.clear();
+  ++o.version_;
   return *this;
 }
 
+Batch::Batch() = default;
+Batch::~Batch() = default;
+
+namespace {
+const detail::BatchData& empty_data() {
+  static const detail::BatchData empty;
+  return empty;
+}
+}  // namespace
+
+const detail::BatchData& Batch::data() const { return data_ ? *data_ : empty_data(); }
+
+detail::BatchData& Batch::mutable_data() {
+  if (!data_) data_ = std::make_unique<detail::BatchData>();
+  return *data_;
+}
+
+std::size_t Batch::size() const { return data_ ? data_->commands.size() : 0; }
+std::size_t Batch::dispatch_count() const { return data_ ? data_->dispatches.size() : 0; }
+const std::vector<detail::Command>& Batch::commands() const { return data().commands; }
+const std::vector<detail::Dispatch>& Batch::dispatches() const { return data().dispatches; }
+const std::vector<detail::Copy>& Batch::copies() const { return data().copies; }
+const std::vector<detail::Wait>& Batch::waits() const { return data().waits; }
+const unsigned char* Batch::kernarg_image(std::size_t i) const {
+  return data_->arena.data() + data_->dispatches[i].args_offset;
+}
+const detail::DeviceImpl* Batch::device() const { return data().device; }
+const std::shared_ptr<const void>& Batch::code() const { return data().code; }
+std::shared_ptr<const std::vector<std::string>> Batch::labels() const { return data().labels; }
+std::uint64_t Batch::args_version(std::size_t dispatch) const { return data_->dispatches[dispatch].args_version; }
+const std::vector<std::uint32_t>& Batch::args_changes() const { return data().args_changes; }
+std::uint64_t Batch::args_changes_from() const { return args_version_ - data().args_changes.size(); }
+
 void Batch::clear() {
-  commands_.clear();
-  dispatches_.clear();
-  copies_.clear();
-  waits_.clear();
-  arena_.clear();
-  device_ = nullptr;
-  code_.reset();
-  labels_.reset();
-  args_changes_.clear();  // its dispatch numbers name dispatches that are gone
+  data_.reset();  // its dispatch numbers, code and labels go with it
   ++version_;
 }
 
-void Batch::push(detail::CommandKind kind, std::size_t index) {
-  commands_.push_back({kind, static_cast<std::uint32_t>(index)});
-  if (!labels_) labels_ = std::make_shared<std::vector<std::string>>();
-  else if (labels_.use_count() > 1) labels_ = std::make_shared<std::vector<std::string>>(*labels_);
+void Batch::push(int kind_value, std::size_t index) {
+  const auto kind = static_cast<detail::CommandKind>(kind_value);
+  detail::BatchData& d = mutable_data();
+  d.commands.push_back({kind, static_cast<std::uint32_t>(index)});
+  if (!d.labels) d.labels = std::make_shared<std::vector<std::string>>();
+  else if (d.labels.use_count() > 1) d.labels = std::make_shared<std::vector<std::string>>(*d.labels);
   switch (kind) {
-    case detail::CommandKind::exec: labels_->push_back(dispatches_[index].kernel.name()); break;
-    case detail::CommandKind::wait: labels_->push_back("wait"); break;
+    case detail::CommandKind::exec: d.labels->push_back(d.dispatches[index].kernel.name()); break;
+    case detail::CommandKind::wait: d.labels->push_back("wait"); break;
     case detail::CommandKind::copy:
-      labels_->push_back(copies_[index].kind == detail::CopyKind::to_device ? "copy_to_device"
-                         : copies_[index].kind == detail::CopyKind::to_host ? "copy_to_host" : "copy");
+      d.labels->push_back(d.copies[index].kind == detail::CopyKind::to_device ? "copy_to_device"
+                          : d.copies[index].kind == detail::CopyKind::to_host ? "copy_to_host" : "copy");
       break;
   }
   ++version_;
@@ -113,13 +130,13 @@ void Batch::push(detail::CommandKind kind, std::size_t index) {
 // A batch runs on one device: its kernels and the buffers it copies to or from belong to it (a
 // device-to-device copy may name a peer of the same backend).
 void Batch::adopt_device(detail::DeviceImpl* device, const char* call) {
-  if (!device_) {
-    device_ = device;
+  if (!mutable_data().device) {
+    mutable_data().device = device;
     return;
   }
-  if (device_->same_device(device)) return;
+  if (mutable_data().device->same_device(device)) return;
   throw Error("batch", call,
-              "the batch already names device '" + device_->info().name + "' (" + device_->info().backend +
+              "the batch already names device '" + mutable_data().device->info().name + "' (" + mutable_data().device->info().backend +
                   "); this names '" + device->info().name + "' (" + device->info().backend + ")",
               "record one batch per device; between devices, copy and wait");
 }
@@ -160,26 +177,26 @@ Batch& Batch::exec(const Kernel& kernel, Dim3 grid, Dim3 group, const Arg* first
                 "use a smaller work-group (the kernel's launch bounds)");
   }
   // Each dispatch's image starts 16-byte aligned in the arena, so copying it keeps alignment.
-  const std::size_t offset = (arena_.size() + 15) & ~std::size_t(15);
-  arena_.resize(offset + info.kernarg_segment_size, 0);
+  const std::size_t offset = (mutable_data().arena.size() + 15) & ~std::size_t(15);
+  mutable_data().arena.resize(offset + info.kernarg_segment_size, 0);
   try {
     pack_args(info, first, count, offset, "exec", device);
     if (kernel.impl().device) adopt_device(kernel.impl().device, "exec");
   } catch (...) {
-    arena_.resize(offset);
+    mutable_data().arena.resize(offset);
     throw;
   }
   // Copy-on-write: submissions in flight hold the previous set.
   if (const auto& keep = kernel.impl().keep_alive) {
-    const auto* set = static_cast<const CodeSet*>(code_.get());
+    const auto* set = static_cast<const CodeSet*>(mutable_data().code.get());
     if (!set || std::find(set->begin(), set->end(), keep) == set->end()) {
       auto grown = std::make_shared<CodeSet>(set ? *set : CodeSet{});
       grown->push_back(keep);
-      code_ = std::move(grown);
+      mutable_data().code = std::move(grown);
     }
   }
-  dispatches_.push_back({kernel, encoded, group, partial_groups, static_cast<std::uint32_t>(offset), 0});
-  push(detail::CommandKind::exec, dispatches_.size() - 1);
+  mutable_data().dispatches.push_back({kernel, encoded, group, partial_groups, static_cast<std::uint32_t>(offset), 0});
+  push(int(detail::CommandKind::exec), mutable_data().dispatches.size() - 1);
   return *this;
 }
 
@@ -238,7 +255,7 @@ void Batch::pack_args(const KernelInfo& info, const Arg* first, std::size_t coun
   a = first;
   for (const ArgInfo& slot : info.args) {
     if (slot.kind == ArgKind::hidden) continue;
-    std::memcpy(arena_.data() + offset + slot.offset, a->data(), a->size());
+    std::memcpy(mutable_data().arena.data() + offset + slot.offset, a->data(), a->size());
     ++a;
   }
 }
@@ -252,17 +269,17 @@ Batch& Batch::set_args(std::size_t dispatch, const std::vector<Arg>& args) {
 }
 
 Batch& Batch::set_args(std::size_t dispatch, const Arg* first, std::size_t count) {
-  if (dispatch >= dispatches_.size()) {
+  if (dispatch >= mutable_data().dispatches.size()) {
     throw Error("batch", "set_args",
-                "dispatch " + std::to_string(dispatch) + " of a batch of " + std::to_string(dispatches_.size()) +
+                "dispatch " + std::to_string(dispatch) + " of a batch of " + std::to_string(mutable_data().dispatches.size()) +
                     " dispatches",
                 "dispatches are numbered 0 to dispatches().size() - 1 in recording order");
   }
-  detail::Dispatch& d = dispatches_[dispatch];
+  detail::Dispatch& d = mutable_data().dispatches[dispatch];
   pack_args(d.kernel.info(), first, count, d.args_offset, "set_args", d.kernel.impl().device);
   d.args_version = ++args_version_;
-  if (args_changes_.size() == kArgsChanges) args_changes_.erase(args_changes_.begin(), args_changes_.begin() + kArgsChanges / 2);
-  args_changes_.push_back(static_cast<std::uint32_t>(dispatch));
+  if (mutable_data().args_changes.size() == detail::BatchData::kArgsChanges) mutable_data().args_changes.erase(mutable_data().args_changes.begin(), mutable_data().args_changes.begin() + detail::BatchData::kArgsChanges / 2);
+  mutable_data().args_changes.push_back(static_cast<std::uint32_t>(dispatch));
   return *this;
 }
 
@@ -277,8 +294,8 @@ Batch& Batch::copy_to_device(const Buffer& dst, const void* src, std::size_t byt
   c.bytes = bytes;
   c.dst_device = dst.device();
   c.host_pinned = dst.device()->is_pinned(src, bytes);
-  copies_.push_back(c);
-  push(detail::CommandKind::copy, copies_.size() - 1);
+  mutable_data().copies.push_back(c);
+  push(int(detail::CommandKind::copy), mutable_data().copies.size() - 1);
   return *this;
 }
 
@@ -293,8 +310,8 @@ Batch& Batch::copy_to_host(void* dst, const Buffer& src, std::size_t bytes, std:
   c.bytes = bytes;
   c.src_device = src.device();
   c.host_pinned = src.device()->is_pinned(dst, bytes);
-  copies_.push_back(c);
-  push(detail::CommandKind::copy, copies_.size() - 1);
+  mutable_data().copies.push_back(c);
+  push(int(detail::CommandKind::copy), mutable_data().copies.size() - 1);
   return *this;
 }
 
@@ -319,8 +336,8 @@ Batch& Batch::copy(const Buffer& dst, const Buffer& src, std::size_t bytes, std:
   c.dst_device = dst.device();
   c.src_device = src.device();
   c.host_pinned = true;  // no host side
-  copies_.push_back(c);
-  push(detail::CommandKind::copy, copies_.size() - 1);
+  mutable_data().copies.push_back(c);
+  push(int(detail::CommandKind::copy), mutable_data().copies.size() - 1);
   return *this;
 }
 
@@ -338,17 +355,17 @@ void check_same_backend(const detail::DeviceImpl* mine, const detail::DeviceImpl
 Batch& Batch::wait(const Submission& other) {
   std::shared_ptr<detail::CompletionImpl> completion = other.completion();
   if (!completion) throw Error("batch", "wait", "the Submission is empty (moved from, or default-constructed)");
-  check_same_backend(device_, completion->device(), "submission ran");
-  waits_.push_back({std::move(completion), nullptr, 0});
-  push(detail::CommandKind::wait, waits_.size() - 1);
+  check_same_backend(mutable_data().device, completion->device(), "submission ran");
+  mutable_data().waits.push_back({std::move(completion), nullptr, 0});
+  push(int(detail::CommandKind::wait), mutable_data().waits.size() - 1);
   return *this;
 }
 
 Batch& Batch::wait(const Queue& other, std::int64_t offset) {
   if (!other) throw Error("batch", "wait", "the Queue is empty (default-constructed)");
-  check_same_backend(device_, other.impl().owner(), "queue runs");
-  waits_.push_back({nullptr, other.shared_impl(), offset});
-  push(detail::CommandKind::wait, waits_.size() - 1);
+  check_same_backend(mutable_data().device, other.impl().owner(), "queue runs");
+  mutable_data().waits.push_back({nullptr, other.shared_impl(), offset});
+  push(int(detail::CommandKind::wait), mutable_data().waits.size() - 1);
   return *this;
 }
 

@@ -4,6 +4,7 @@
 #include <sstream>
 
 #include "backends/backend.hpp"
+#include "batch_data.hpp"
 #include "hsad/batch.hpp"
 #include "hsad/device.hpp"
 #include "hsad/error.hpp"
@@ -55,17 +56,17 @@ Batch& Batch::wait_native(std::uint64_t handle) {
   }
   // One of the library's own: waited for as Batch::wait(submission), which keeps it alive.
   if (std::shared_ptr<detail::CompletionImpl> own = detail::find_native_handle(handle)) {
-    if (device_ && own->device().info().backend != device_->info().backend) {
+    if (device() && own->device().info().backend != device()->info().backend) {
       throw Error("batch", "wait_native",
                   "handle " + hex(handle) + " is a " + own->device().info().backend +
-                      " submission's; this batch runs on " + device_->info().backend,
+                      " submission's; this batch runs on " + device()->info().backend,
                   "wait for it on the host (Submission::wait), then submit");
     }
-    waits_.push_back({std::move(own), nullptr, 0, 0});
+    mutable_data().waits.push_back({std::move(own), nullptr, 0, 0});
   } else {
-    waits_.push_back({nullptr, nullptr, 0, handle});
+    mutable_data().waits.push_back({nullptr, nullptr, 0, handle});
   }
-  push(detail::CommandKind::wait, waits_.size() - 1);
+  push(int(detail::CommandKind::wait), mutable_data().waits.size() - 1);
   return *this;
 }
 

@@ -83,15 +83,4 @@ bool Options::operator==(const Options& o) const {
   return profile == o.profile;
 }
 
-std::vector<LadderRow> ladder(const Options& wanted) {
-  std::vector<LadderRow> rows{{"baseline", Options::none()}};
-  Options acc = Options::none();
-  for (std::size_t i = 0; i < kFlags.size(); ++i) {
-    if (!(wanted.*kFlags[i])) continue;
-    acc.*kFlags[i] = true;
-    rows.push_back({"+" + option_names()[i], acc});
-  }
-  return rows;
-}
-
 }  // namespace hsad

@@ -6,6 +6,7 @@
 
 #include "bitonic.hpp"
 #include "bitonic_workload.hpp"
+#include "ladder.hpp"
 #include "hsad/hsad.hpp"
 
 using namespace hsad;
@@ -114,7 +115,7 @@ TEST(BitonicKeys, SortsExtremeValues) {
 
 TEST(BitonicKeys, EveryLadderRowSorts) {
   const auto keys = random_keys(32768, 1);
-  for (const LadderRow& row : ladder(Options{})) {
+  for (const bench::LadderRow& row : bench::ladder(Options{})) {
     SCOPED_TRACE(row.config);
     expect_sorts(keys, row.options);
   }

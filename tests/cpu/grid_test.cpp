@@ -7,6 +7,7 @@
 
 #include "error_text.hpp"
 #include "grid_cases.hpp"
+#include "batch_data.hpp"
 #include "hsad/hsad.hpp"
 
 using namespace hsad;

@@ -16,6 +16,7 @@
 #include "bitonic_workload.hpp"
 #include "error_text.hpp"
 #include "grid_cases.hpp"
+#include "ladder.hpp"
 #include "hsad/hsad.hpp"
 #include "laplacian_slabs.hpp"
 #include "memory_checks.hpp"
@@ -47,7 +48,7 @@ const Runtime* gpu(std::string* why) {
 
 // Keys for a sort: `n` on a GPU; at most 2^12 on the simulated one, which interprets every
 // instruction (about 10^7 wave instructions per second per core, ten times fewer under ASan).
-// The 32768-key sort itself is checked there by tests/rocr-sim's RocrSimIsaProject.
+// The 32768-key sort itself is checked there by tests/hsad-sim's HsadSimIsaProject.
 bool simulated(const Device& d) { return d.info().name.find("simulated") != std::string::npos; }
 std::uint32_t keys_for(const Device& d, std::uint32_t n) { return simulated(d) ? std::min(n, 1u << 12) : n; }
 
@@ -81,7 +82,7 @@ TEST(Gpu, BitonicSortsEveryLadderRow) {
   Options wanted = Options{};
   wanted.replay = true;  // CUDA graphs on cuda, packet images on AQL
   const std::uint32_t n = keys_for(device, 32768);
-  for (const LadderRow& row : ladder(wanted)) EXPECT_TRUE(sorts(device, n, row.options)) << row.config;
+  for (const bench::LadderRow& row : bench::ladder(wanted)) EXPECT_TRUE(sorts(device, n, row.options)) << row.config;
 }
 
 TEST(Gpu, BitonicSortsManySizes) {
@@ -179,7 +180,7 @@ TEST(Gpu, EmptyKernelBatchOfTenThousand) {
 
 // The LDS algorithm (--algo lds) under every ladder row, with the copies in the batch: on a real
 // GPU at 32768 keys (10 dispatches: long passes between local merges) and 2^20; on the
-// simulated one at one chunk (the rocr-sim suite sorts across chunks).
+// simulated one at one chunk (the hsad-sim suite sorts across chunks).
 // memory-bench's kernels at odd sizes and several work-group sizes, against the CPU's sums.
 TEST(GpuMemory, EveryWorkloadMatchesTheCpu) {
   REQUIRE_GPU();
@@ -192,7 +193,7 @@ TEST(GpuBatch, BitonicLdsSortsEveryLadderRow) {
   wanted.replay = device.info().backend == "cuda";
   for (const std::uint32_t want : {1u << 15, 1u << 20}) {
     const std::uint32_t n = keys_for(device, want);
-    for (const LadderRow& row : ladder(wanted)) {
+    for (const bench::LadderRow& row : bench::ladder(wanted)) {
       SCOPED_TRACE(row.config + ", " + std::to_string(n) + " keys");
       auto keys = random_keys(n);
       bench::BitonicWorkload w(device, n, row.options, bench::BitonicWorkload::Copies::in_batch,
@@ -214,7 +215,7 @@ TEST(GpuBatch, CopyInSortCopyOutIsOneSubmission) {
   REQUIRE_GPU();
   Options wanted = Options{};
   wanted.replay = device.info().backend == "cuda";
-  for (const LadderRow& row : ladder(wanted)) {
+  for (const bench::LadderRow& row : bench::ladder(wanted)) {
     SCOPED_TRACE(row.config);
     const std::uint32_t n = keys_for(device, 32768);
     auto keys = random_keys(n);
@@ -587,7 +588,7 @@ TEST(GpuReplay, SetArgsSortsAnotherBuffer) {
 
 // Grids that are not whole work-groups: rounded up on every backend, so a kernel written the CUDA
 // and HIP way (an application's, in a module) and the library's own give the cpu agent's result.
-// Under hsad-sim on gfx90a, gfx908 and gfx1030 this is machine code (tests/rocr-sim/CMakeLists.txt).
+// Under hsad-sim on gfx90a, gfx908 and gfx1030 this is machine code (tests/hsad-sim/CMakeLists.txt).
 namespace {
 bool runs_machine_code(const Device& d) {
   const char* exec = std::getenv("HSAD_SIM_EXEC");

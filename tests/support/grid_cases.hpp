@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "bitonic.hpp"
+#include "batch_data.hpp"
 #include "hsad/hsad.hpp"
 
 namespace hsad::test {

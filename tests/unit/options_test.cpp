@@ -1,6 +1,7 @@
 // Options parsing and the benchmark ladder.
 #include <gtest/gtest.h>
 
+#include "ladder.hpp"
 #include "hsad/error.hpp"
 #include "hsad/options.hpp"
 
@@ -61,7 +62,7 @@ TEST(OptionsToString, ListsFlagsInLadderOrder) {
 }
 
 TEST(OptionsLadder, AllGivesBaselineThenSixCumulativeRowsEndingWithReplay) {
-  const auto rows = hsad::ladder(Options::all());
+  const auto rows = hsad::bench::ladder(Options::all());
   ASSERT_EQ(rows.size(), 7u);
   const char* names[] = {"baseline", "+signal", "+kernarg", "+nosync", "+fence", "+pinned", "+replay"};
   for (std::size_t i = 0; i < rows.size(); ++i) EXPECT_EQ(rows[i].config, names[i]);
@@ -73,7 +74,7 @@ TEST(OptionsLadder, AllGivesBaselineThenSixCumulativeRowsEndingWithReplay) {
 }
 
 TEST(OptionsLadder, SubsetAddsOnlyTheWantedFlags) {
-  const auto rows = hsad::ladder(Options::parse("fence,signal"));
+  const auto rows = hsad::bench::ladder(Options::parse("fence,signal"));
   ASSERT_EQ(rows.size(), 3u);
   EXPECT_EQ(rows[1].config, "+signal");
   EXPECT_EQ(rows[2].config, "+fence");

@@ -71,49 +71,18 @@ class HSAD_API Arg {
 
 namespace detail {
 class DeviceImpl;
-class CompletionImpl;
-class QueueImpl;
-
-struct Dispatch {
-  Kernel kernel;
-  Dim3 grid;   // in work-items, as encoded: whole work-groups unless partial_groups
-  Dim3 group;  // work-group size
-  bool partial_groups = false;  // recorded by exec_partial_groups (AQL backends only)
-  std::uint32_t args_offset = 0;  // where this dispatch's explicit kernarg image starts in the arena
-  std::uint64_t args_version = 0;  // Batch::args_version() at its last set_args; 0: as recorded
-};
-
-enum class CopyKind : std::uint8_t { to_device, to_host, device_to_device };
-
-struct Copy {
-  CopyKind kind = CopyKind::to_device;
-  void* dst = nullptr;
-  const void* src = nullptr;
-  std::size_t bytes = 0;
-  DeviceImpl* dst_device = nullptr;  // the device owning dst (nullptr: host memory)
-  DeviceImpl* src_device = nullptr;  // the device owning src (nullptr: host memory)
-  bool host_pinned = false;          // the host side is pinned memory of its buffer's device: no staging
-};
-
-// Either one submission's completion, kept alive, or a point on another queue's timeline: its
-// submission number k + offset, where k counts the submissions the waiting queue made before.
-struct Wait {
-  std::shared_ptr<CompletionImpl> completion;  // set: wait for this submission
-  std::shared_ptr<QueueImpl> queue;            // else: wait for this queue's submission k + offset
-  std::int64_t offset = 0;
-  std::uint64_t native = 0;  // else: the application's own signal or event (Batch::wait_native)
-};
-
-enum class CommandKind : std::uint8_t { exec, copy, wait };
-struct Command {
-  CommandKind kind;
-  std::uint32_t index;  // into dispatches(), copies() or waits()
-};
+// What the backends read of a batch: private (runtime/src/batch_data.hpp), so that a new field
+// there changes nothing an application compiled against.
+struct BatchData;
+struct Command;
+struct Dispatch;
+struct Copy;
+struct Wait;
 }  // namespace detail
 
 class HSAD_API Batch {
  public:
-  Batch() = default;
+  Batch();
   // A copy is a batch of its own: the same commands and arguments, a new identity (id()), so
   // that what a queue caches for one (a replay image, a CUDA graph) is never used for the other,
   // and each can be changed (set_args, more commands) without touching the other.
@@ -122,7 +91,7 @@ class HSAD_API Batch {
   // A move hands the identity over; the moved-from batch is empty, with a new identity.
   Batch(Batch&& other) noexcept;
   Batch& operator=(Batch&& other) noexcept;
-  ~Batch() = default;
+  ~Batch();
 
   // Records one dispatch of `grid` work-items in work-groups of `group`. A grid that is not a whole
   // number of work-groups along a dimension is rounded up to whole work-groups there, on every
@@ -183,60 +152,56 @@ class HSAD_API Batch {
   // application's own signal or event must outlive every submission of the batch. Throws for 0.
   Batch& wait_native(std::uint64_t handle);
 
-  std::size_t size() const { return commands_.size(); }  // commands of every kind
-  bool empty() const { return commands_.empty(); }
+  std::size_t size() const;  // commands of every kind
+  // The dispatches among them (exec): set_args numbers them 0 to dispatch_count() - 1.
+  std::size_t dispatch_count() const;
+  bool empty() const { return size() == 0; }
   void clear();
 
-  const std::vector<detail::Command>& commands() const { return commands_; }
-  const std::vector<detail::Dispatch>& dispatches() const { return dispatches_; }
-  const std::vector<detail::Copy>& copies() const { return copies_; }
-  const std::vector<detail::Wait>& waits() const { return waits_; }
-  // The explicit-argument kernarg image of dispatch i (kernarg_segment_size bytes; hidden args zero).
-  const unsigned char* kernarg_image(std::size_t i) const { return arena_.data() + dispatches_[i].args_offset; }
-  // The device whose kernels and buffers the batch names, or nullptr while it names none.
-  const detail::DeviceImpl* device() const { return device_; }
-  // The code of every kernel the batch dispatches (modules, executables), held by each in-flight
-  // submission so that code is never freed under a running kernel. One shared object, so a
-  // submission takes one reference, not one per dispatch.
-  const std::shared_ptr<const void>& code() const { return code_; }
-  // One name per command (the kernel's, "copy_to_device", "wait"...): what errors name.
-  std::shared_ptr<const std::vector<std::string>> labels() const { return labels_; }
-  // Grows whenever the batch changes, so a backend can cache what it derived (a CUDA graph).
+  // Grows whenever the batch changes (commands recorded, clear), so a backend can cache what it
+  // derived from it (a CUDA graph, an AQL image); set_args leaves it.
   std::uint64_t version() const { return version_; }
-  // Grows with every set_args; args_version(i): the value it had at dispatch i's last set_args
-  // (0: its arguments are the recorded ones). What a replay compares to rewrite only what changed.
+  // Grows with every set_args: what a replay compares to rewrite only what changed.
   std::uint64_t args_version() const { return args_version_; }
-  std::uint64_t args_version(std::size_t dispatch) const { return dispatches_[dispatch].args_version; }
-  // The dispatches of the latest set_args calls, oldest first: entry j is the call that made
-  // args_version() == args_changes_from() + j + 1. A replay behind by fewer calls than it holds
-  // rewrites just those blocks, without looking at every dispatch.
-  const std::vector<std::uint32_t>& args_changes() const { return args_changes_; }
-  std::uint64_t args_changes_from() const { return args_version_ - args_changes_.size(); }
   // The batch's identity: unique in the process, never shared by a copy; with version() and
   // args_version() it is what every cache of a recorded batch keys on.
   std::uint64_t id() const { return id_; }
 
+  // What the library's backends read (the element types are private: runtime/src/batch_data.hpp).
+  const std::vector<detail::Command>& commands() const;
+  const std::vector<detail::Dispatch>& dispatches() const;
+  const std::vector<detail::Copy>& copies() const;
+  const std::vector<detail::Wait>& waits() const;
+  // The explicit-argument kernarg image of dispatch i (kernarg_segment_size bytes; hidden args zero).
+  const unsigned char* kernarg_image(std::size_t i) const;
+  // The device whose kernels and buffers the batch names, or nullptr while it names none.
+  const detail::DeviceImpl* device() const;
+  // The code of every kernel the batch dispatches, held by each in-flight submission (one shared
+  // object, so a submission takes one reference, not one per dispatch).
+  const std::shared_ptr<const void>& code() const;
+  // One name per command (the kernel's, "copy_to_device", "wait"...): what errors name.
+  std::shared_ptr<const std::vector<std::string>> labels() const;
+  // args_version() at dispatch i's last set_args (0: its arguments are the recorded ones).
+  std::uint64_t args_version(std::size_t dispatch) const;
+  // The dispatches of the latest set_args calls, oldest first: entry j is the call that made
+  // args_version() == args_changes_from() + j + 1.
+  const std::vector<std::uint32_t>& args_changes() const;
+  std::uint64_t args_changes_from() const;
+
  private:
   void adopt_device(detail::DeviceImpl* device, const char* call);
-  void push(detail::CommandKind kind, std::size_t index);
+  void push(int kind, std::size_t index);  // a detail::CommandKind
+  const detail::BatchData& data() const;
   Batch& exec(const Kernel& kernel, Dim3 grid, Dim3 group, const Arg* first, std::size_t count, bool partial_groups);
   Batch& set_args(std::size_t dispatch, const Arg* first, std::size_t count);
   // Checks `count` arguments against `info` and writes them into the arena at `offset`.
   void pack_args(const KernelInfo& info, const Arg* first, std::size_t count, std::size_t offset, const char* call,
                  const detail::DeviceImpl* device);
+  detail::BatchData& mutable_data();  // made on first use
 
-  std::vector<detail::Command> commands_;
-  std::vector<detail::Dispatch> dispatches_;
-  std::vector<detail::Copy> copies_;
-  std::vector<detail::Wait> waits_;
-  std::vector<unsigned char> arena_;
-  detail::DeviceImpl* device_ = nullptr;
-  std::shared_ptr<const void> code_;
-  std::shared_ptr<std::vector<std::string>> labels_;  // copy-on-write: submissions hold the old one
+  std::unique_ptr<detail::BatchData> data_;  // null while nothing is recorded
   std::uint64_t version_ = 0;
   std::uint64_t args_version_ = 0;
-  std::vector<std::uint32_t> args_changes_;  // the last set_args calls' dispatches (at most kArgsChanges)
-  static constexpr std::size_t kArgsChanges = 1024;
   std::uint64_t id_ = next_id();
   static std::uint64_t next_id();
 };

@@ -1,5 +1,5 @@
-// The dispatch optimizations as flags: parsed from "all", "none" or a comma list,
-// and the ladder that bitonic-bench prints (baseline, then one flag added per row).
+// The dispatch optimizations as flags, parsed from "all", "none" or a comma list. (The ladder the
+// benches print from them is theirs: apps/common/ladder.hpp.)
 // Options{} is what an application wants: every optimization that pays on the first submit.
 #pragma once
 
@@ -44,12 +44,5 @@ struct HSAD_API Options {
 // The flag names in ladder order ("signal", "kernarg", "nosync", "fence", "pinned", "replay").
 HSAD_API const std::vector<std::string>& option_names();
 
-struct HSAD_API LadderRow {
-  std::string config;  // "baseline", "+signal", ...
-  Options options;     // cumulative: every flag of the rows above, and this row's
-};
-
-// Baseline, then each flag of `wanted` added one at a time in ladder order.
-HSAD_API std::vector<LadderRow> ladder(const Options& wanted);
 
 }  // namespace hsad

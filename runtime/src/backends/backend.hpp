@@ -23,6 +23,7 @@
 #include "hsad/queue.hpp"
 #include "hsad/runtime.hpp"
 #include "hsad/stats.hpp"
+#include "batch_data.hpp"
 #include "timeline.hpp"
 
 namespace hsad::detail {
