@@ -51,15 +51,22 @@ Clock::time_point deadline_after(std::chrono::milliseconds timeout) {
 }
 }  // namespace detail
 
-void Submission::wait(std::chrono::milliseconds timeout) {
-  if (!impl_) return;
+namespace {
+// The backend's wait, its error naming the submission (and the command, where the backend found
+// it); then memory parked behind the work that has now ended goes back.
+void wait_naming_errors(detail::SubmissionImpl& sub, detail::Clock::time_point deadline) {
   try {
-    impl_->wait(detail::deadline_after(timeout));
+    sub.wait(deadline);
   } catch (const Error& e) {
     if (e.submission() != 0) throw;
-    throw e.at(impl_->serial, impl_->failed_command);
+    throw e.at(sub.serial, sub.failed_command);
   }
-  impl_->device->release_parked();  // Buffers destroyed while this ran
+  sub.device->release_parked();
+}
+}  // namespace
+
+void Submission::wait(std::chrono::milliseconds timeout) {
+  if (impl_) wait_naming_errors(*impl_, detail::deadline_after(timeout));
 }
 
 bool Submission::ready() const { return !impl_ || impl_->ready(); }
@@ -147,13 +154,7 @@ std::unique_ptr<detail::SubmissionImpl> Queue::submit_impl(const Batch& batch, c
 
 void Queue::run(const Batch& batch, const Options& options, std::chrono::milliseconds timeout) {
   const auto deadline = detail::deadline_after(timeout);
-  auto sub = submit_impl(batch, options, deadline);
-  try {
-    sub->wait(deadline);
-  } catch (const Error& e) {
-    if (e.submission() != 0) throw;
-    throw e.at(sub->serial, sub->failed_command);
-  }
+  wait_naming_errors(*submit_impl(batch, options, deadline), deadline);
 }
 
 std::uint64_t Queue::submissions() const { return impl_->timeline.submitted(); }
