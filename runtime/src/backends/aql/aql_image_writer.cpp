@@ -1,4 +1,4 @@
-// AqlImageWriter: a replayed batch's packet image into the ring. Every field but a few is the
+// write_image: a replayed batch's packet image into the ring. Every field but a few is the
 // image's: the completion on the last packet, each wait's signal in its barrier-AND packet, where
 // copies go to the driver's engine the edge and copy signals of this submit, and under profile
 // each dispatch's own signal. Slots are reserved a ring at a time with one write-index add, the
@@ -11,18 +11,8 @@
 
 namespace hsad::detail {
 
-AqlImageWriter::AqlImageWriter(AqlQueue& queue, const Batch& batch, const ResolvedWaits& waits, const Options& options,
-                               Clock::time_point deadline, AqlSubmission& sub,
-                               std::shared_ptr<const AqlPacketImage> image)
-    : q_(queue), batch_(batch), waits_(waits), o_(options), deadline_(deadline), sub_(sub), image_(std::move(image)) {}
-
-void AqlImageWriter::write() {
-  AqlSubmission& sub = sub_;
-  const Batch& batch = batch_;
-  const Options& o = o_;
-  const ResolvedWaits& waits = waits_;
-  const Clock::time_point deadline = deadline_;
-  AqlQueue& q = q_;
+void write_image(AqlQueue& q, const Batch& batch, const ResolvedWaits& waits, const Options& o,
+                 Clock::time_point deadline, AqlSubmission& sub, std::shared_ptr<const AqlPacketImage> image) {
   // Every field but these is the image's: the submission's completion on the last packet, each
   // wait's signal, resolved for this submit, in its barrier-AND packet, and where copies go to the
   // driver's engine, the edge and copy signals taken for this submit; under profile, each
@@ -31,7 +21,6 @@ void AqlImageWriter::write() {
   constexpr std::size_t kFirstDependency = offsetof(hsa_barrier_and_packet_t, dep_signal);
   static_assert(offsetof(hsa_barrier_and_packet_t, completion_signal) == kCompletionOffset);
   static_assert(offsetof(hsa_agent_dispatch_packet_t, completion_signal) == kCompletionOffset);
-  const std::shared_ptr<const AqlPacketImage>& image = image_;
   sub.image = image;
   const hsa_signal_t done = sub.step.signal;
   q.agent().store_signal(done, 1);

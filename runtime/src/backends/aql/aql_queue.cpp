@@ -326,7 +326,7 @@ std::unique_ptr<SubmissionImpl> AqlQueue::submit(const Batch& batch, const Optio
   sub->step = take_signal(o.signal, true, deadline);
   if (AqlPacketImage::replayable(batch, o, agent_)) {
     try {
-      AqlImageWriter(*this, batch, waits, o, deadline, *sub, images_.image_for(batch, o, agent_, counters_)).write();
+      write_image(*this, batch, waits, o, deadline, *sub, images_.image_for(batch, o, agent_, counters_));
     } catch (...) {
       if (!ring_->failed() && sub->has_published) sub->abandon_in_flight = true;
       throw;

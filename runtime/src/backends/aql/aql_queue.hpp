@@ -1,6 +1,6 @@
 // AqlQueue: the batch submission path shared by every AQL backend. It owns the ring, the kernarg
 // and signal pools made at setup, and the replay images; a submit chooses its writer:
-// AqlBatchWriter lowers the commands under the five flags, AqlImageWriter copies a replay image.
+// AqlBatchWriter lowers the commands under the five flags, write_image copies a replay image.
 #pragma once
 
 #include <atomic>
