@@ -91,6 +91,7 @@ namespace {
 // self.timeline.submitted() + 1; the caller holds its submit mutex).
 detail::ResolvedWaits resolve_waits(const Batch& batch, detail::QueueImpl& self) {
   detail::ResolvedWaits resolved;
+  if (batch.waits().empty()) return resolved;
   resolved.reserve(batch.waits().size());
   const std::uint64_t before = self.timeline.submitted();
   for (const detail::Wait& w : batch.waits()) {

@@ -5,15 +5,10 @@
 
 namespace hsad::detail {
 
-std::uint64_t Timeline::submitted() const {
-  std::lock_guard<std::mutex> lock(mutex_);
-  return submitted_;
-}
-
 void Timeline::record(const std::shared_ptr<CompletionImpl>& completion) {
   std::lock_guard<std::mutex> lock(mutex_);
-  ++submitted_;
   recent_.push_back(completion);
+  submitted_.store(submitted_.load(std::memory_order_relaxed) + 1, std::memory_order_release);
   // Released submissions at the front are complete: forget them, so the view stays as short as
   // the work still in flight.
   while (!recent_.empty() && recent_.front().expired()) {
@@ -24,7 +19,7 @@ void Timeline::record(const std::shared_ptr<CompletionImpl>& completion) {
 
 std::shared_ptr<CompletionImpl> Timeline::completion_of(std::uint64_t number) const {
   std::lock_guard<std::mutex> lock(mutex_);
-  if (number < first_ || number > submitted_) return nullptr;
+  if (number < first_ || number > submitted_.load(std::memory_order_relaxed)) return nullptr;
   return recent_[number - first_].lock();
 }
 

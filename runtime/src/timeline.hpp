@@ -3,6 +3,7 @@
 // resolved to that submission's completion each time the batch is submitted.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <deque>
 #include <memory>
@@ -19,8 +20,9 @@ class Timeline {
   // waits resolve against are consistent when several threads submit to one queue.
   std::mutex& submit_mutex() { return submit_mutex_; }
 
-  // Submissions made so far (the next one is number submitted() + 1).
-  std::uint64_t submitted() const;
+  // Submissions made so far (the next one is number submitted() + 1). Lock-free: every submit
+  // asks it.
+  std::uint64_t submitted() const { return submitted_.load(std::memory_order_acquire); }
   // Records the next submission's completion (nullptr: nothing left to wait for).
   void record(const std::shared_ptr<CompletionImpl>& completion);
   // What waiting for submission `number` (1-based) means now: its completion, or nullptr when
@@ -34,7 +36,7 @@ class Timeline {
  private:
   std::mutex submit_mutex_;
   mutable std::mutex mutex_;  // a leaf: never held while taking another lock
-  std::uint64_t submitted_ = 0;
+  std::atomic<std::uint64_t> submitted_{0};  // written under mutex_, after recent_
   std::uint64_t first_ = 1;   // the number of recent_.front()
   // Weak: a timeline keeps nothing alive; a submission's own handle does until it completed.
   std::deque<std::weak_ptr<CompletionImpl>> recent_;

@@ -108,14 +108,17 @@ class PacketProcessor : private JobSink {
   WorkerPool& pool_;
   ProcessorHooks hooks_;
   Job jobs_[kJobs];
-  std::atomic<bool> job_busy_[kJobs] = {};
+  // Written by the processor and the workers on every dispatch.
+  alignas(64) std::atomic<bool> job_busy_[kJobs] = {};
   std::atomic<std::uint32_t> in_flight_{0};
-  std::atomic<bool> failed_{false};
+  // Read by every submit and by the work-groups, written once in a queue's life: a line of their
+  // own, or each submit's check misses in the cache behind the processor's writes above.
+  alignas(64) std::atomic<bool> failed_{false};
   std::atomic<bool> stop_{false};
   std::atomic<bool> cancel_{false};  // read by the jobs' work-groups
   std::atomic<bool> exited_{false};  // main() returned
   std::atomic<std::uint64_t> failed_packet_{UINT64_MAX};
-  std::atomic<std::uint64_t> ignored_{0};
+  alignas(64) std::atomic<std::uint64_t> ignored_{0};
   std::uint64_t dispatch_ordinal_ = 0;
   std::vector<unsigned char> staging_;  // the bounce buffer of pageable copies (processor thread only)
   mutable std::mutex error_mutex_;

@@ -33,6 +33,8 @@ void signal_store(hsa_signal_t s, std::int64_t v) {
   wake(s);
 }
 
+void signal_arm(hsa_signal_t s, std::int64_t v) { __atomic_store_n(value_of(s), v, __ATOMIC_RELAXED); }
+
 void signal_subtract(hsa_signal_t s, std::int64_t v) {
   // Once the value reaches 0 a waiter may return and destroy the signal, so nothing here may
   // read it after the decrement: the wake is unconditional (a syscall on the address, which

@@ -30,6 +30,10 @@ void destroy_soft_signal(hsa_signal_t s) noexcept;
 
 std::int64_t signal_load(hsa_signal_t s);
 void signal_store(hsa_signal_t s, std::int64_t v);   // release, wakes waiters
+// Arms a signal for a packet not yet published (a completion set to 1 before its header goes
+// out): a plain store, no wake. Every waiter waits for 0, so no one can be woken by it, and the
+// header's release store orders it before the packet that decrements it.
+void signal_arm(hsa_signal_t s, std::int64_t v);
 void signal_subtract(hsa_signal_t s, std::int64_t v); // acq_rel, wakes waiters
 
 inline constexpr std::chrono::microseconds kWaitSpin{10};

@@ -21,7 +21,7 @@ void write_image(AqlQueue& q, const Batch& batch, const ResolvedWaits& waits, co
   constexpr std::size_t kFirstDependency = offsetof(hsa_barrier_and_packet_t, dep_signal);
   static_assert(offsetof(hsa_barrier_and_packet_t, completion_signal) == kCompletionOffset);
   static_assert(offsetof(hsa_agent_dispatch_packet_t, completion_signal) == kCompletionOffset);
-  sub.image = image;
+  sub.image = image;  // the one copy this submit makes (the parameter was moved in)
   const hsa_signal_t done = sub.step.signal;
   q.agent().store_signal(done, 1);
   const auto& packets = image->packets();
@@ -118,7 +118,8 @@ void write_image(AqlQueue& q, const Batch& batch, const ResolvedWaits& waits, co
     }
   }
   q.counters().packets.fetch_add(image->ring_packets(), std::memory_order_relaxed);
-  q.counters().system_fences.fetch_add(image->system_fences(), std::memory_order_relaxed);
+  // A locked add costs as much as a cache miss: none for a count that does not change.
+  if (image->system_fences()) q.counters().system_fences.fetch_add(image->system_fences(), std::memory_order_relaxed);
   for (const Copy& c : batch.copies()) {
     q.counters().copies.fetch_add(1, std::memory_order_relaxed);
     q.counters().bytes_copied.fetch_add(c.bytes, std::memory_order_relaxed);

@@ -173,7 +173,12 @@ std::size_t CpuDevice::transfer_to_host(void* dst, const void* src, std::size_t 
 
 hsa_signal_t CpuDevice::create_signal(std::int64_t initial) { return agent::create_soft_signal(initial); }
 void CpuDevice::destroy_signal(hsa_signal_t signal) noexcept { agent::destroy_soft_signal(signal); }
-void CpuDevice::store_signal(hsa_signal_t signal, std::int64_t value) { agent::signal_store(signal, value); }
+void CpuDevice::store_signal(hsa_signal_t signal, std::int64_t value) {
+  // A non-zero store only arms a signal (every waiter waits for 0): a seq_cst exchange and a
+  // look at the waiters would stall each submit on a line the processor wrote last.
+  if (value != 0) agent::signal_arm(signal, value);
+  else agent::signal_store(signal, value);
+}
 
 std::int64_t CpuDevice::load_signal(hsa_signal_t signal) { return agent::signal_load(signal); }
 

@@ -36,13 +36,16 @@ class CpuRing : public detail::AqlRing {
   const agent::PacketProcessor& processor() const { return *proc_; }
 
  private:
+  // The producer's line: read-mostly fields and the write index.
   std::uint32_t size_;
   std::shared_ptr<agent::WorkerPool> pool_;
   void* base_ = nullptr;
-  alignas(64) std::uint64_t write_index_ = 0;
-  alignas(64) std::uint64_t read_index_ = 0;
   hsa_signal_t doorbell_{0};
-  std::uint32_t profiling_ = 0;  // read by the processor (agent::RingView::profiling_word)
+  std::uint64_t write_index_ = 0;
+  // The consumer's: the processor stores it for every packet, so nothing a submit reads shares
+  // its line (a submit would miss in the cache on each).
+  alignas(64) std::uint64_t read_index_ = 0;
+  alignas(64) std::uint32_t profiling_ = 0;  // read by the processor (agent::RingView::profiling_word)
   // Owned until a shut-down leaves it running; then kept forever, still read through `proc_`.
   std::unique_ptr<agent::PacketProcessor> processor_;
   agent::PacketProcessor* proc_ = nullptr;
