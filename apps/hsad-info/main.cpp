@@ -55,7 +55,8 @@ void print_devices_json(std::ostream& out, const Listing& l) {
         << ",\"compute_units\":" << d.compute_units << ",\"last_level_cache_bytes\":"
         << (d.last_level_cache_bytes ? std::to_string(*d.last_level_cache_bytes) : "null")
         << ",\"last_level_cache_source\":" << quoted(d.last_level_cache_source)
-        << ",\"memory_bytes\":" << d.memory_bytes << ",\"max_queue_packets\":" << d.max_queue_packets << "}";
+        << ",\"memory_bytes\":" << d.memory_bytes << ",\"max_queue_packets\":" << d.max_queue_packets
+        << ",\"max_group_memory_bytes\":" << d.limits.max_group_memory_bytes << "}";
   }
   out << "]}\n";
 }
@@ -76,7 +77,8 @@ void print_devices_table(std::ostream& out, const Listing& l) {
         << (d.last_level_cache_bytes ? std::to_string(*d.last_level_cache_bytes >> 10) + " KiB (" + d.last_level_cache_source + ")"
                                      : "unknown (" + d.last_level_cache_source + ")")
         << ", memory " << (d.memory_bytes >> 20)
-        << " MiB, max queue " << d.max_queue_packets << " packets\n";
+        << " MiB, max queue " << d.max_queue_packets << " packets, group memory "
+        << (d.limits.max_group_memory_bytes >> 10) << " KiB per work-group\n";
   }
 }
 

@@ -142,23 +142,78 @@ void Batch::adopt_device(detail::DeviceImpl* device, const char* call) {
 }
 
 Batch& Batch::exec(const Kernel& kernel, Dim3 grid, Dim3 group, std::initializer_list<Arg> args) {
-  return exec(kernel, grid, group, args.begin(), args.size(), false);
+  return exec(kernel, grid, group, args.begin(), args.size(), false, LaunchConfig{});
 }
 
 Batch& Batch::exec(const Kernel& kernel, Dim3 grid, Dim3 group, const std::vector<Arg>& args) {
-  return exec(kernel, grid, group, args.data(), args.size(), false);
+  return exec(kernel, grid, group, args.data(), args.size(), false, LaunchConfig{});
+}
+
+Batch& Batch::exec(const Kernel& kernel, Dim3 grid, Dim3 group, std::initializer_list<Arg> args,
+                   const LaunchConfig& config) {
+  return exec(kernel, grid, group, args.begin(), args.size(), false, config);
+}
+
+Batch& Batch::exec(const Kernel& kernel, Dim3 grid, Dim3 group, const std::vector<Arg>& args, const LaunchConfig& config) {
+  return exec(kernel, grid, group, args.data(), args.size(), false, config);
 }
 
 Batch& Batch::exec_partial_groups(const Kernel& kernel, Dim3 grid, Dim3 group, std::initializer_list<Arg> args) {
-  return exec(kernel, grid, group, args.begin(), args.size(), true);
+  return exec(kernel, grid, group, args.begin(), args.size(), true, LaunchConfig{});
 }
 
 Batch& Batch::exec_partial_groups(const Kernel& kernel, Dim3 grid, Dim3 group, const std::vector<Arg>& args) {
-  return exec(kernel, grid, group, args.data(), args.size(), true);
+  return exec(kernel, grid, group, args.data(), args.size(), true, LaunchConfig{});
+}
+
+void Batch::check_launch_config(const Kernel& kernel, const LaunchConfig& config, const char* call) {
+  const KernelInfo& info = kernel.info();
+  const detail::DeviceImpl* device = kernel.impl().device;
+  const std::uint64_t total = std::uint64_t(info.group_segment_size) + config.dynamic_shared_bytes;
+  const std::uint64_t limit = device ? device->info().limits.max_group_memory_bytes : DispatchLimits{}.max_group_memory_bytes;
+  if (total > limit) {
+    throw Error(Errc::invalid_argument, "batch", std::string(call) + " " + info.name,
+                "kernel '" + info.name + "' asks " + std::to_string(total) + " bytes of group memory (" +
+                    std::to_string(info.group_segment_size) + " static + " + std::to_string(config.dynamic_shared_bytes) +
+                    " dynamic); device '" + (device ? device->info().name : std::string("?")) + "' gives a work-group at most " +
+                    std::to_string(limit),
+                "ask less dynamic shared memory (LaunchConfig::dynamic_shared_bytes), or use smaller work-groups");
+  }
+  if (config.dynamic_shared_bytes && device) device->allow_dynamic_group_memory(kernel.impl(), config.dynamic_shared_bytes);
+}
+
+void Batch::note_args_change(std::size_t dispatch) {
+  mutable_data().dispatches[dispatch].args_version = ++args_version_;
+  auto& changes = mutable_data().args_changes;
+  if (changes.size() == detail::BatchData::kArgsChanges) {
+    changes.erase(changes.begin(), changes.begin() + detail::BatchData::kArgsChanges / 2);
+  }
+  changes.push_back(static_cast<std::uint32_t>(dispatch));
+}
+
+Batch& Batch::set_launch_config(std::size_t dispatch, const LaunchConfig& config) {
+  if (dispatch >= dispatch_count()) {
+    throw Error(Errc::invalid_argument, "batch", "set_launch_config",
+                "dispatch " + std::to_string(dispatch) + " of a batch of " + std::to_string(dispatch_count()) + " dispatches",
+                "dispatches are numbered 0 to dispatch_count() - 1 in recording order");
+  }
+  detail::Dispatch& d = mutable_data().dispatches[dispatch];
+  check_launch_config(d.kernel, config, "set_launch_config");
+  d.config = config;
+  note_args_change(dispatch);
+  return *this;
+}
+
+const LaunchConfig& Batch::launch_config(std::size_t dispatch) const {
+  if (dispatch >= dispatch_count()) {
+    throw Error(Errc::invalid_argument, "batch", "launch_config",
+                "dispatch " + std::to_string(dispatch) + " of a batch of " + std::to_string(dispatch_count()) + " dispatches");
+  }
+  return data_->dispatches[dispatch].config;
 }
 
 Batch& Batch::exec(const Kernel& kernel, Dim3 grid, Dim3 group, const Arg* first, std::size_t count,
-                   bool partial_groups) {
+                   bool partial_groups, const LaunchConfig& config) {
   if (!kernel) throw Error("batch", "exec", "empty Kernel handle", "get one from Device::kernel(name) or Module::kernel(name)");
   const KernelInfo& info = kernel.info();
   const detail::DeviceImpl* device = kernel.impl().device;
@@ -176,6 +231,7 @@ Batch& Batch::exec(const Kernel& kernel, Dim3 grid, Dim3 group, const Arg* first
                     "''s limit of " + std::to_string(info.max_workgroup_size),
                 "use a smaller work-group (the kernel's launch bounds)");
   }
+  check_launch_config(kernel, config, "exec");
   // Each dispatch's image starts 16-byte aligned in the arena, so copying it keeps alignment.
   const std::size_t offset = (mutable_data().arena.size() + 15) & ~std::size_t(15);
   mutable_data().arena.resize(offset + info.kernarg_segment_size, 0);
@@ -195,9 +251,30 @@ Batch& Batch::exec(const Kernel& kernel, Dim3 grid, Dim3 group, const Arg* first
       mutable_data().code = std::move(grown);
     }
   }
-  mutable_data().dispatches.push_back({kernel, encoded, group, partial_groups, static_cast<std::uint32_t>(offset), 0});
+  mutable_data().dispatches.push_back({kernel, encoded, group, partial_groups, static_cast<std::uint32_t>(offset), 0, config});
   push(int(detail::CommandKind::exec), mutable_data().dispatches.size() - 1);
   return *this;
+}
+
+void Arg::hold(const void* bytes) {
+  auto* copy = new unsigned char[size_];
+  std::memcpy(copy, bytes, size_);
+  heap_ = copy;
+}
+
+void Arg::release() noexcept { delete[] heap_; }
+
+Arg Arg::bytes(const void* data, std::size_t size) {
+  if (size == 0 || size > 0xffffffffu) {
+    throw Error(Errc::invalid_argument, "batch", "Arg::bytes", "a by-value argument of " + std::to_string(size) + " bytes",
+                "pass the parameter's bytes: at least 1");
+  }
+  if (!data) throw Error(Errc::invalid_argument, "batch", "Arg::bytes", "null data for " + std::to_string(size) + " bytes");
+  Arg a;
+  a.size_ = static_cast<std::uint32_t>(size);
+  if (size <= kInline) std::memcpy(a.inline_, data, size);
+  else a.hold(data);
+  return a;
 }
 
 namespace {
@@ -248,6 +325,11 @@ void Batch::pack_args(const KernelInfo& info, const Arg* first, std::size_t coun
       refuse("is " + std::to_string(slot.size) + " bytes, got " + std::to_string(a->size()),
              "pass a value of the parameter's exact type");
     }
+    if (slot.offset % a->alignment() != 0) {
+      refuse("is at offset " + std::to_string(slot.offset) + " of the kernarg segment; got a value aligned to " +
+                 std::to_string(a->alignment()) + " bytes, which the kernel cannot have declared there",
+             "pass a value of the parameter's exact type (alignas included), or Arg::bytes for raw bytes");
+    }
     if (slot.kind == ArgKind::global_buffer) check_global_buffer(*a, device, refuse);
     ++a;
     ++index;
@@ -277,9 +359,7 @@ Batch& Batch::set_args(std::size_t dispatch, const Arg* first, std::size_t count
   }
   detail::Dispatch& d = mutable_data().dispatches[dispatch];
   pack_args(d.kernel.info(), first, count, d.args_offset, "set_args", d.kernel.impl().device);
-  d.args_version = ++args_version_;
-  if (mutable_data().args_changes.size() == detail::BatchData::kArgsChanges) mutable_data().args_changes.erase(mutable_data().args_changes.begin(), mutable_data().args_changes.begin() + detail::BatchData::kArgsChanges / 2);
-  mutable_data().args_changes.push_back(static_cast<std::uint32_t>(dispatch));
+  note_args_change(dispatch);
   return *this;
 }
 

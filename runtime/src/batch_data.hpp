@@ -22,6 +22,10 @@ struct Dispatch {
   bool partial_groups = false;  // recorded by exec_partial_groups (AQL backends only)
   std::uint32_t args_offset = 0;  // where this dispatch's explicit kernarg image starts in the arena
   std::uint64_t args_version = 0;  // Batch::args_version() at its last set_args; 0: as recorded
+  LaunchConfig config;             // set_launch_config changes it as set_args the arguments
+  // Group memory the dispatch gets: the kernel's static use and config's dynamic bytes (what an
+  // AQL packet's group_segment_size says; cuda asks only the dynamic part).
+  std::uint32_t group_memory() const { return kernel.info().group_segment_size + config.dynamic_shared_bytes; }
 };
 
 enum class CopyKind : std::uint8_t { to_device, to_host, device_to_device };

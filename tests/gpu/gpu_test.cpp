@@ -15,6 +15,7 @@
 #include "bitonic.hpp"
 #include "bitonic_workload.hpp"
 #include "error_text.hpp"
+#include "gpu_backend.hpp"
 #include "grid_cases.hpp"
 #include "ladder.hpp"
 #include "hsad/hsad.hpp"
@@ -25,31 +26,12 @@
 using namespace hsad;
 
 namespace {
-// The first available GPU backend, or an empty optional with the reasons in `why`.
-const Runtime* gpu(std::string* why) {
-  static std::string reasons;
-  static std::unique_ptr<Runtime> rt = [] {
-    for (const BackendStatus& b : Runtime::probe()) {
-      if (b.name == "cpu") continue;
-      if (b.available) return std::make_unique<Runtime>(Runtime::open(b.name));
-      reasons += b.name + ": " + b.reason + "; ";
-    }
-    return std::unique_ptr<Runtime>();
-  }();
-  *why = reasons;
-  return rt.get();
-}
-
-#define REQUIRE_GPU()                                              \
-  std::string why;                                                 \
-  const Runtime* rt = gpu(&why);                                   \
-  if (!rt) GTEST_SKIP() << "no GPU backend available: " << why;    \
-  const Device& device = rt->device()
+using test::simulated;
+using test::modules_dir;
 
 // Keys for a sort: `n` on a GPU; at most 2^12 on the simulated one, which interprets every
 // instruction (about 10^7 wave instructions per second per core, ten times fewer under ASan).
 // The 32768-key sort itself is checked there by tests/hsad-sim's HsadSimIsaProject.
-bool simulated(const Device& d) { return d.info().name.find("simulated") != std::string::npos; }
 std::uint32_t keys_for(const Device& d, std::uint32_t n) { return simulated(d) ? std::min(n, 1u << 12) : n; }
 
 std::vector<std::uint32_t> random_keys(std::size_t n) {
@@ -332,11 +314,6 @@ TEST(GpuTimestamps, EveryDispatchAndCopyOnTheDevicesClock) {
 
 namespace {
 // The tests' own module for this device: the hipcc bundle on AMD, the nvcc fatbin, cubin or PTX.
-std::string modules_dir() {
-  const char* moved = std::getenv("HSAD_TEST_MODULES_DIR");  // the tests carried to another machine
-  return moved && *moved ? moved : HSAD_MODULES_DIR;
-}
-
 std::vector<std::string> module_files(const Device& d) {
   const std::string dir = modules_dir();
   if (d.info().backend == "rocr") return {dir + "/bundle.hsaco"};

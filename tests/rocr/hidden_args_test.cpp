@@ -63,7 +63,7 @@ TEST(HiddenArgs, FillsBlockCountsGroupSizesRemaindersAndDims) {
   const auto plan = aql::plan_hidden_args(k);
   EXPECT_EQ(plan.size(), 14u);  // 3 block counts, group sizes, remainders, offsets; dims; multigrid (null)
   std::vector<unsigned char> kernarg(k.kernarg_segment_size, 0xab);
-  aql::fill_hidden_args(plan, kernarg.data(), Dim3{1000, 6, 1}, Dim3{64, 4, 1});
+  aql::fill_hidden_args(plan, kernarg.data(), Dim3{1000, 6, 1}, Dim3{64, 4, 1}, 0);
   EXPECT_EQ(at<std::uint32_t>(kernarg, offset_of(k, "hidden_block_count_x")), 15u);  // 1000 / 64
   EXPECT_EQ(at<std::uint32_t>(kernarg, offset_of(k, "hidden_block_count_y")), 1u);
   EXPECT_EQ(at<std::uint32_t>(kernarg, offset_of(k, "hidden_block_count_z")), 1u);
@@ -83,7 +83,7 @@ TEST(HiddenArgs, FillsOnlyTheBytesOfEachArgument) {
   k.kernarg_segment_size = 8;
   k.args = {{"g", 0, 2, ArgKind::hidden, "hidden_group_size_x"}, {"pad", 2, 2, ArgKind::by_value, "by_value"}};
   std::vector<unsigned char> kernarg(8, 0xff);
-  aql::fill_hidden_args(aql::plan_hidden_args(k), kernarg.data(), Dim3{256}, Dim3{256});
+  aql::fill_hidden_args(aql::plan_hidden_args(k), kernarg.data(), Dim3{256}, Dim3{256}, 0);
   EXPECT_EQ(at<std::uint16_t>(kernarg, 0), 256u);
   EXPECT_EQ(at<std::uint16_t>(kernarg, 2), 0xffffu);
 }

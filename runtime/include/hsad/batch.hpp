@@ -12,6 +12,7 @@
 #include <memory>
 #include <type_traits>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "hsad/buffer.hpp"
@@ -24,6 +25,10 @@ class Queue;
 
 // One explicit kernel argument, by value. A Buffer passes its device address. What it was made
 // from is kept, so that a parameter the code object declares a global buffer gets a pointer.
+// A value of any size and layout passes as itself (a parameter struct: `exec(k, g, b, {params})`),
+// copied into the Arg: one over 16 bytes is held on the heap, so an Arg never refers to the
+// caller's object. Its size must be the parameter's, and its alignment must divide the
+// parameter's offset in the kernarg segment.
 class HSAD_API Arg {
  public:
   enum class Source : std::uint8_t {
@@ -33,10 +38,10 @@ class HSAD_API Arg {
     unchecked,  // an address passed as it is (Arg::unchecked)
   };
   template <class T, class = std::enable_if_t<std::is_trivially_copyable_v<T> && !std::is_pointer_v<T> &&
-                                              !std::is_same_v<T, std::nullptr_t>>>
-  Arg(const T& v) : size_(sizeof(T)) {  // NOLINT: implicit on purpose, exec(k, g, b, {buf, 3u})
-    static_assert(sizeof(T) <= sizeof(bytes_), "kernel arguments larger than 16 bytes are not supported");
-    std::memcpy(bytes_, &v, sizeof(T));
+                                              !std::is_same_v<T, std::nullptr_t> && !std::is_same_v<T, Arg>>>
+  Arg(const T& v) : size_(sizeof(T)), align_(std::uint8_t(alignof(T) < 255 ? alignof(T) : 128)) {  // NOLINT: implicit on purpose, exec(k, g, b, {buf, 3u})
+    if constexpr (sizeof(T) <= kInline) std::memcpy(inline_, &v, sizeof(T));
+    else hold(&v);
   }
   template <class T>
   Arg(T* p) : Arg(reinterpret_cast<std::uintptr_t>(p)) {  // NOLINT
@@ -52,21 +57,78 @@ class HSAD_API Arg {
     a.source_ = Source::unchecked;
     return a;
   }
+  // A by-value parameter's bytes as the caller laid them out (kernarg bytes built by hand, or a
+  // struct known only at run time): `size` bytes copied from `data`, checked against the
+  // parameter's size only.
+  static Arg bytes(const void* data, std::size_t size);
 
-  const unsigned char* data() const { return bytes_; }
+  Arg(const Arg& o) : size_(o.size_), source_(o.source_), align_(o.align_) {
+    if (size_ <= kInline) std::memcpy(inline_, o.inline_, kInline);
+    else hold(o.heap_);
+  }
+  Arg(Arg&& o) noexcept : size_(o.size_), source_(o.source_), align_(o.align_) {
+    std::memcpy(inline_, o.inline_, kInline);  // a held value's pointer moves with it
+    o.size_ = 0;
+  }
+  Arg& operator=(Arg&& o) noexcept {
+    swap(o);
+    return *this;
+  }
+  Arg& operator=(const Arg& o) {
+    if (this != &o) {
+      Arg copy(o);
+      swap(copy);
+    }
+    return *this;
+  }
+  ~Arg() {
+    if (size_ > kInline) release();
+  }
+
+  const unsigned char* data() const { return size_ <= kInline ? inline_ : heap_; }
   std::uint32_t size() const { return size_; }
   Source source() const { return source_; }
+  std::size_t alignment() const { return align_; }
   // The address a pointer or Buffer argument holds (0 for a value).
   std::uintptr_t address() const {
     std::uintptr_t a = 0;
-    if (source_ != Source::value) std::memcpy(&a, bytes_, sizeof a);
+    if (source_ != Source::value) std::memcpy(&a, inline_, sizeof a);
     return a;
   }
 
  private:
-  alignas(8) unsigned char bytes_[16] = {};
+  static constexpr std::size_t kInline = 16;
+  Arg() = default;
+  void hold(const void* bytes);  // copies size_ bytes to the heap (size_ > kInline)
+  void release() noexcept;
+  void swap(Arg& o) noexcept {
+    unsigned char t[kInline];
+    std::memcpy(t, inline_, kInline);
+    std::memcpy(inline_, o.inline_, kInline);
+    std::memcpy(o.inline_, t, kInline);
+    std::swap(size_, o.size_);
+    std::swap(source_, o.source_);
+    std::swap(align_, o.align_);
+  }
+
+  union {
+    alignas(8) unsigned char inline_[kInline] = {};
+    unsigned char* heap_;  // size_ > kInline: a copy of the value, owned
+  };
   std::uint32_t size_ = 0;
   Source source_ = Source::value;
+  std::uint8_t align_ = 1;
+};
+
+// What a dispatch asks of the device beyond its shape and arguments; the words are CUDA's
+// (cudaLaunchConfig_t) and HIP's (hipLaunchConfig_t). A plain value type: it grows at its end.
+struct LaunchConfig {
+  // Group memory (LDS on AMD, shared memory on NVIDIA) for the kernel's `extern __shared__`
+  // array, beyond what it declares statically (KernelInfo::group_segment_size): cudaLaunchConfig_t's
+  // dynamicSmemBytes, the sharedMemBytes of hipModuleLaunchKernel and cuLaunchKernel. The
+  // dynamic array starts after the static memory; both together must fit the device's
+  // DispatchLimits::max_group_memory_bytes. A host kernel finds it in WorkGroup::group_memory.
+  std::uint32_t dynamic_shared_bytes = 0;
 };
 
 namespace detail {
@@ -102,6 +164,10 @@ class HSAD_API Batch {
   Batch& exec(const Kernel& kernel, Dim3 grid, Dim3 group, std::initializer_list<Arg> args);
   // The same, with an argument list built at run time.
   Batch& exec(const Kernel& kernel, Dim3 grid, Dim3 group, const std::vector<Arg>& args);
+  // With launch parameters beyond the shape (dynamic shared memory), checked when recorded
+  // against the kernel's static use and the device's limit.
+  Batch& exec(const Kernel& kernel, Dim3 grid, Dim3 group, std::initializer_list<Arg> args, const LaunchConfig& config);
+  Batch& exec(const Kernel& kernel, Dim3 grid, Dim3 group, const std::vector<Arg>& args, const LaunchConfig& config);
   // HSA's own grid, for kernels written for it (OpenCL style: global-id builtins, no bounds
   // check): the grid is encoded as given and the last work-group of a dimension is partial, so
   // the work-items past the grid do not exist. On AMD a HIP kernel then sees that group's own
@@ -118,6 +184,11 @@ class HSAD_API Batch {
   // recording thread, between submits, as exec.
   Batch& set_args(std::size_t dispatch, std::initializer_list<Arg> args);
   Batch& set_args(std::size_t dispatch, const std::vector<Arg>& args);
+  // Replaces dispatch `dispatch`'s launch parameters, with exec's checks, as set_args replaces its
+  // arguments: the batch is not recorded again, a replay rewrites that dispatch alone, and a
+  // submission in flight keeps what it was submitted with.
+  Batch& set_launch_config(std::size_t dispatch, const LaunchConfig& config);
+  const LaunchConfig& launch_config(std::size_t dispatch) const;
 
   // Copies in batch order. Host memory that is not a pinned Buffer of the device is pageable: it
   // is staged as Device::copy_* stage it (counted in Stats::bytes_staged). A pageable source is
@@ -192,7 +263,11 @@ class HSAD_API Batch {
   void adopt_device(detail::DeviceImpl* device, const char* call);
   void push(int kind, std::size_t index);  // a detail::CommandKind
   const detail::BatchData& data() const;
-  Batch& exec(const Kernel& kernel, Dim3 grid, Dim3 group, const Arg* first, std::size_t count, bool partial_groups);
+  Batch& exec(const Kernel& kernel, Dim3 grid, Dim3 group, const Arg* first, std::size_t count, bool partial_groups,
+              const LaunchConfig& config);
+  // Throws hsad::Error where `config` asks more than the kernel's device can give.
+  static void check_launch_config(const Kernel& kernel, const LaunchConfig& config, const char* call);
+  void note_args_change(std::size_t dispatch);
   Batch& set_args(std::size_t dispatch, const Arg* first, std::size_t count);
   // Checks `count` arguments against `info` and writes them into the arena at `offset`.
   void pack_args(const KernelInfo& info, const Arg* first, std::size_t count, std::size_t offset, const char* call,

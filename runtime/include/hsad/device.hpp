@@ -25,6 +25,9 @@ struct DispatchLimits {
   Dim3 max_grid{0xffffffffu, 0xffffffffu, 0xffffffffu};    // work-items along each dimension
   Dim3 max_groups{0xffffffffu, 0xffffffffu, 0xffffffffu};  // work-groups along each dimension
   std::uint64_t max_grid_items = ~std::uint64_t(0);        // work-items in the whole grid
+  // Group memory one work-group may have, static and dynamic together: LDS on AMD (ROCr's group
+  // segment pool), shared memory on NVIDIA (the opt-in maximum per block); the cpu agent: 64 KiB.
+  std::uint32_t max_group_memory_bytes = 64 * 1024;
 };
 
 struct HSAD_API DeviceInfo {

@@ -21,7 +21,7 @@ struct HSAD_API WorkGroup {
   Dim3 grid;   // work-items
   Dim3 size;   // work-group size
   Dim3 id;     // this group's id
-  void* group_memory;  // group_segment_size bytes of scratch for this group (LDS), or nullptr
+  void* group_memory;  // group_memory_bytes of scratch for this group (LDS), or nullptr
   // The AQL kernel dispatch packet (hsa_kernel_dispatch_packet_t) as the agent read it, valid
   // while the dispatch runs: for agents that execute the packet's own code object (the simulated
   // GPU's ISA interpreter). nullptr for the processor's internal work (copies).
@@ -32,6 +32,9 @@ struct HSAD_API WorkGroup {
   // What the agent that drains the dispatch's queue attached to that queue (the simulated GPU:
   // the queue's share of the device, such as its global wave sync resources); nullptr otherwise.
   const void* queue_context = nullptr;
+  // Bytes at group_memory: the kernel's static group_segment_size and the dispatch's
+  // LaunchConfig::dynamic_shared_bytes (which starts at group_memory + group_segment_size).
+  std::uint32_t group_memory_bytes = 0;
 
   bool cancelled() const { return cancel && cancel->load(std::memory_order_relaxed); }
   template <class Args> const Args& args() const { return *static_cast<const Args*>(kernarg); }

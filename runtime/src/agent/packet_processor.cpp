@@ -280,6 +280,7 @@ void PacketProcessor::execute_agent_dispatch(const hsa_agent_dispatch_packet_t& 
     const auto pieces = static_cast<std::uint32_t>((bytes + kCopyPiece - 1) / kCopyPiece);
     job.grid = job.groups = Dim3{pieces};
     job.group = Dim3{1};
+    job.group_memory = 0;
     job.total = pieces;
     job.chunk = 1;
     job.completion_signal = p.completion_signal.handle;
@@ -342,6 +343,9 @@ void PacketProcessor::execute_dispatch(const hsa_kernel_dispatch_packet_t& p, st
   job.has_packet = true;
   job.grid = grid;
   job.group = group;
+  // The packet's group segment holds the static and the dynamic group memory (never less than
+  // the kernel's static use, whoever wrote the packet).
+  job.group_memory = std::max(p.group_segment_size, kernel->info.group_segment_size);
   job.groups = Dim3{ceil_div(grid.x, group.x), ceil_div(grid.y, group.y), ceil_div(grid.z, group.z)};
   job.total = job.groups.volume();
   job.completion_signal = p.completion_signal.handle;

@@ -18,10 +18,11 @@ void run_groups(const Job& job, std::uint64_t begin, std::uint64_t end) {
   // Per chunk, not thread_local: the simulated GPU links this code into a library that ROCr
   // dlopens, where thread_local is dynamic TLS, which LeakSanitizer's stop-the-world scan can
   // crash on at exit.
-  const std::uint32_t lds = job.kernel->info.group_segment_size;
+  const std::uint32_t lds = job.group_memory;
   std::vector<unsigned char> group_memory(lds);
   WorkGroup wg{job.kernarg, job.grid, job.group, {}, lds ? group_memory.data() : nullptr,
                job.has_packet ? job.packet : nullptr};
+  wg.group_memory_bytes = lds;
   const std::uint64_t gx = job.groups.x, gxy = std::uint64_t(job.groups.x) * job.groups.y;
   wg.cancel = job.cancel;
   wg.queue_context = job.queue_context;

@@ -31,6 +31,7 @@ class Job {
   const HostKernel* kernel = nullptr;
   const void* kernarg = nullptr;
   Dim3 grid, group, groups;  // groups: work-group counts per dimension
+  std::uint32_t group_memory = 0;  // bytes of group memory per work-group (the packet's group segment)
   std::uint64_t total = 0;   // groups.volume()
   std::uint64_t chunk = 1;
   std::uint64_t completion_signal = 0;

@@ -15,9 +15,9 @@ const std::map<std::string, HiddenValue, std::less<>>& fillable() {
   static const std::map<std::string, HiddenValue, std::less<>> m = {
       {"hidden_global_offset_x", HiddenValue::zero},  {"hidden_global_offset_y", HiddenValue::zero},
       {"hidden_global_offset_z", HiddenValue::zero},  {"hidden_none", HiddenValue::zero},
-      // No multi-grid launches, no device-side enqueue, no dynamic LDS: these are null or zero.
+      // No multi-grid launches, no device-side enqueue: these are null or zero.
       {"hidden_multigrid_sync_arg", HiddenValue::zero}, {"hidden_default_queue", HiddenValue::zero},
-      {"hidden_completion_action", HiddenValue::zero}, {"hidden_dynamic_lds_size", HiddenValue::zero},
+      {"hidden_completion_action", HiddenValue::zero}, {"hidden_dynamic_lds_size", HiddenValue::dynamic_lds_size},
       {"hidden_block_count_x", HiddenValue::block_count_x}, {"hidden_block_count_y", HiddenValue::block_count_y},
       {"hidden_block_count_z", HiddenValue::block_count_z}, {"hidden_group_size_x", HiddenValue::group_size_x},
       {"hidden_group_size_y", HiddenValue::group_size_y}, {"hidden_group_size_z", HiddenValue::group_size_z},
@@ -27,8 +27,9 @@ const std::map<std::string, HiddenValue, std::less<>>& fillable() {
   return m;
 }
 
-std::uint64_t value_of(HiddenValue v, const Dim3& grid, const Dim3& group) {
+std::uint64_t value_of(HiddenValue v, const Dim3& grid, const Dim3& group, std::uint32_t dynamic_lds) {
   switch (v) {
+    case HiddenValue::dynamic_lds_size: return dynamic_lds;
     case HiddenValue::zero: return 0;
     case HiddenValue::block_count_x: return grid.x / group.x;
     case HiddenValue::block_count_y: return grid.y / group.y;
@@ -66,10 +67,11 @@ std::vector<HiddenArg> plan_hidden_args(const KernelInfo& kernel) {
   return plan;
 }
 
-void fill_hidden_args(const std::vector<HiddenArg>& plan, void* kernarg, const Dim3& grid, const Dim3& group) {
+void fill_hidden_args(const std::vector<HiddenArg>& plan, void* kernarg, const Dim3& grid, const Dim3& group,
+                      std::uint32_t dynamic_lds) {
   auto* base = static_cast<unsigned char*>(kernarg);
   for (const HiddenArg& h : plan) {
-    const std::uint64_t v = value_of(h.value, grid, group);
+    const std::uint64_t v = value_of(h.value, grid, group, dynamic_lds);
     std::memcpy(base + h.offset, &v, h.size);  // little-endian: the low bytes of v
   }
 }

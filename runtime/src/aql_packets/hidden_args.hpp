@@ -15,6 +15,7 @@ enum class HiddenValue : std::uint8_t {
   group_size_x, group_size_y, group_size_z,     // v5
   remainder_x, remainder_y, remainder_z,        // v5: work-items of the partial last group
   grid_dims,                                    // v5: 1, 2 or 3
+  dynamic_lds_size,                             // v5: the dispatch's dynamic LDS bytes
 };
 
 struct HiddenArg {
@@ -27,6 +28,8 @@ struct HiddenArg {
 // cannot fill (a printf or hostcall buffer, a device heap, apertures, an unknown kind).
 std::vector<HiddenArg> plan_hidden_args(const KernelInfo& kernel);
 
-void fill_hidden_args(const std::vector<HiddenArg>& plan, void* kernarg, const Dim3& grid, const Dim3& group);
+// `dynamic_lds`: LaunchConfig::dynamic_shared_bytes, as CLR writes it for a HIP launch.
+void fill_hidden_args(const std::vector<HiddenArg>& plan, void* kernarg, const Dim3& grid, const Dim3& group,
+                      std::uint32_t dynamic_lds);
 
 }  // namespace hsad::aql

@@ -226,6 +226,12 @@ class DeviceImpl : public std::enable_shared_from_this<DeviceImpl> {
   // Whether a reset takes back memory and code (cuda: the context goes), or only stops queues.
   virtual bool reset_invalidates_memory() const { return false; }
   virtual bool host_can_read(Memory kind) const = 0;
+  // A dispatch of `kernel` will ask `bytes` of dynamic group memory (within the device's limit,
+  // checked by the caller): cuda raises the kernel's opt-in maximum past 48 KiB; AQL asks nothing.
+  virtual void allow_dynamic_group_memory(const KernelImpl& kernel, std::uint32_t bytes) const {
+    (void)kernel;
+    (void)bytes;
+  }
   // Whether this device's copies reach `other`'s memory directly (peer to peer), enabling that
   // access where the driver needs it; false where a copy between them would be staged. Another
   // backend's device: false.

@@ -121,7 +121,7 @@ void AqlBatchWriter::write_dispatch(std::uint32_t command, std::uint32_t index, 
   }
   if (kbytes != 0) std::memcpy(kernarg, batch_.kernarg_image(index), kbytes);  // no-argument kernels have no image
   counters_.kernarg_writes.fetch_add(1, std::memory_order_relaxed);
-  if (!k.hidden_args.empty()) aql::fill_hidden_args(k.hidden_args, kernarg, d.grid, d.group);
+  if (!k.hidden_args.empty()) aql::fill_hidden_args(k.hidden_args, kernarg, d.grid, d.group, d.config.dynamic_shared_bytes);
 
   // An async copy after this dispatch waits for its signal.
   const bool edge = before_copy && !copies_in_ring_;
@@ -131,7 +131,7 @@ void AqlBatchWriter::write_dispatch(std::uint32_t command, std::uint32_t index, 
   const std::uint64_t slot_index = q_.reserve_slot(deadline_, sub_);
   q_.note_slot(slot_index, sub_.serial, command);
   auto* slot = static_cast<hsa_kernel_dispatch_packet_t*>(ring_.base()) + (slot_index & (ring_.size() - 1));
-  aql::write_dispatch_body(slot, {d.grid, d.group, k.info.private_segment_size, k.info.group_segment_size,
+  aql::write_dispatch_body(slot, {d.grid, d.group, k.info.private_segment_size, d.group_memory(),
                                   k.kernel_object, kernarg, signal});
   sub_.last_published = slot_index;
   publish(slot, {HSA_PACKET_TYPE_KERNEL_DISPATCH, true, f.acquire, f.release}, aql::dispatch_setup(d.grid, d.group),

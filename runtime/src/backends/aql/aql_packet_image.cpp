@@ -26,7 +26,9 @@ void write_block(void* kernarg, const Batch& batch, std::size_t dispatch) {
   const Dispatch& d = batch.dispatches()[dispatch];
   const KernelImpl& k = d.kernel.impl();
   if (const std::size_t bytes = k.info.kernarg_segment_size) std::memcpy(kernarg, batch.kernarg_image(dispatch), bytes);
-  if (!k.hidden_args.empty()) aql::fill_hidden_args(k.hidden_args, kernarg, d.grid, d.group);
+  if (!k.hidden_args.empty()) {
+    aql::fill_hidden_args(k.hidden_args, kernarg, d.grid, d.group, d.config.dynamic_shared_bytes);
+  }
 }
 }  // namespace
 
@@ -82,7 +84,7 @@ AqlPacketImage::AqlPacketImage(AqlAgent& agent, const Batch& batch, const Option
         kernarg_offset += round_up64(bytes);
         write_block(kernarg, batch, c.index);
         aql::write_dispatch_body(static_cast<hsa_kernel_dispatch_packet_t*>(slot),
-                                 {d.grid, d.group, k.info.private_segment_size, k.info.group_segment_size,
+                                 {d.grid, d.group, k.info.private_segment_size, d.group_memory(),
                                   k.kernel_object, bytes ? kernarg : nullptr, {0}});
         const aql::Fences f = aql::fences_between(system_before, last || before_copy, o.fence);
         header = {HSA_PACKET_TYPE_KERNEL_DISPATCH, true, f.acquire, f.release};
@@ -125,6 +127,8 @@ std::size_t AqlPacketImage::update_args(const Batch& batch) {
   const auto rewrite = [&](std::size_t i) {
     if (blocks_[i].args_version == batch.args_version(i)) return;  // already written (a dispatch changed twice)
     write_block(static_cast<unsigned char*>(kernarg_) + blocks_[i].offset, batch, i);
+    // set_launch_config counts as an argument change: the packet's group segment follows it.
+    packets_[blocks_[i].packet].bytes.group_segment_size = batch.dispatches()[i].group_memory();
     blocks_[i].args_version = batch.args_version(i);
     ++written;
   };

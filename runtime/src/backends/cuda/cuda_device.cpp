@@ -132,6 +132,9 @@ CudaDevice::CudaDevice(const Driver& d, int ordinal) : d_(d) {
   info_.limits.max_groups = Dim3{std::uint32_t(attr(CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_X)),
                                  std::uint32_t(attr(CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Y)),
                                  std::uint32_t(attr(CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Z))};
+  // The opt-in maximum (227 KiB on the H100): past 48 KiB a kernel must be allowed it
+  // (allow_dynamic_group_memory), which recording a dispatch that asks for it does.
+  info_.limits.max_group_memory_bytes = std::uint32_t(attr(CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN));
 
   CUmodule module = nullptr;
   check(d_.cuModuleLoadData(&module, hsad_cuda_fatbin), "cuModuleLoadData");
@@ -256,7 +259,11 @@ std::shared_ptr<detail::KernelImpl> CudaDevice::make_kernel(CUmodule module, std
   int max_threads = 0;
   check(d_.cuFuncGetAttribute(&max_threads, CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, f), "cuFuncGetAttribute");
   k->info.max_workgroup_size = std::uint32_t(max_threads);
-  k->info.group_segment_size = 0;  // static shared memory is the kernel's own; dynamic is none
+  int static_shared = 0, local = 0;
+  check(d_.cuFuncGetAttribute(&static_shared, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, f), "cuFuncGetAttribute");
+  check(d_.cuFuncGetAttribute(&local, CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES, f), "cuFuncGetAttribute");
+  k->info.group_segment_size = std::uint32_t(static_shared);  // the kernel's own; a launch asks only the dynamic part
+  k->info.private_segment_size = std::uint32_t(local);
   k->native = f;
   return k;
 }
@@ -333,6 +340,17 @@ std::shared_ptr<detail::ModuleImpl> CudaDevice::load_module(std::string_view byt
   std::sort(m->names.begin(), m->names.end());
   m->code = owned;
   return m;
+}
+
+void CudaDevice::allow_dynamic_group_memory(const detail::KernelImpl& kernel, std::uint32_t bytes) const {
+  // Up to 48 KiB every kernel may ask; past it the driver refuses the launch unless the kernel's
+  // maximum was raised first (CUDA Programming Guide, "Shared Memory" for compute capability 7.x+).
+  constexpr std::uint32_t kDefaultMax = 48 * 1024;
+  if (bytes <= kDefaultMax) return;
+  make_current();
+  check(d_.cuFuncSetAttribute(static_cast<CUfunction>(kernel.native), CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                              int(bytes)),
+        "cuFuncSetAttribute(MAX_DYNAMIC_SHARED_SIZE_BYTES)");
 }
 
 void* CudaDevice::raw_allocate(std::size_t bytes, Memory kind) {

@@ -22,7 +22,7 @@ void set_shape(Launch& l, const detail::Dispatch& d) {
   l.blockDimX = d.group.x;
   l.blockDimY = d.group.y;
   l.blockDimZ = d.group.z;
-  l.sharedMemBytes = d.kernel.info().group_segment_size;
+  l.sharedMemBytes = d.config.dynamic_shared_bytes;  // the static part is the kernel's own
 }
 
 inline bool env_is(const char* name, const char* value) {

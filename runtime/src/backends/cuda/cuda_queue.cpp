@@ -271,7 +271,7 @@ void CudaQueue::launch(const detail::Dispatch& d, void* args, std::size_t bytes,
   } else {
     check(d_.cuLaunchKernel(static_cast<CUfunction>(d.kernel.impl().native), blocks(d.grid.x, d.group.x),
                             blocks(d.grid.y, d.group.y), blocks(d.grid.z, d.group.z), d.group.x, d.group.y, d.group.z,
-                            k.group_segment_size, stream_, kernel_params, launch_extra),
+                            d.config.dynamic_shared_bytes, stream_, kernel_params, launch_extra),
           "cuLaunchKernel");
   }
   if (!capturing_) counters_.packets.fetch_add(1, std::memory_order_relaxed);

@@ -208,6 +208,21 @@ DispatchLimits RocrDevice::dispatch_limits() const {
   const auto grid = agent_info<hsa_dim3_t>(api_, agent_, HSA_AGENT_INFO_GRID_MAX_DIM, "hsa_agent_get_info(GRID_MAX_DIM)");
   l.max_grid = Dim3{grid.x, grid.y, grid.z};
   l.max_grid_items = agent_info<std::uint32_t>(api_, agent_, HSA_AGENT_INFO_GRID_MAX_SIZE, "hsa_agent_get_info(GRID_MAX_SIZE)");
+  // LDS per work-group: the size of the agent's group-segment pool, as CLR reads it (64 KiB on
+  // gfx90a); the default stays where ROCr reports no such pool.
+  struct GroupSearch {
+    const Api* api;
+    std::size_t bytes = 0;
+  } search{&api_};
+  const auto find_group = [](hsa_amd_memory_pool_t pool, void* data) {
+    auto* g = static_cast<GroupSearch*>(data);
+    hsa_amd_segment_t segment{};
+    g->api->hsa_amd_memory_pool_get_info(pool, HSA_AMD_MEMORY_POOL_INFO_SEGMENT, &segment);
+    if (segment == HSA_AMD_SEGMENT_GROUP) g->api->hsa_amd_memory_pool_get_info(pool, HSA_AMD_MEMORY_POOL_INFO_SIZE, &g->bytes);
+    return HSA_STATUS_SUCCESS;
+  };
+  api_.hsa_amd_agent_iterate_memory_pools(agent_, find_group, &search);
+  if (search.bytes > 0 && search.bytes <= 0xffffffffu) l.max_group_memory_bytes = std::uint32_t(search.bytes);
   return l;
 }
 

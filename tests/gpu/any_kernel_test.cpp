@@ -1,0 +1,143 @@
+// Kernels as applications write them (issue 42), in HIP and CUDA from one source
+// (tests/modules/app_kernels.cu): dynamic shared memory beside static, a parameter struct passed
+// by value. On the H100 and under hsad-sim as machine code (gfx90a, gfx908, gfx1030).
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <vector>
+
+#include "error_text.hpp"
+#include "gpu_backend.hpp"
+#include "hsad/hsad.hpp"
+
+using namespace hsad;
+
+namespace {
+Module app_module(const Device& d) {
+  return d.load_module(test::modules_dir() + (d.info().backend == "cuda" ? "/app.fatbin" : "/app.hsaco"));
+}
+
+// tests/modules/app_kernels.cu's parameter struct, laid out alike on both compilers.
+struct AffineParams {
+  float* y;
+  const float* x;
+  float a, b;
+  unsigned n;
+  unsigned stride;
+  double bias;
+};
+static_assert(sizeof(AffineParams) == 40);
+
+std::vector<float> read(const Device& d, const Buffer& b, std::size_t n) {
+  std::vector<float> v(n);
+  d.copy_to_host(v.data(), b, n * sizeof(float));
+  return v;
+}
+}  // namespace
+
+// app_block_sum reduces each block's items in its `extern __shared__` array, beside 1 KiB of
+// static shared memory it must not overlap. Without dynamic shared memory it cannot run at all
+// (on main, hsad-sim stopped the queue: "an LDS access ... outside the work-group's 0 bytes").
+TEST(GpuAnyKernel, DynamicSharedMemorySitsBesideTheStatic) {
+  REQUIRE_GPU();
+  if (test::runs_host_builds(device)) GTEST_SKIP() << "a module's kernel runs only as machine code";
+  const Module m = app_module(device);
+  const Kernel sum = m.kernel("app_block_sum");
+  EXPECT_EQ(sum.info().group_segment_size, 1024u) << "the kernel's static shared memory (256 unsigned)";
+  const unsigned n = 1000, group = 256, blocks = (n + group - 1) / group;
+  std::vector<float> in(n);
+  for (unsigned i = 0; i < n; ++i) in[i] = float(i % 7);
+  Buffer x = device.alloc(n * sizeof(float)), out = device.alloc(blocks * sizeof(float));
+  device.copy_to_device(x, in.data(), n * sizeof(float));
+  Queue q = device.create_queue();
+  Batch b;
+  b.exec(sum, Dim3{n}, Dim3{group}, {out, x, n}, LaunchConfig{group * 4});
+  for (const bool replay : {false, true}) {
+    Options o = Options::all();
+    o.replay = replay;
+    q.run(b, o);
+    const std::vector<float> got = read(device, out, blocks);
+    for (unsigned blk = 0; blk < blocks; ++blk) {
+      float want = 0;
+      for (unsigned i = blk * group; i < std::min(n, (blk + 1) * group); ++i) want += in[i];
+      EXPECT_EQ(got[blk], want) << "block " << blk << (replay ? " (replayed)" : "");
+    }
+  }
+  // More than the kernel needs, between replays: the same sums, from the same recording.
+  b.set_launch_config(0, LaunchConfig{2 * group * 4});
+  EXPECT_EQ(b.launch_config(0).dynamic_shared_bytes, 2 * group * 4);
+  device.copy_to_device(out, std::vector<float>(blocks, -2.0f).data(), blocks * sizeof(float));
+  q.run(b, Options::all());
+  EXPECT_EQ(read(device, out, 1)[0], 21.0f * 36 + (0 + 1 + 2 + 3))  // 256 items: 36 cycles of 0..6, then 0..3
+      << "after set_launch_config";
+  // All a work-group may have: past the 48 KiB every CUDA kernel may ask without raising its
+  // maximum first, which the library does when the dispatch asks for it.
+  const std::uint32_t most = device.info().limits.max_group_memory_bytes - sum.info().group_segment_size;
+  b.set_launch_config(0, LaunchConfig{most});
+  device.copy_to_device(out, std::vector<float>(blocks, -2.0f).data(), blocks * sizeof(float));
+  q.run(b, Options::all());
+  EXPECT_EQ(read(device, out, 1)[0], 21.0f * 36 + (0 + 1 + 2 + 3)) << most << " bytes of dynamic shared memory";
+}
+
+// Asking more group memory than the device gives a work-group is refused when recorded, naming
+// the kernel, the static and dynamic bytes and the limit; nothing is recorded.
+TEST(GpuAnyKernel, TooMuchSharedMemoryIsRefusedWhenRecorded) {
+  REQUIRE_GPU();
+  const Module m = app_module(device);
+  const Kernel sum = m.kernel("app_block_sum");
+  Buffer x = device.alloc(1024), out = device.alloc(1024);
+  const std::uint32_t limit = device.info().limits.max_group_memory_bytes;
+  EXPECT_GE(limit, 48u * 1024) << "every GPU of either vendor gives a work-group at least 48 KiB";
+  Batch b;
+  const std::string refused =
+      test::error_text([&] { b.exec(sum, Dim3{256}, Dim3{256}, {out, x, 256u}, LaunchConfig{limit}); });
+  EXPECT_NE(refused.find("app_block_sum"), std::string::npos) << refused;
+  EXPECT_NE(refused.find("1024 static + " + std::to_string(limit) + " dynamic"), std::string::npos) << refused;
+  EXPECT_NE(refused.find("at most " + std::to_string(limit)), std::string::npos) << refused;
+  EXPECT_EQ(b.size(), 0u);
+  b.exec(sum, Dim3{256}, Dim3{256}, {out, x, 256u}, LaunchConfig{1024});
+  EXPECT_NE(test::error_text([&] { b.set_launch_config(0, LaunchConfig{limit}); }).find("app_block_sum"), std::string::npos);
+  EXPECT_EQ(b.launch_config(0).dynamic_shared_bytes, 1024u) << "a refused set_launch_config changes nothing";
+}
+
+// app_affine(unsigned tag, AffineParams p): a 40-byte struct at offset 8, passed as itself, as
+// raw bytes, and changed by set_args between replays. On main, Arg refused it at compile time.
+TEST(GpuAnyKernel, AParameterStructPassesAsItself) {
+  REQUIRE_GPU();
+  if (test::runs_host_builds(device)) GTEST_SKIP() << "a module's kernel runs only as machine code";
+  const Module m = app_module(device);
+  const Kernel affine = m.kernel("app_affine");
+  const unsigned n = 300;
+  std::vector<float> xs(n);
+  for (unsigned i = 0; i < n; ++i) xs[i] = float(i);
+  Buffer x = device.alloc(n * sizeof(float)), y = device.alloc(2 * n * sizeof(float));
+  device.copy_to_device(x, xs.data(), n * sizeof(float));
+  const auto params = [&](float a, unsigned stride) {
+    return AffineParams{static_cast<float*>(y.device_ptr()), static_cast<const float*>(x.device_ptr()), a, 1.0f, n,
+                        stride, 0.5};
+  };
+  Queue q = device.create_queue();
+  Batch b;
+  b.exec(affine, Dim3{n}, Dim3{64}, {3u, params(2.0f, 1)});
+  q.run(b, Options::all());
+  std::vector<float> got = read(device, y, n);
+  for (unsigned i = 0; i < n; ++i) ASSERT_EQ(got[i], 2.0f * i + 1.0f + 0.5f + 3.0f) << i;
+
+  Options replay = Options::all();
+  replay.replay = true;
+  q.run(b, replay);
+  const AffineParams changed = params(-1.0f, 2);
+  b.set_args(0, {0u, Arg::bytes(&changed, sizeof changed)});
+  q.run(b, replay);
+  got = read(device, y, 2 * n);
+  for (unsigned i = 0; i < n; ++i) ASSERT_EQ(got[2 * i], -1.0f * i + 1.0f + 0.5f) << "after set_args, item " << i;
+
+  struct TooSmall {
+    float* y;
+    const float* x;
+    float a, b;
+    unsigned n, stride;
+  } small{};
+  const std::string refused = test::error_text([&] { b.set_args(0, {0u, small}); });
+  EXPECT_NE(refused.find("is 40 bytes, got 32"), std::string::npos) << refused;
+}

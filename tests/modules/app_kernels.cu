@@ -1,0 +1,40 @@
+// Kernels as applications write them (issue 42): dynamic shared memory beside static, and a
+// parameter struct passed by value. The subset hipcc and nvcc both accept; built by the tests into
+// an AMD offload bundle (gfx90a, gfx908, gfx1030) and a CUDA fatbin.
+#if defined(__HIPCC__)
+#include <hip/hip_runtime.h>
+#endif
+
+// out[blockIdx.x] = the sum of in[] over the block's items (0 past n), through the dynamic array
+// (blockDim.x floats); `fixed` is static shared memory the dynamic array must not overlap:
+// every thread writes its slot of both before either is read.
+extern "C" __global__ void __launch_bounds__(256) app_block_sum(float* out, const float* in, unsigned n) {
+  extern __shared__ float tile[];
+  __shared__ unsigned fixed[256];
+  const unsigned t = threadIdx.x;
+  const unsigned i = blockIdx.x * blockDim.x + t;
+  tile[t] = i < n ? in[i] : 0.0f;
+  fixed[t] = 0xffffffffu;
+  __syncthreads();
+  for (unsigned stride = blockDim.x / 2; stride > 0; stride /= 2) {
+    if (t < stride) tile[t] += tile[t + stride];
+    __syncthreads();
+  }
+  if (t == 0) out[blockIdx.x] = fixed[blockDim.x - 1] == 0xffffffffu ? tile[0] : -1.0f;
+}
+
+// A parameter struct of 40 bytes, passed as itself.
+struct AffineParams {
+  float* y;
+  const float* x;
+  float a, b;
+  unsigned n;
+  unsigned stride;  // y[i * stride]
+  double bias;
+};
+
+// y[i * p.stride] = p.a * x[i] + p.b + p.bias for i < p.n; `tag` puts the struct at offset 8.
+extern "C" __global__ void __launch_bounds__(256) app_affine(unsigned tag, AffineParams p) {
+  const unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < p.n) p.y[i * p.stride] = p.a * p.x[i] + p.b + float(p.bias) + float(tag);
+}
