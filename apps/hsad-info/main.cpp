@@ -82,6 +82,13 @@ void print_devices_table(std::ostream& out, const Listing& l) {
   }
 }
 
+// What one compute unit holds of the kernel in work-groups of 256 (or its limit, if lower), by
+// CLR's model; nullopt for a target the model does not cover.
+std::pair<std::uint32_t, std::optional<std::uint32_t>> groups_per_cu(const CodeObject& co, const KernelInfo& k) {
+  const std::uint32_t group = k.max_workgroup_size ? std::min<std::uint32_t>(256, k.max_workgroup_size) : 256;
+  return {group, amdgpu_groups_per_cu(co.processor, k, group, 0)};
+}
+
 void print_code_object_json(std::ostream& out, const CodeObject& co) {
   out << "{\"target\":" << quoted(co.target) << ",\"kernels\":[";
   for (std::size_t i = 0; i < co.kernels.size(); ++i) {
@@ -91,7 +98,12 @@ void print_code_object_json(std::ostream& out, const CodeObject& co) {
         << ",\"kernarg_segment_align\":" << k.info.kernarg_segment_align
         << ",\"group_segment_size\":" << k.info.group_segment_size
         << ",\"private_segment_size\":" << k.info.private_segment_size
-        << ",\"wavefront_size\":" << k.info.wavefront_size << ",\"args\":[";
+        << ",\"wavefront_size\":" << k.info.wavefront_size << ",\"vector_registers\":" << k.info.vector_registers
+        << ",\"accum_registers\":" << k.info.accum_registers << ",\"scalar_registers\":" << k.info.scalar_registers
+        << ",\"vector_spills\":" << k.info.vector_spills << ",\"scalar_spills\":" << k.info.scalar_spills;
+    const auto occupancy = groups_per_cu(co, k.info);
+    out << ",\"occupancy_group_size\":" << occupancy.first << ",\"groups_per_cu\":"
+        << (occupancy.second ? std::to_string(*occupancy.second) : "null") << ",\"args\":[";
     for (std::size_t a = 0; a < k.info.args.size(); ++a) {
       const ArgInfo& arg = k.info.args[a];
       out << (a ? "," : "") << "{\"offset\":" << arg.offset << ",\"size\":" << arg.size
@@ -108,6 +120,16 @@ void print_code_object_table(std::ostream& out, const CodeObject& co) {
     out << "  " << k.info.name << "  kernarg " << k.info.kernarg_segment_size << " B (align "
         << k.info.kernarg_segment_align << "), group " << k.info.group_segment_size << " B, private "
         << k.info.private_segment_size << " B, wave" << k.info.wavefront_size << "\n";
+    out << "      registers " << k.info.vector_registers << " vector";
+    if (k.info.accum_registers) out << " + " << k.info.accum_registers << " accumulation";
+    out << ", " << k.info.scalar_registers << " scalar; spills " << k.info.vector_spills << " vector, "
+        << k.info.scalar_spills << " scalar; ";
+    const auto occupancy = groups_per_cu(co, k.info);
+    if (occupancy.second) {
+      out << *occupancy.second << " groups of " << occupancy.first << " per CU (CLR's occupancy model)\n";
+    } else {
+      out << "occupancy not modelled for " << co.processor << "\n";
+    }
     for (const ArgInfo& a : k.info.args) {
       out << "      +" << a.offset << "  " << a.size << " B  " << a.value_kind << "\n";
     }

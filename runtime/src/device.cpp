@@ -265,6 +265,23 @@ void DeviceImpl::copy_to_host(void* dst, const void* src, std::size_t bytes) {
 
 const KernelInfo& Kernel::info() const { return impl_->info; }
 
+std::uint32_t Kernel::max_active_groups_per_cu(std::uint32_t group_size, std::uint32_t dynamic_shared_bytes) const {
+  if (!impl_) throw Error(Errc::invalid_argument, "kernel", "max_active_groups_per_cu", "empty Kernel handle");
+  const KernelInfo& k = impl_->info;
+  const std::string call = "max_active_groups_per_cu " + k.name;
+  if (group_size == 0) throw Error(Errc::invalid_argument, "kernel", call, "a work-group of 0 work-items");
+  const detail::DeviceImpl* device = impl_->device;
+  const std::uint32_t limit =
+      k.max_workgroup_size ? k.max_workgroup_size : device ? device->info().limits.max_group_size : group_size;
+  if (group_size > limit) {
+    throw Error(Errc::invalid_argument, "kernel", call,
+                "a work-group of " + std::to_string(group_size) + " work-items exceeds kernel '" + k.name + "''s limit of " +
+                    std::to_string(limit));
+  }
+  if (!device) return 1;  // a host kernel looked up without a device runs as the cpu agent's
+  return device->max_active_groups_per_cu(*impl_, group_size, dynamic_shared_bytes);
+}
+
 const DeviceInfo& Device::info() const { return impl_->info(); }
 
 Kernel Device::kernel(std::string_view name) const { return Kernel(impl_->kernel(name)); }

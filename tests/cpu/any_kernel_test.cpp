@@ -196,3 +196,12 @@ TEST(CpuAnyKernel, AStructOfTheWrongSizeOrAlignmentIsRefused) {
   EXPECT_NE(test::error_text([] { (void)Arg::bytes("", 0); }).find("0 bytes"), std::string::npos);
   EXPECT_EQ(b.size(), 0u);
 }
+
+TEST(CpuAnyKernel, AWorkerThreadHoldsOneGroupAtATime) {
+  const Kernel sum = device().kernel("app_group_sum");
+  EXPECT_EQ(sum.max_active_groups_per_cu(64), 1u);
+  EXPECT_EQ(sum.info().vector_registers, 0u) << "a host kernel has no registers to report";
+  EXPECT_NE(test::error_text([&] { (void)sum.max_active_groups_per_cu(0); }).find("a work-group of 0 work-items"),
+            std::string::npos);
+  EXPECT_NE(test::error_text([] { (void)Kernel().max_active_groups_per_cu(64); }).find("empty Kernel"), std::string::npos);
+}

@@ -141,3 +141,31 @@ TEST(GpuAnyKernel, AParameterStructPassesAsItself) {
   const std::string refused = test::error_text([&] { b.set_args(0, {0u, small}); });
   EXPECT_NE(refused.find("is 40 bytes, got 32"), std::string::npos) << refused;
 }
+
+// What a kernel costs: its registers from the code object or the driver, and how many of its
+// work-groups one compute unit (SM) holds, from CLR's model on AMD and the driver on NVIDIA.
+TEST(GpuAnyKernel, AKernelsRegistersAndOccupancyAreReported) {
+  REQUIRE_GPU();
+  const Module m = app_module(device);
+  const Kernel sum = m.kernel("app_block_sum");
+  EXPECT_GT(sum.info().vector_registers, 0u);
+  if (device.info().backend == "rocr") {
+    EXPECT_GT(sum.info().scalar_registers, 0u);
+  }
+  const auto model = amdgpu_groups_per_cu(device.info().isa, sum.info(), 256);
+  if (device.info().backend == "rocr" && !model) {
+    const std::string why = test::error_text([&] { (void)sum.max_active_groups_per_cu(256); });
+    EXPECT_NE(why.find("not " + device.info().isa), std::string::npos) << why;
+    GTEST_SKIP() << "the occupancy model does not cover " << device.info().isa;
+  }
+  const std::uint32_t plain = sum.max_active_groups_per_cu(256);
+  if (model) {
+    EXPECT_EQ(plain, *model);
+  }
+  EXPECT_GE(plain, 2u) << "a kernel of few registers and 1 KiB of shared memory";
+  // A group that asks all the group memory there is leaves room for one group alone.
+  const std::uint32_t most = device.info().limits.max_group_memory_bytes - sum.info().group_segment_size;
+  EXPECT_EQ(sum.max_active_groups_per_cu(256, most), 1u);
+  EXPECT_NE(test::error_text([&] { (void)sum.max_active_groups_per_cu(0); }).find("0 work-items"), std::string::npos);
+  EXPECT_NE(test::error_text([&] { (void)sum.max_active_groups_per_cu(2048); }).find("exceeds"), std::string::npos);
+}

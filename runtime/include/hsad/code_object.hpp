@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <string>
+#include <optional>
 #include <string_view>
 #include <vector>
 
@@ -41,6 +42,13 @@ HSAD_API CodeObject read_code_object(std::string_view elf);
 
 // The device code objects in `bytes`: a bundle's amdgcn entries, or the one ELF it is.
 HSAD_API std::vector<CodeObject> read_code_objects(std::string_view bytes);
+
+// Work-groups of `kernel`, `group_size` work-items and `dynamic_lds` bytes of dynamic LDS each,
+// that one compute unit of `processor` ("gfx90a", a target id) holds at once, by CLR's occupancy
+// model (what Kernel::max_active_groups_per_cu answers on rocr); nullopt for a processor the
+// model does not cover (RDNA).
+HSAD_API std::optional<std::uint32_t> amdgpu_groups_per_cu(std::string_view processor, const KernelInfo& kernel,
+                                                          std::uint32_t group_size, std::uint32_t dynamic_lds = 0);
 
 // An AMD target ID as ROCr matches it: the processor and the two target features (sramecc,
 // xnack), each on ("+"), off ("-") or unspecified (any). Parsed from a full ISA or target name

@@ -40,6 +40,13 @@ struct HSAD_API KernelInfo {
   std::uint32_t wavefront_size = 0;         // 0 where the backend has no such notion
   std::uint32_t max_workgroup_size = 0;     // work-items per group the code allows (launch bounds); 0: no limit known
   std::vector<ArgInfo> args;                // every argument in offset order, hidden ones included
+  // What the kernel costs the device, from the code object (AMD metadata) or the driver (CUDA's
+  // function attributes); 0 where the backend does not say (the cpu agent).
+  std::uint32_t vector_registers = 0;  // per work-item: AMD VGPRs (.vgpr_count), NVIDIA registers per thread
+  std::uint32_t accum_registers = 0;   // per work-item: AMD AGPRs (.agpr_count, gfx908 and gfx90a)
+  std::uint32_t scalar_registers = 0;  // per wave: AMD SGPRs (.sgpr_count); none on NVIDIA
+  std::uint32_t vector_spills = 0;     // AMD .vgpr_spill_count (NVIDIA spills to local memory: private_segment_size)
+  std::uint32_t scalar_spills = 0;     // AMD .sgpr_spill_count
 
   std::size_t explicit_arg_count() const;
 };
@@ -52,6 +59,14 @@ class HSAD_API Kernel {
   Kernel() = default;
   explicit Kernel(std::shared_ptr<const detail::KernelImpl> impl) : impl_(std::move(impl)) {}
   const KernelInfo& info() const;
+  // Work-groups of `group_size` work-items, each with `dynamic_shared_bytes` of dynamic group
+  // memory, that one compute unit (an SM on NVIDIA) holds at once: HIP's and CUDA's
+  // OccupancyMaxActiveBlocksPerMultiprocessor. 0 where one group does not fit. rocr: CLR's
+  // model from the code object's registers and LDS and the target's register file; cuda: the
+  // driver's; the cpu agent: 1 (a worker thread runs one group at a time). Throws hsad::Error for
+  // an empty Kernel, a group_size of 0 or over the kernel's limit, or an AMD target the model
+  // does not know.
+  std::uint32_t max_active_groups_per_cu(std::uint32_t group_size, std::uint32_t dynamic_shared_bytes = 0) const;
   const std::string& name() const { return info().name; }
   const detail::KernelImpl& impl() const { return *impl_; }
   explicit operator bool() const { return impl_ != nullptr; }

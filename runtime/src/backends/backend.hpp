@@ -232,6 +232,9 @@ class DeviceImpl : public std::enable_shared_from_this<DeviceImpl> {
     (void)kernel;
     (void)bytes;
   }
+  // Kernel::max_active_groups_per_cu, the arguments checked.
+  virtual std::uint32_t max_active_groups_per_cu(const KernelImpl& kernel, std::uint32_t group_size,
+                                                 std::uint32_t dynamic_shared_bytes) const = 0;
   // Whether this device's copies reach `other`'s memory directly (peer to peer), enabling that
   // access where the driver needs it; false where a copy between them would be staged. Another
   // backend's device: false.

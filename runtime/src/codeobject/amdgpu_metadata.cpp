@@ -92,6 +92,11 @@ CodeObjectKernel parse_kernel(const msgpack::object& m, std::size_t index) {
   k.private_segment_size = get_u32(m, ".private_segment_fixed_size", c);
   k.wavefront_size = get_u32(m, ".wavefront_size", c);
   k.max_workgroup_size = get_u32(m, ".max_flat_workgroup_size", c, false, 0);
+  k.vector_registers = get_u32(m, ".vgpr_count", c, false, 0);
+  k.accum_registers = get_u32(m, ".agpr_count", c, false, 0);
+  k.scalar_registers = get_u32(m, ".sgpr_count", c, false, 0);
+  k.vector_spills = get_u32(m, ".vgpr_spill_count", c, false, 0);
+  k.scalar_spills = get_u32(m, ".sgpr_spill_count", c, false, 0);
   if (const msgpack::object* args = find(m, ".args")) {
     if (args->type != msgpack::type::ARRAY) malformed(c.where + ": '.args' is not an array");
     for (std::uint32_t i = 0; i < args->via.array.size; ++i) k.args.push_back(parse_arg(args->via.array.ptr[i], i, k, c));

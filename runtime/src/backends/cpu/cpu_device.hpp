@@ -21,6 +21,10 @@ class CpuDevice : public detail::DeviceImpl, public detail::AqlAgent {
   // Refused, saying why: the cpu agent runs host kernels registered by name, not GPU code.
   std::shared_ptr<detail::ModuleImpl> load_module(std::string_view bytes, const std::string& origin) override;
   bool host_can_read(Memory) const override { return true; }
+  // A worker thread (the cpu agent's compute unit) runs one work-group at a time.
+  std::uint32_t max_active_groups_per_cu(const detail::KernelImpl&, std::uint32_t, std::uint32_t) const override {
+    return 1;
+  }
   // Any host memory: the agent's kernels run on the host (Memory::device is host memory here).
   Memory adopt_memory(void*, std::size_t) override { return Memory::device; }
   NativeDevice native() const override { return {}; }  // no driver underneath

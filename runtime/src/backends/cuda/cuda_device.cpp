@@ -259,9 +259,11 @@ std::shared_ptr<detail::KernelImpl> CudaDevice::make_kernel(CUmodule module, std
   int max_threads = 0;
   check(d_.cuFuncGetAttribute(&max_threads, CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, f), "cuFuncGetAttribute");
   k->info.max_workgroup_size = std::uint32_t(max_threads);
-  int static_shared = 0, local = 0;
+  int static_shared = 0, local = 0, registers = 0;
   check(d_.cuFuncGetAttribute(&static_shared, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, f), "cuFuncGetAttribute");
   check(d_.cuFuncGetAttribute(&local, CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES, f), "cuFuncGetAttribute");
+  check(d_.cuFuncGetAttribute(&registers, CU_FUNC_ATTRIBUTE_NUM_REGS, f), "cuFuncGetAttribute");
+  k->info.vector_registers = std::uint32_t(registers);
   k->info.group_segment_size = std::uint32_t(static_shared);  // the kernel's own; a launch asks only the dynamic part
   k->info.private_segment_size = std::uint32_t(local);
   k->native = f;
@@ -351,6 +353,16 @@ void CudaDevice::allow_dynamic_group_memory(const detail::KernelImpl& kernel, st
   check(d_.cuFuncSetAttribute(static_cast<CUfunction>(kernel.native), CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
                               int(bytes)),
         "cuFuncSetAttribute(MAX_DYNAMIC_SHARED_SIZE_BYTES)");
+}
+
+std::uint32_t CudaDevice::max_active_groups_per_cu(const detail::KernelImpl& kernel, std::uint32_t group_size,
+                                                   std::uint32_t dynamic_shared_bytes) const {
+  make_current();
+  int blocks = 0;
+  check(d_.cuOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, static_cast<CUfunction>(kernel.native), int(group_size),
+                                                       dynamic_shared_bytes),
+        "cuOccupancyMaxActiveBlocksPerMultiprocessor");
+  return std::uint32_t(blocks);
 }
 
 void* CudaDevice::raw_allocate(std::size_t bytes, Memory kind) {

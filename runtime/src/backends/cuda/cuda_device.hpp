@@ -32,6 +32,8 @@ class CudaDevice : public detail::DeviceImpl {
   std::shared_ptr<detail::QueueImpl> create_queue(std::uint32_t packets, Priority priority) override;
   bool host_can_read(Memory kind) const override { return kind == Memory::pinned_host; }
   void allow_dynamic_group_memory(const detail::KernelImpl& kernel, std::uint32_t bytes) const override;
+  std::uint32_t max_active_groups_per_cu(const detail::KernelImpl& kernel, std::uint32_t group_size,
+                                         std::uint32_t dynamic_shared_bytes) const override;
   // cuDeviceCanAccessPeer, then cuCtxEnablePeerAccess from this context (once per peer).
   bool peer_access(detail::DeviceImpl& other) override;
   void make_current() const;

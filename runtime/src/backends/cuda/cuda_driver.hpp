@@ -13,7 +13,7 @@ namespace hsad::cuda {
   X(cuInit) X(cuDriverGetVersion) X(cuDeviceGetCount) X(cuDeviceGet) X(cuDeviceGetName)           \
   X(cuDeviceGetAttribute) X(cuDeviceTotalMem) X(cuDevicePrimaryCtxRetain)                         \
   X(cuDevicePrimaryCtxRelease) X(cuDevicePrimaryCtxReset) X(cuCtxSetCurrent) X(cuModuleLoadData) X(cuModuleUnload)           \
-  X(cuModuleGetFunction) X(cuFuncGetParamInfo) X(cuFuncGetAttribute) X(cuFuncSetAttribute) X(cuStreamCreate) \
+  X(cuModuleGetFunction) X(cuFuncGetParamInfo) X(cuFuncGetAttribute) X(cuFuncSetAttribute) X(cuOccupancyMaxActiveBlocksPerMultiprocessor) X(cuStreamCreate) \
   X(cuStreamDestroy) X(cuStreamSynchronize) X(cuLaunchKernel) X(cuEventCreate) X(cuEventRecord)   \
   X(cuEventQuery) X(cuEventDestroy) X(cuMemAlloc) X(cuMemFree) X(cuMemHostAlloc) X(cuMemFreeHost) \
   X(cuMemcpyHtoD) X(cuMemcpyDtoH) X(cuGetErrorName) X(cuGetErrorString) X(cuStreamBeginCapture)   \

@@ -11,6 +11,7 @@
 #include "backends/aql/aql_queue.hpp"
 #include "backends/rocr/rocr_backend.hpp"
 #include "backends/rocr/rocr_ring.hpp"
+#include "codeobject/amdgpu_occupancy.hpp"
 #include "hsad/error.hpp"
 #include "hsad/queue.hpp"
 #include "module/module_format.hpp"
@@ -224,6 +225,18 @@ DispatchLimits RocrDevice::dispatch_limits() const {
   api_.hsa_amd_agent_iterate_memory_pools(agent_, find_group, &search);
   if (search.bytes > 0 && search.bytes <= 0xffffffffu) l.max_group_memory_bytes = std::uint32_t(search.bytes);
   return l;
+}
+
+std::uint32_t RocrDevice::max_active_groups_per_cu(const detail::KernelImpl& kernel, std::uint32_t group_size,
+                                                   std::uint32_t dynamic_shared_bytes) const {
+  const auto cu = codeobject::amdgpu_compute_unit(isa_name_);
+  if (!cu) {
+    throw Error(Errc::unsupported, "rocr", "max_active_groups_per_cu",
+                "the occupancy model covers GCN and CDNA targets (gfx900 to gfx942), not " + info_.isa +
+                    " (RDNA's work-group processors)",
+                "use rocprof's occupancy counters on this GPU");
+  }
+  return codeobject::amdgpu_groups_per_cu(*cu, kernel.info, group_size, dynamic_shared_bytes);
 }
 
 RocrDevice::~RocrDevice() {

@@ -27,6 +27,8 @@ class RocrDevice : public detail::DeviceImpl, public detail::AqlAgent {
 
   std::shared_ptr<detail::QueueImpl> create_queue(std::uint32_t packets, Priority priority) override;
   bool host_can_read(Memory kind) const override { return kind == Memory::pinned_host; }
+  std::uint32_t max_active_groups_per_cu(const detail::KernelImpl& kernel, std::uint32_t group_size,
+                                         std::uint32_t dynamic_shared_bytes) const override;
   // Whether this agent may reach the other GPU's memory pool (ROCr: its access is not
   // NEVER_ALLOWED), so that an async copy between their memory goes directly.
   bool peer_access(detail::DeviceImpl& other) override;
