@@ -279,6 +279,10 @@ std::uint32_t Kernel::max_active_groups_per_cu(std::uint32_t group_size, std::ui
                     std::to_string(limit));
   }
   if (!device) return 1;  // a host kernel looked up without a device runs as the cpu agent's
+  // Asked as a dispatch would ask it: more group memory than a work-group may have fits no
+  // group; past CUDA's 48 KiB the kernel's maximum is raised first, as recording does.
+  if (std::uint64_t(k.group_segment_size) + dynamic_shared_bytes > device->info().limits.max_group_memory_bytes) return 0;
+  if (dynamic_shared_bytes) device->allow_dynamic_group_memory(*impl_, dynamic_shared_bytes);
   return device->max_active_groups_per_cu(*impl_, group_size, dynamic_shared_bytes);
 }
 

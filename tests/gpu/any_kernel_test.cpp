@@ -166,6 +166,7 @@ TEST(GpuAnyKernel, AKernelsRegistersAndOccupancyAreReported) {
   // A group that asks all the group memory there is leaves room for one group alone.
   const std::uint32_t most = device.info().limits.max_group_memory_bytes - sum.info().group_segment_size;
   EXPECT_EQ(sum.max_active_groups_per_cu(256, most), 1u);
+  EXPECT_EQ(sum.max_active_groups_per_cu(256, most + 1), 0u) << "one group past the limit fits nowhere";
   EXPECT_NE(test::error_text([&] { (void)sum.max_active_groups_per_cu(0); }).find("0 work-items"), std::string::npos);
   EXPECT_NE(test::error_text([&] { (void)sum.max_active_groups_per_cu(2048); }).find("exceeds"), std::string::npos);
 }
