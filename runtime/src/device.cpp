@@ -25,6 +25,7 @@ Stats Counters::snapshot() const {
   s.copies = copies.load(std::memory_order_relaxed);
   s.kernarg_writes = kernarg_writes.load(std::memory_order_relaxed);
   s.images_built = images_built.load(std::memory_order_relaxed);
+  s.early_launches = early_launches.load(std::memory_order_relaxed);
   s.device_waits = device_waits.load(std::memory_order_relaxed);
   return s;
 }

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "error_text.hpp"
@@ -169,4 +170,33 @@ TEST(GpuAnyKernel, AKernelsRegistersAndOccupancyAreReported) {
   EXPECT_EQ(sum.max_active_groups_per_cu(256, most + 1), 0u) << "one group past the limit fits nowhere";
   EXPECT_NE(test::error_text([&] { (void)sum.max_active_groups_per_cu(0); }).find("0 work-items"), std::string::npos);
   EXPECT_NE(test::error_text([&] { (void)sum.max_active_groups_per_cu(2048); }).find("exceeds"), std::string::npos);
+}
+
+// A chain of dependent application kernels, each launched early (LaunchConfig::early_launch): on
+// sm_90 every launch after the first overlaps its predecessor's end (counted), and each waits
+// for it in the kernel, so the sum is exact. Elsewhere the flag changes nothing.
+TEST(GpuAnyKernel, AnEarlyLaunchedChainOfApplicationKernelsIsExact) {
+  REQUIRE_GPU();
+  if (test::runs_host_builds(device)) GTEST_SKIP() << "a module's kernel runs only as machine code";
+  const Module m = app_module(device);
+  const Kernel step = m.kernel("app_chain_step");
+  const unsigned n = 4096, links = test::simulated(device) ? 8 : 200;
+  Buffer x = device.alloc(n * sizeof(float));
+  Queue q = device.create_queue();
+  for (const bool early : {false, true}) {
+    device.copy_to_device(x, std::vector<float>(n, 0.0f).data(), n * sizeof(float));
+    Batch b;
+    LaunchConfig config;
+    config.early_launch = early;
+    for (unsigned k = 0; k < links; ++k) b.exec(step, Dim3{n}, Dim3{256}, {x, n}, config);
+    Options o = Options::all();
+    o.replay = false;  // replayed as a CUDA graph, a batch takes no early launch
+    const Stats before = device.stats();
+    q.run(b, o);
+    const Stats used = device.stats() - before;
+    const bool hopper = device.info().backend == "cuda" && std::stoi(device.info().isa.substr(3)) >= 90;
+    EXPECT_EQ(used.early_launches, early && hopper ? links - 1 : 0u) << (early ? "early" : "not early");
+    const std::vector<float> got = read(device, x, n);
+    for (unsigned i = 0; i < n; i += 97) ASSERT_EQ(got[i], float(links)) << "item " << i << (early ? ", early" : "");
+  }
 }

@@ -38,3 +38,17 @@ extern "C" __global__ void __launch_bounds__(256) app_affine(unsigned tag, Affin
   const unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i < p.n) p.y[i * p.stride] = p.a * p.x[i] + p.b + float(p.bias) + float(tag);
 }
+
+// x[i] += 1 for i < n, one link of a chain of dependent dispatches. On Hopper it waits for the
+// kernel before it itself (what makes an early launch, LaunchConfig::early_launch, correct) and
+// lets the next one start once its own work is out.
+extern "C" __global__ void __launch_bounds__(256) app_chain_step(float* x, unsigned n) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  cudaGridDependencySynchronize();
+#endif
+  const unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) x[i] += 1.0f;
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  cudaTriggerProgrammaticLaunchCompletion();
+#endif
+}

@@ -129,6 +129,13 @@ struct LaunchConfig {
   // dynamic array starts after the static memory; both together must fit the device's
   // DispatchLimits::max_group_memory_bytes. A host kernel finds it in WorkGroup::group_memory.
   std::uint32_t dynamic_shared_bytes = 0;
+  // The kernel waits for the kernel before it itself (cudaGridDependencySynchronize, before it
+  // reads what that one wrote), so it may be launched before that one ended: CUDA's programmatic
+  // dependent launch (cudaLaunchAttributeProgrammaticStreamSerialization), taken on sm_90 and
+  // later for a dispatch right after another under Options::nosync, not replayed, not profiled
+  // (Stats::early_launches counts them). Elsewhere the dispatch waits as any other; AQL's barrier
+  // bit has no such overlap. A kernel that does not wait this way races its predecessor.
+  bool early_launch = false;
 };
 
 namespace detail {

@@ -21,6 +21,7 @@ struct HSAD_API Stats {
   std::uint64_t device_waits = 0;        // waits for another submission done on the device (barrier-AND, stream wait)
   std::uint64_t kernarg_writes = 0;      // kernarg blocks written by the host (AQL; an unchanged replay writes none)
   std::uint64_t images_built = 0;        // replay's one-time work: packet images (AQL) or graphs (cuda) built
+  std::uint64_t early_launches = 0;      // cuda, sm_90+: launches allowed to start before their predecessor ended
 
   template <class F>
   static Stats combine(const Stats& a, const Stats& b, F f) {
@@ -29,7 +30,8 @@ struct HSAD_API Stats {
             f(a.kernarg_allocations, b.kernarg_allocations), f(a.system_fences, b.system_fences),
             f(a.bytes_copied, b.bytes_copied), f(a.bytes_staged, b.bytes_staged),
             f(a.copies, b.copies),             f(a.device_waits, b.device_waits),
-            f(a.kernarg_writes, b.kernarg_writes), f(a.images_built, b.images_built)};
+            f(a.kernarg_writes, b.kernarg_writes), f(a.images_built, b.images_built),
+            f(a.early_launches, b.early_launches)};
   }
   Stats operator+(const Stats& o) const { return combine(*this, o, [](std::uint64_t x, std::uint64_t y) { return x + y; }); }
   Stats operator-(const Stats& o) const { return combine(*this, o, [](std::uint64_t x, std::uint64_t y) { return x - y; }); }

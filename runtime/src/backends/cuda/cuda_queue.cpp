@@ -268,6 +268,7 @@ void CudaQueue::launch(const detail::Dispatch& d, void* args, std::size_t bytes,
     config.numAttrs = 1;
     check(d_.cuLaunchKernelEx(&config, static_cast<CUfunction>(d.kernel.impl().native), kernel_params, launch_extra),
           "cuLaunchKernelEx");
+    counters_.early_launches.fetch_add(1, std::memory_order_relaxed);
   } else {
     check(d_.cuLaunchKernel(static_cast<CUfunction>(d.kernel.impl().native), blocks(d.grid.x, d.group.x),
                             blocks(d.grid.y, d.group.y), blocks(d.grid.z, d.group.z), d.group.x, d.group.y, d.group.z,

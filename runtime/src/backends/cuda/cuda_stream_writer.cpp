@@ -56,9 +56,10 @@ void CudaQueue::write_commands(const Batch& batch, const Options& o, const detai
         if (kbytes) std::memcpy(args, batch.kernarg_image(c.index), kbytes);
         // With nosync the host no longer separates the kernels: the barrier bit becomes an
         // in-kernel wait, so the next launch can overlap the end of the one before. Only for a
-        // kernel that waits for it (the library's own: HSAD_BARRIER_WAIT), right after a launch.
+        // kernel that waits for it (the library's own: HSAD_BARRIER_WAIT; an application's that
+        // says so, LaunchConfig::early_launch), right after a launch.
         const bool early = o.nosync && early_launch_ && previous_was_launch && !o.profile &&
-                           d.kernel.impl().early_launch_ok;
+                           (d.kernel.impl().early_launch_ok || d.config.early_launch);
         launch(d, args, kbytes, early);
         // cuLaunchKernel has copied the argument buffer: the block is free again at once.
         if (block) kernarg_pool_.release(block->ticket);
