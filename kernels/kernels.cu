@@ -3,3 +3,4 @@
 #include "bitonic.cu"
 #include "laplacian.cu"
 #include "memory.cu"
+#include "cooperative.cu"

@@ -105,6 +105,8 @@ std::uint64_t Batch::args_version(std::size_t dispatch) const { return data_->di
 const std::vector<std::uint32_t>& Batch::args_changes() const { return data().args_changes; }
 std::uint64_t Batch::args_changes_from() const { return args_version_ - data().args_changes.size(); }
 
+std::size_t Batch::cooperative_dispatch_count() const { return data_ ? data_->cooperative_dispatches : 0; }
+
 void Batch::clear() {
   data_.reset();  // its dispatch numbers, code and labels go with it
   ++version_;
@@ -182,6 +184,37 @@ void Batch::check_launch_config(const Kernel& kernel, const LaunchConfig& config
   if (config.dynamic_shared_bytes && device) device->allow_dynamic_group_memory(kernel.impl(), config.dynamic_shared_bytes);
 }
 
+void Batch::check_cooperative(const Kernel& kernel, Dim3 grid, Dim3 group, const LaunchConfig& config, const char* call) {
+  if (!config.cooperative) return;
+  const KernelInfo& info = kernel.info();
+  const detail::DeviceImpl* device = kernel.impl().device;
+  const std::string where = std::string(call) + " " + info.name;
+  if (!device || device->info().backend == "cpu") {
+    throw Error(Errc::unsupported, "batch", where,
+                "a cooperative dispatch of kernel '" + info.name +
+                    "': the cpu agent runs a grid's work-groups a few at a time, so a grid barrier would never complete",
+                "run cooperative kernels on a GPU backend (rocr, cuda)");
+  }
+  const std::uint64_t groups = std::uint64_t((grid.x + group.x - 1) / group.x) * ((grid.y + group.y - 1) / group.y) *
+                               ((grid.z + group.z - 1) / group.z);
+  std::uint32_t per_cu = 0;
+  try {
+    per_cu = kernel.max_active_groups_per_cu(std::uint32_t(group.volume()), config.dynamic_shared_bytes);
+  } catch (const Error& e) {
+    if (e.code() != Errc::unsupported) throw;
+    return;  // a target the occupancy model does not cover: the device refuses a grid it cannot hold
+  }
+  const std::uint64_t resident = std::uint64_t(per_cu) * device->info().compute_units;
+  if (groups > resident) {
+    throw Error(Errc::invalid_argument, "batch", where,
+                "a cooperative dispatch of " + std::to_string(groups) + " work-groups of " + std::to_string(group.volume()) +
+                    " work-items; device '" + device->info().name + "' holds at most " + std::to_string(resident) +
+                    " of kernel '" + info.name + "' at once (" + std::to_string(per_cu) + " per compute unit x " +
+                    std::to_string(device->info().compute_units) + "): its grid barrier could never complete",
+                "use at most that many work-groups (a grid-stride loop covers the rest)");
+  }
+}
+
 void Batch::note_args_change(std::size_t dispatch) {
   mutable_data().dispatches[dispatch].args_version = ++args_version_;
   auto& changes = mutable_data().args_changes;
@@ -199,6 +232,13 @@ Batch& Batch::set_launch_config(std::size_t dispatch, const LaunchConfig& config
   }
   detail::Dispatch& d = mutable_data().dispatches[dispatch];
   check_launch_config(d.kernel, config, "set_launch_config");
+  check_cooperative(d.kernel, d.grid, d.group, config, "set_launch_config");
+  if (config.cooperative != d.config.cooperative) {
+    throw Error(Errc::invalid_argument, "batch", "set_launch_config " + d.kernel.name(),
+                "a dispatch cannot become cooperative, or stop being, without being recorded again (on rocr it "
+                "takes a packet of its own)",
+                "record the batch again");
+  }
   d.config = config;
   note_args_change(dispatch);
   return *this;
@@ -232,6 +272,7 @@ Batch& Batch::exec(const Kernel& kernel, Dim3 grid, Dim3 group, const Arg* first
                 "use a smaller work-group (the kernel's launch bounds)");
   }
   check_launch_config(kernel, config, "exec");
+  check_cooperative(kernel, encoded, group, config, "exec");
   // Each dispatch's image starts 16-byte aligned in the arena, so copying it keeps alignment.
   const std::size_t offset = (mutable_data().arena.size() + 15) & ~std::size_t(15);
   mutable_data().arena.resize(offset + info.kernarg_segment_size, 0);
@@ -252,6 +293,7 @@ Batch& Batch::exec(const Kernel& kernel, Dim3 grid, Dim3 group, const Arg* first
     }
   }
   mutable_data().dispatches.push_back({kernel, encoded, group, partial_groups, static_cast<std::uint32_t>(offset), 0, config});
+  mutable_data().cooperative_dispatches += config.cooperative;
   push(int(detail::CommandKind::exec), mutable_data().dispatches.size() - 1);
   return *this;
 }

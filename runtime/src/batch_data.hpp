@@ -65,6 +65,7 @@ struct BatchData {
   std::shared_ptr<const void> code;
   std::shared_ptr<std::vector<std::string>> labels;  // copy-on-write: submissions hold the old one
   std::vector<std::uint32_t> args_changes;           // the last set_args calls' dispatches (at most kArgsChanges)
+  std::uint32_t cooperative_dispatches = 0;          // recorded with LaunchConfig::cooperative
   static constexpr std::size_t kArgsChanges = 1024;
 };
 

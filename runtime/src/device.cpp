@@ -297,6 +297,12 @@ Queue Device::create_queue(std::uint32_t packets, Priority priority) const {
   return Queue(std::move(q));
 }
 
+Queue Device::create_cooperative_queue(std::uint32_t packets) const {
+  auto q = impl_->create_cooperative_queue(packets);
+  impl_->track(q);
+  return Queue(std::move(q));
+}
+
 Buffer Device::alloc(std::size_t bytes, Memory kind) const {
   return Buffer(impl_, impl_->allocate(bytes, kind), bytes, kind);
 }

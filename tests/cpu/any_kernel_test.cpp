@@ -205,3 +205,18 @@ TEST(CpuAnyKernel, AWorkerThreadHoldsOneGroupAtATime) {
             std::string::npos);
   EXPECT_NE(test::error_text([] { (void)Kernel().max_active_groups_per_cu(64); }).find("empty Kernel"), std::string::npos);
 }
+
+TEST(CpuAnyKernel, ACooperativeDispatchIsRefusedByName) {
+  const Kernel sum = device().kernel("app_group_sum");
+  Buffer x = device().alloc(64 * 4), out = device().alloc(64 * 4);
+  LaunchConfig cooperative;
+  cooperative.cooperative = true;
+  Batch b;
+  const std::string why = test::error_text([&] { b.exec(sum, Dim3{64}, Dim3{64}, {out, x, 64u}, cooperative); });
+  EXPECT_NE(why.find("a cooperative dispatch of kernel 'app_group_sum'"), std::string::npos) << why;
+  EXPECT_EQ(b.size(), 0u);
+  // A cooperative queue on the cpu agent is an ordinary one.
+  Queue q = device().create_cooperative_queue();
+  b.exec(sum, Dim3{64}, Dim3{64}, {out, x, 64u}, LaunchConfig{256});
+  q.run(b);
+}

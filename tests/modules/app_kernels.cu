@@ -3,6 +3,9 @@
 // an AMD offload bundle (gfx90a, gfx908, gfx1030) and a CUDA fatbin.
 #if defined(__HIPCC__)
 #include <hip/hip_runtime.h>
+#include <hip/hip_cooperative_groups.h>
+#else
+#include <cooperative_groups.h>
 #endif
 
 // out[blockIdx.x] = the sum of in[] over the block's items (0 past n), through the dynamic array
@@ -51,4 +54,19 @@ extern "C" __global__ void __launch_bounds__(256) app_chain_step(float* x, unsig
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   cudaTriggerProgrammaticLaunchCompletion();
 #endif
+}
+
+// Rounds in which every item adds the one a work-group further on, which another work-group
+// wrote the round before: right only where grid.sync() holds every work-group back until all
+// arrived, which needs a cooperative dispatch (LaunchConfig::cooperative). The reference is
+// tests/support/grid_rounds.hpp.
+extern "C" __global__ void __launch_bounds__(256) app_grid_rounds(unsigned* a, unsigned* b, unsigned n, unsigned rounds) {
+  cooperative_groups::grid_group grid = cooperative_groups::this_grid();
+  const unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
+  for (unsigned r = 0; r < rounds; ++r) {
+    if (i < n) b[i] = a[i] + a[(i + blockDim.x) % n];
+    grid.sync();
+    if (i < n) a[i] = b[i];
+    grid.sync();
+  }
 }

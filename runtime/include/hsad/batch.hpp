@@ -136,6 +136,13 @@ struct LaunchConfig {
   // (Stats::early_launches counts them). Elsewhere the dispatch waits as any other; AQL's barrier
   // bit has no such overlap. A kernel that does not wait this way races its predecessor.
   bool early_launch = false;
+  // Every work-group of the grid is resident at once, so the kernel may synchronize the whole
+  // grid (cooperative_groups' grid.sync()): cudaLaunchAttributeCooperative, hipLaunchCooperativeKernel.
+  // A grid larger than the device holds at once is refused when recorded, with the limit
+  // (Kernel::max_active_groups_per_cu times the compute units). rocr: on a queue made by
+  // Device::create_cooperative_queue, after the GWS set up for the grid's work-groups, as CLR
+  // does; cuda: any queue; the cpu agent refuses it.
+  bool cooperative = false;
 };
 
 namespace detail {
@@ -233,6 +240,8 @@ class HSAD_API Batch {
   std::size_t size() const;  // commands of every kind
   // The dispatches among them (exec): set_args numbers them 0 to dispatch_count() - 1.
   std::size_t dispatch_count() const;
+  // Of those, the ones recorded with LaunchConfig::cooperative (rocr takes them on a cooperative queue only).
+  std::size_t cooperative_dispatch_count() const;
   bool empty() const { return size() == 0; }
   void clear();
 
@@ -274,6 +283,8 @@ class HSAD_API Batch {
               const LaunchConfig& config);
   // Throws hsad::Error where `config` asks more than the kernel's device can give.
   static void check_launch_config(const Kernel& kernel, const LaunchConfig& config, const char* call);
+  // Throws hsad::Error where a cooperative dispatch's grid cannot be resident at once.
+  static void check_cooperative(const Kernel& kernel, Dim3 grid, Dim3 group, const LaunchConfig& config, const char* call);
   void note_args_change(std::size_t dispatch);
   Batch& set_args(std::size_t dispatch, const Arg* first, std::size_t count);
   // Checks `count` arguments against `info` and writes them into the arena at `offset`.

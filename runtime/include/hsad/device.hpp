@@ -77,6 +77,10 @@ class HSAD_API Device {
   Module load_module(const void* bytes, std::size_t size) const;
   // packets = 0: the backend's default ring size.
   Queue create_queue(std::uint32_t packets = 0, Priority priority = Priority::normal) const;
+  // A queue that takes cooperative dispatches (LaunchConfig::cooperative). rocr: ROCr's queue of
+  // type COOPERATIVE, which holds the agent's global wave sync (GWS) resources; refused where the
+  // agent has none. cuda: an ordinary queue (every CUDA stream takes cooperative launches).
+  Queue create_cooperative_queue(std::uint32_t packets = 0) const;
   Buffer alloc(std::size_t bytes, Memory kind = Memory::device) const;
   // A Buffer over memory the application allocated (hipMalloc, hsa_amd_memory_pool_allocate,
   // cuMemAlloc / cudaMalloc, pinned host memory, a framework's allocator), usable wherever a

@@ -6,6 +6,8 @@
 #include <map>
 #include <string>
 
+#include "backends/backend.hpp"
+#include "batch_data.hpp"
 #include "hsad/error.hpp"
 
 namespace hsad::aql {
@@ -74,6 +76,13 @@ void fill_hidden_args(const std::vector<HiddenArg>& plan, void* kernarg, const D
     const std::uint64_t v = value_of(h.value, grid, group, dynamic_lds);
     std::memcpy(base + h.offset, &v, h.size);  // little-endian: the low bytes of v
   }
+}
+
+void write_gws_init(void* kernarg, const detail::KernelImpl& gws_init, const detail::Dispatch& d) {
+  std::memset(kernarg, 0, gws_init.info.kernarg_segment_size);
+  const auto waves_minus_one = static_cast<std::uint32_t>(group_count(d.grid, d.group) - 1);
+  std::memcpy(kernarg, &waves_minus_one, sizeof waves_minus_one);
+  if (!gws_init.hidden_args.empty()) fill_hidden_args(gws_init.hidden_args, kernarg, Dim3{1}, Dim3{1}, 0);
 }
 
 }  // namespace hsad::aql

@@ -33,3 +33,21 @@ void fill_hidden_args(const std::vector<HiddenArg>& plan, void* kernarg, const D
                       std::uint32_t dynamic_lds);
 
 }  // namespace hsad::aql
+
+namespace hsad::detail {
+struct Dispatch;
+struct KernelImpl;
+}  // namespace hsad::detail
+
+namespace hsad::aql {
+// hsad_gws_init's kernarg block for cooperative dispatch `d`: its one argument, the grid's
+// work-groups minus one (one wave of each waits at ockl's grid barrier), and its hidden ones.
+void write_gws_init(void* kernarg, const detail::KernelImpl& gws_init, const detail::Dispatch& d);
+
+// The work-groups of a dispatch of `grid` work-items in groups of `group` (whole groups).
+inline std::uint64_t group_count(const Dim3& grid, const Dim3& group) {
+  return std::uint64_t((grid.x + group.x - 1) / group.x) * ((grid.y + group.y - 1) / group.y) *
+         ((grid.z + group.z - 1) / group.z);
+}
+
+}  // namespace hsad::aql

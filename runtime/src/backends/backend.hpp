@@ -232,6 +232,10 @@ class DeviceImpl : public std::enable_shared_from_this<DeviceImpl> {
     (void)kernel;
     (void)bytes;
   }
+  // Device::create_cooperative_queue: an ordinary queue where every queue takes cooperative work.
+  virtual std::shared_ptr<QueueImpl> create_cooperative_queue(std::uint32_t packets) {
+    return create_queue(packets, Priority::normal);
+  }
   // Kernel::max_active_groups_per_cu, the arguments checked.
   virtual std::uint32_t max_active_groups_per_cu(const KernelImpl& kernel, std::uint32_t group_size,
                                                  std::uint32_t dynamic_shared_bytes) const = 0;

@@ -61,6 +61,9 @@ class AqlAgent {
   // Whether a barrier-AND packet may name the application's own signals (Batch::wait_native):
   // rocr's packet processor reads any hsa_signal_t; the cpu agent's reads only its own.
   virtual bool takes_native_signals() const { return false; }
+  // The kernel that sets up the GWS barrier before a cooperative dispatch (hsad_gws_init), where
+  // the agent takes cooperative dispatches; nullptr elsewhere.
+  virtual std::shared_ptr<const KernelImpl> gws_init_kernel() { return nullptr; }
 
   // How copy commands run: as agent-dispatch packets in the queue's own ring (the cpu agent), or
   // on the driver's copy engine, ordered by signals (ROCr's hsa_amd_memory_async_copy).

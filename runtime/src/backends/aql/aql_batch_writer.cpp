@@ -6,6 +6,7 @@
 #include <cstring>
 
 #include "aql_packets/fence_policy.hpp"
+#include "aql_packets/hidden_args.hpp"
 #include "hsad/error.hpp"
 
 namespace hsad::detail {
@@ -105,9 +106,28 @@ void AqlBatchWriter::flush_deps(hsa_signal_t completion, bool system_after) {
   foreign_deps_ = false;
 }
 
+// Before a cooperative dispatch: hsad_gws_init for its grid, its kernarg block from the pool.
+void AqlBatchWriter::write_gws_init(std::uint32_t command, const Dispatch& d) {
+  const std::shared_ptr<const KernelImpl> init = agent_.gws_init_kernel();
+  const std::size_t kbytes = init->info.kernarg_segment_size;
+  const KernargPool::Block block = q_.acquire_block(kbytes, deadline_, sub_);
+  sub_.tickets.push_back(block.ticket);
+  aql::write_gws_init(block.ptr, *init, d);
+  counters_.kernarg_writes.fetch_add(1, std::memory_order_relaxed);
+  const aql::Fences f = aql::fences_between(system_acquire_next_, false, o_.fence);
+  const std::uint64_t slot_index = q_.reserve_slot(deadline_, sub_);
+  q_.note_slot(slot_index, sub_.serial, command);
+  auto* slot = static_cast<hsa_kernel_dispatch_packet_t*>(ring_.base()) + (slot_index & (ring_.size() - 1));
+  aql::write_dispatch_body(slot, {Dim3{1}, Dim3{1}, init->info.private_segment_size, init->info.group_segment_size,
+                                  init->kernel_object, block.ptr, {0}});
+  sub_.last_published = slot_index;
+  publish(slot, {HSA_PACKET_TYPE_KERNEL_DISPATCH, true, f.acquire, f.release}, aql::dispatch_setup(Dim3{1}, Dim3{1}), {0});
+}
+
 void AqlBatchWriter::write_dispatch(std::uint32_t command, std::uint32_t index, bool last, bool before_copy) {
   flush_deps();
   const Dispatch& d = batch_.dispatches()[index];
+  if (d.config.cooperative) write_gws_init(command, d);
   const KernelImpl& k = d.kernel.impl();
   const std::size_t kbytes = k.info.kernarg_segment_size;
   void* kernarg;

@@ -25,6 +25,7 @@ class AqlBatchWriter {
 
   // The signal a step decrements: the submission's own (`step`) or a further one.
   hsa_signal_t signal_for(bool last, bool edge);
+  void write_gws_init(std::uint32_t command, const Dispatch& d);
   void write_dispatch(std::uint32_t command, std::uint32_t index, bool last, bool before_copy);
   void write_ring_copy(std::uint32_t command, const Copy& c, bool last);
   void write_async_copy(std::uint32_t command, const Copy& c, bool last);

@@ -35,6 +35,9 @@ void write_block(void* kernarg, const Batch& batch, std::size_t dispatch) {
 AqlPacketImage::AqlPacketImage(AqlAgent& agent, const Batch& batch, const Options& o)
     : agent_(agent), version_(batch.version()), args_version_(batch.args_version()) {
   for (const Dispatch& d : batch.dispatches()) kernarg_bytes_ += round_up64(d.kernel.info().kernarg_segment_size);
+  // A cooperative dispatch follows a packet of hsad_gws_init for its grid (its block is here too).
+  const std::shared_ptr<const KernelImpl> gws_init = batch.cooperative_dispatch_count() ? agent_.gws_init_kernel() : nullptr;
+  if (gws_init) kernarg_bytes_ += batch.cooperative_dispatch_count() * round_up64(gws_init->info.kernarg_segment_size);
   if (kernarg_bytes_) kernarg_ = agent_.alloc_kernarg(kernarg_bytes_);
   std::size_t kernarg_offset = 0;
 
@@ -78,6 +81,25 @@ AqlPacketImage::AqlPacketImage(AqlAgent& agent, const Batch& batch, const Option
       case CommandKind::exec: {
         const Dispatch& d = batch.dispatches()[c.index];
         const KernelImpl& k = d.kernel.impl();
+        if (d.config.cooperative && gws_init) {
+          Packet init;
+          init.command = p.command;
+          void* block = static_cast<unsigned char*>(kernarg_) + kernarg_offset;
+          aql::write_gws_init(block, *gws_init, d);
+          gws_blocks_.push_back({packets_.size(), kernarg_offset, 0});
+          kernarg_offset += round_up64(gws_init->info.kernarg_segment_size);
+          aql::write_dispatch_body(reinterpret_cast<hsa_kernel_dispatch_packet_t*>(&init.bytes),
+                                   {Dim3{1}, Dim3{1}, gws_init->info.private_segment_size,
+                                    gws_init->info.group_segment_size, gws_init->kernel_object, block, {0}});
+          const aql::Fences f = aql::fences_between(system_before, false, o.fence);
+          const aql::Header h{HSA_PACKET_TYPE_KERNEL_DISPATCH, true, f.acquire, f.release};
+          init.header = aql::encode(h);
+          init.setup = aql::dispatch_setup(Dim3{1}, Dim3{1});
+          system_fences_ += (h.acquire == aql::Scope::system) + (h.release == aql::Scope::system);
+          packets_.push_back(init);
+          ++ring_packets_;
+          system_before = false;
+        }
         const std::size_t bytes = k.info.kernarg_segment_size;
         void* kernarg = static_cast<unsigned char*>(kernarg_) + kernarg_offset;
         blocks_.push_back({packets_.size(), kernarg_offset, batch.args_version(c.index)});
@@ -153,10 +175,14 @@ std::shared_ptr<AqlPacketImage> AqlPacketImage::clone() const {
   c->kernarg_bytes_ = kernarg_bytes_;
   c->args_version_ = args_version_;
   c->blocks_ = blocks_;
+  c->gws_blocks_ = gws_blocks_;
   if (kernarg_bytes_) {
     c->kernarg_ = agent_.alloc_kernarg(kernarg_bytes_);
     std::memcpy(c->kernarg_, kernarg_, kernarg_bytes_);
     for (const Block& b : c->blocks_) {
+      c->packets_[b.packet].bytes.kernarg_address = static_cast<unsigned char*>(c->kernarg_) + b.offset;
+    }
+    for (const Block& b : c->gws_blocks_) {
       c->packets_[b.packet].bytes.kernarg_address = static_cast<unsigned char*>(c->kernarg_) + b.offset;
     }
   }

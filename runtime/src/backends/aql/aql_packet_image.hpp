@@ -78,6 +78,7 @@ class AqlPacketImage {
     std::uint64_t args_version = 0;  // the dispatch's Batch::args_version(i) it holds
   };
   std::vector<Block> blocks_;  // one per dispatch, in the batch's order
+  std::vector<Block> gws_blocks_;  // hsad_gws_init's before each cooperative dispatch (written once)
   std::uint64_t system_fences_ = 0;
   std::size_t dispatches_ = 0;
   std::size_t ring_packets_ = 0;

@@ -23,7 +23,7 @@ std::size_t round_up64(std::size_t n) { return (n + 63) & ~std::size_t(63); }
 
 AqlQueue::AqlQueue(std::shared_ptr<DeviceImpl> owner, AqlAgent& agent, std::unique_ptr<AqlRing> ring, Config config)
     : owner_(std::move(owner)), agent_(agent), counters_(owner_->counters()), ring_(std::move(ring)),
-      slot_owner_(ring_->size()) {
+      slot_owner_(ring_->size()), cooperative_(config.cooperative) {
   // Both pools are made here, at setup; the counters show it once per queue.
   kernarg_memory_ = agent_.alloc_kernarg(config.kernarg_pool_bytes);
   counters_.kernarg_allocations.fetch_add(1, std::memory_order_relaxed);
@@ -273,6 +273,12 @@ void AqlQueue::check_submittable(const Batch& batch, const ResolvedWaits& waits)
   }
   agent_.throw_if_faulted();
   ring_->throw_if_failed();
+  if (batch.cooperative_dispatch_count() && !cooperative_) {
+    throw Error(Errc::invalid_argument, backend, "submit",
+                "the batch holds " + std::to_string(batch.cooperative_dispatch_count()) +
+                    " cooperative dispatch(es); this queue has no global wave sync (GWS) for their grid barrier",
+                "submit it to a queue made by Device::create_cooperative_queue");
+  }
   if (batch.device() && !owner_->same_device(batch.device())) {
     throw Error(Errc::invalid_argument, backend, "submit",
                 "the batch names device '" + batch.device()->info().name + "' (" + batch.device()->info().backend +

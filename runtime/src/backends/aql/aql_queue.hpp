@@ -25,6 +25,7 @@ class AqlQueue : public QueueImpl, public std::enable_shared_from_this<AqlQueue>
   struct Config {
     std::size_t kernarg_pool_bytes = 1 << 20;  // made once, at queue creation
     std::size_t signal_pool_size = 64;
+    bool cooperative = false;  // the ring takes cooperative dispatches (ROCr's COOPERATIVE queue)
   };
 
   // `owner` keeps the device (and so `agent`) alive as long as the queue.
@@ -56,6 +57,7 @@ class AqlQueue : public QueueImpl, public std::enable_shared_from_this<AqlQueue>
   };
   SlotOwner slot_owner(std::uint64_t index) const { return slot_owner_[index & (ring_->size() - 1)]; }
   std::uint64_t next_serial() { return ++serial_; }
+  bool cooperative() const { return cooperative_; }
   // Whether this queue's latest submission may still run (asked under the submit mutex).
   bool earlier_work_in_flight();
 
@@ -117,6 +119,7 @@ class AqlQueue : public QueueImpl, public std::enable_shared_from_this<AqlQueue>
   AqlImageCache images_;  // Options::replay's images; under the timeline's submit mutex
   std::uint64_t serial_ = 0;  // under the timeline's submit mutex
   bool left_running_ = false;  // shut down with work it could not stop: keep what it uses
+  bool cooperative_ = false;   // Config::cooperative
 };
 
 }  // namespace hsad::detail

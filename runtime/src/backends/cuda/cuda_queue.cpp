@@ -257,18 +257,25 @@ void CudaQueue::launch(const detail::Dispatch& d, void* args, std::size_t bytes,
   const DriverArgs a(k, args, bytes, arg_passing_);
   void** kernel_params = a.kernel_params;
   void** launch_extra = a.launch_extra;
-  if (early) {
-    CUlaunchAttribute attr{};
-    attr.id = CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION;
-    attr.value.programmaticStreamSerializationAllowed = 1;
+  if (early || d.config.cooperative) {
+    CUlaunchAttribute attrs[2]{};
+    unsigned count = 0;
+    if (early) {
+      attrs[count].id = CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION;
+      attrs[count++].value.programmaticStreamSerializationAllowed = 1;
+    }
+    if (d.config.cooperative) {  // every block resident at once: grid.sync() may wait for all
+      attrs[count].id = CU_LAUNCH_ATTRIBUTE_COOPERATIVE;
+      attrs[count++].value.cooperative = 1;
+    }
     CUlaunchConfig config{};
     set_shape(config, d);
     config.hStream = stream_;
-    config.attrs = &attr;
-    config.numAttrs = 1;
+    config.attrs = attrs;
+    config.numAttrs = count;
     check(d_.cuLaunchKernelEx(&config, static_cast<CUfunction>(d.kernel.impl().native), kernel_params, launch_extra),
-          "cuLaunchKernelEx");
-    counters_.early_launches.fetch_add(1, std::memory_order_relaxed);
+          d.config.cooperative ? "cuLaunchKernelEx (cooperative)" : "cuLaunchKernelEx");
+    if (early) counters_.early_launches.fetch_add(1, std::memory_order_relaxed);
   } else {
     check(d_.cuLaunchKernel(static_cast<CUfunction>(d.kernel.impl().native), blocks(d.grid.x, d.group.x),
                             blocks(d.grid.y, d.group.y), blocks(d.grid.z, d.group.z), d.group.x, d.group.y, d.group.z,

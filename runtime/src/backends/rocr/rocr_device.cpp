@@ -258,9 +258,29 @@ std::shared_ptr<detail::QueueImpl> RocrDevice::create_queue(std::uint32_t packet
     throw Error(Errc::invalid_argument, "rocr", "create_queue", "queue size " + std::to_string(packets) + " is not a power of two in [2, " +
                                             std::to_string(info_.max_queue_packets) + "] (this agent's maximum)");
   }
-  auto ring = std::make_unique<RocrRing>(api_, agent_, packets);
+  auto ring = std::make_unique<RocrRing>(api_, agent_, packets, HSA_QUEUE_TYPE_MULTI);
   if (priority == Priority::high) ring->set_high_priority();
   return std::make_shared<detail::AqlQueue>(shared_from_this(), *this, std::move(ring), detail::AqlQueue::Config{});
+}
+
+std::shared_ptr<detail::QueueImpl> RocrDevice::create_cooperative_queue(std::uint32_t packets) {
+  bool cooperative = false;
+  api_.hsa_agent_get_info(agent_, static_cast<hsa_agent_info_t>(HSA_AMD_AGENT_INFO_COOPERATIVE_QUEUES), &cooperative);
+  if (!cooperative) {
+    throw Error(Errc::unsupported, "rocr", "create_cooperative_queue",
+                "agent " + info_.name + " has no cooperative queues (ROCr: HSA_AMD_AGENT_INFO_COOPERATIVE_QUEUES is false; "
+                "the driver gave it no GWS)");
+  }
+  if (packets == 0) packets = std::min(kDefaultQueuePackets, info_.max_queue_packets);
+  auto ring = std::make_unique<RocrRing>(api_, agent_, packets, HSA_QUEUE_TYPE_COOPERATIVE);
+  detail::AqlQueue::Config config;
+  config.cooperative = true;
+  return std::make_shared<detail::AqlQueue>(shared_from_this(), *this, std::move(ring), config);
+}
+
+std::shared_ptr<const detail::KernelImpl> RocrDevice::gws_init_kernel() {
+  std::call_once(gws_init_once_, [this] { gws_init_ = load_kernel("hsad_gws_init"); });
+  return gws_init_;
 }
 
 std::shared_ptr<const RocrDevice::Executable> RocrDevice::load_executable(std::string_view bytes) {

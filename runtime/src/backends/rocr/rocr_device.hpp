@@ -26,6 +26,9 @@ class RocrDevice : public detail::DeviceImpl, public detail::AqlAgent {
   ~RocrDevice() override;
 
   std::shared_ptr<detail::QueueImpl> create_queue(std::uint32_t packets, Priority priority) override;
+  // ROCr's queue of type COOPERATIVE (it holds the agent's GWS), for LaunchConfig::cooperative.
+  std::shared_ptr<detail::QueueImpl> create_cooperative_queue(std::uint32_t packets) override;
+  std::shared_ptr<const detail::KernelImpl> gws_init_kernel() override;
   bool host_can_read(Memory kind) const override { return kind == Memory::pinned_host; }
   std::uint32_t max_active_groups_per_cu(const detail::KernelImpl& kernel, std::uint32_t group_size,
                                          std::uint32_t dynamic_shared_bytes) const override;
@@ -86,6 +89,8 @@ class RocrDevice : public detail::DeviceImpl, public detail::AqlAgent {
 
   const Api& api_;
   hsa_agent_t agent_;
+  std::once_flag gws_init_once_;
+  std::shared_ptr<const detail::KernelImpl> gws_init_;
   std::string isa_name_;  // with target features: what code objects are matched against
   Pools pools_;
   std::mutex exe_mutex_;

@@ -24,8 +24,8 @@ std::string driver_explanation(const void* ring) {
 }
 }  // namespace
 
-RocrRing::RocrRing(const Api& api, hsa_agent_t agent, std::uint32_t packets) : api_(api) {
-  check(api_.hsa_queue_create(agent, packets, HSA_QUEUE_TYPE_MULTI, &RocrRing::on_error, this, UINT32_MAX,
+RocrRing::RocrRing(const Api& api, hsa_agent_t agent, std::uint32_t packets, hsa_queue_type32_t type) : api_(api) {
+  check(api_.hsa_queue_create(agent, packets, type, &RocrRing::on_error, this, UINT32_MAX,
                               UINT32_MAX, &queue_),
         "hsa_queue_create", "the queue size must be a power of two no larger than the agent's maximum");
   size_ = queue_->size;

@@ -12,7 +12,8 @@ namespace hsad::rocr {
 
 class RocrRing : public detail::AqlRing {
  public:
-  RocrRing(const Api& api, hsa_agent_t agent, std::uint32_t packets);
+  // `type`: HSA_QUEUE_TYPE_MULTI, or COOPERATIVE (the agent's GWS goes with it).
+  RocrRing(const Api& api, hsa_agent_t agent, std::uint32_t packets, hsa_queue_type32_t type);
   // hsa_amd_queue_set_priority(HIGH): its dispatches go before normal queues' (Priority::high).
   void set_high_priority();
   ~RocrRing() override;
