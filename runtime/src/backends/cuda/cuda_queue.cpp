@@ -254,7 +254,15 @@ CudaQueue::DriverArgs::DriverArgs(const KernelInfo& k, void* args, std::size_t b
 
 void CudaQueue::launch(const detail::Dispatch& d, void* args, std::size_t bytes, bool early) {
   const KernelInfo& k = d.kernel.info();
-  const DriverArgs a(k, args, bytes, arg_passing_);
+  // A cooperative launch takes its arguments as kernelParams only: the driver refuses the packed
+  // buffer (CU_LAUNCH_PARAM_BUFFER_POINTER) with CUDA_ERROR_INVALID_VALUE, as cuLaunchCooperativeKernel
+  // has no `extra` at all.
+  if (d.config.cooperative && k.args.size() > kMaxParams) {
+    throw Error(Errc::unsupported, "cuda", "launch " + k.name,
+                "a cooperative launch of a kernel of " + std::to_string(k.args.size()) + " parameters (at most " +
+                    std::to_string(kMaxParams) + " go as kernelParams)");
+  }
+  const DriverArgs a(k, args, bytes, d.config.cooperative ? ArgPassing::params : arg_passing_);
   void** kernel_params = a.kernel_params;
   void** launch_extra = a.launch_extra;
   if (early || d.config.cooperative) {
