@@ -266,6 +266,14 @@ void DeviceImpl::copy_to_host(void* dst, const void* src, std::size_t bytes) {
 
 const KernelInfo& Kernel::info() const { return impl_->info; }
 
+namespace detail {
+void DeviceImpl::set_trace(TraceCallback callback) {
+  std::lock_guard<std::mutex> lock(trace_mutex_);
+  trace_ = callback ? std::make_shared<const TraceCallback>(std::move(callback)) : nullptr;
+  has_trace_.store(trace_ != nullptr, std::memory_order_release);
+}
+}  // namespace detail
+
 std::uint32_t Kernel::max_active_groups_per_cu(std::uint32_t group_size, std::uint32_t dynamic_shared_bytes) const {
   if (!impl_) throw Error(Errc::invalid_argument, "kernel", "max_active_groups_per_cu", "empty Kernel handle");
   const KernelInfo& k = impl_->info;
@@ -302,6 +310,8 @@ Queue Device::create_cooperative_queue(std::uint32_t packets) const {
   impl_->track(q);
   return Queue(std::move(q));
 }
+
+void Device::set_trace(TraceCallback callback) const { impl_->set_trace(std::move(callback)); }
 
 Buffer Device::alloc(std::size_t bytes, Memory kind) const {
   return Buffer(impl_, impl_->allocate(bytes, kind), bytes, kind);

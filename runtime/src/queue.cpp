@@ -2,17 +2,35 @@
 #include "hsad/queue.hpp"
 
 #include <algorithm>
+#include <atomic>
 
 #include "backends/backend.hpp"
-#include "hsad/error.hpp"
+#include "command_labels.hpp"
 #include "completion_watcher.hpp"
+#include "hsad/error.hpp"
 #include "native_handles.hpp"
+#include "tool_ranges.hpp"
 
 namespace hsad {
 
 Submission::Submission() = default;
 Submission::Submission(std::unique_ptr<detail::SubmissionImpl> impl) : impl_(std::move(impl)) {}
 Submission::Submission(Submission&&) noexcept = default;
+namespace {
+// One host-time event of a traced submission.
+void report(const detail::SubmissionImpl& sub, TraceEvent::Kind kind, std::int64_t command, std::string_view what) {
+  TraceEvent e;
+  e.kind = kind;
+  e.queue = sub.traced->queue;
+  e.submission = sub.serial;
+  e.command = command;
+  e.what = what;
+  e.start_ns = e.end_ns = std::uint64_t(
+      std::chrono::duration_cast<std::chrono::nanoseconds>(detail::Clock::now().time_since_epoch()).count());
+  (*sub.traced->callback)(e);
+}
+}  // namespace
+
 namespace {
 // A handle let go without wait(): what it held comes back, with no host wait when it had already
 // completed. Otherwise it waits, but no longer than the submit's own timeout (a little, where
@@ -53,15 +71,43 @@ Clock::time_point deadline_after(std::chrono::milliseconds timeout) {
 
 namespace {
 // The backend's wait, its error naming the submission (and the command, where the backend found
-// it); then memory parked behind the work that has now ended goes back.
+// it); then memory parked behind the work that has now ended goes back. A traced submission
+// reports how the wait ended, once.
 void wait_naming_errors(detail::SubmissionImpl& sub, detail::Clock::time_point deadline) {
+  if (sub.failure) throw *sub.failure;
   try {
     sub.wait(deadline);
   } catch (const Error& e) {
+    const Error named = e.submission() != 0 ? e : e.at(sub.serial, sub.failed_command);
+    if (named.code() != Errc::timeout) sub.failure = std::make_unique<Error>(named);
+    if (sub.traced && !sub.traced->reported) {
+      sub.traced->reported = true;
+      const bool abandoned = named.code() == Errc::timeout && sub.abandoned();
+      if (abandoned || named.code() != Errc::timeout) {
+        report(sub, abandoned ? TraceEvent::Kind::abandon : TraceEvent::Kind::fault, sub.failed_command, named.what());
+      }
+    }
     if (e.submission() != 0) throw;
-    throw e.at(sub.serial, sub.failed_command);
+    throw named;
   }
   sub.device->release_parked();
+  if (sub.traced && !sub.traced->reported) {
+    sub.traced->reported = true;
+    if (sub.traced->profiled) {
+      for (const CommandTime& t : sub.timestamps()) {
+        TraceEvent c;
+        c.kind = TraceEvent::Kind::command;
+        c.queue = sub.traced->queue;
+        c.submission = sub.serial;
+        c.command = t.command;
+        c.what = t.what;
+        c.start_ns = t.start_ns;
+        c.end_ns = t.end_ns;
+        (*sub.traced->callback)(c);
+      }
+    }
+    report(sub, TraceEvent::Kind::complete, -1, sub.traced->summary);
+  }
 }
 }  // namespace
 
@@ -146,10 +192,24 @@ std::unique_ptr<detail::SubmissionImpl> Queue::submit_impl(const Batch& batch, c
   }
   // A replayed batch is one image with one completion: replay implies nosync.
   const Options& effective = options.replay && !options.nosync ? with_nosync(options) : options;
+  // NVTX and roctx: one range around what the submit does (the launches, a graph, the packets).
+  const detail::ToolRange range([&] {
+    return "hsad queue " + std::to_string(q.id) + " submission " + std::to_string(q.timeline.submitted() + 1) + ": " +
+           (batch.labels() ? detail::summarize_commands(*batch.labels()) : std::string("empty"));
+  });
   auto sub = q.submit(batch, effective, deadline, resolve_waits(batch, q));
   sub->deadline = deadline;
   sub->device = &device;
   q.timeline.record(sub->completion());
+  if (auto trace = device.trace()) {
+    auto t = std::make_unique<detail::SubmissionImpl::Traced>();
+    t->callback = std::move(trace);
+    t->queue = q.id;
+    t->summary = batch.labels() ? detail::summarize_commands(*batch.labels()) : std::string();
+    t->profiled = effective.profile;
+    sub->traced = std::move(t);
+    report(*sub, TraceEvent::Kind::submit, -1, sub->traced->summary);
+  }
   return sub;
 }
 
@@ -161,5 +221,15 @@ void Queue::run(const Batch& batch, const Options& options, std::chrono::millise
 std::uint64_t Queue::submissions() const { return impl_->timeline.submitted(); }
 
 std::uint32_t Queue::size() const { return impl_->size(); }
+
+std::uint64_t Queue::id() const {
+  if (!impl_) throw Error("queue", "id", "the Queue is empty (moved from, or default-constructed)");
+  return impl_->id;
+}
+
+std::uint64_t detail::QueueImpl::next_id() {
+  static std::atomic<std::uint64_t> next{1};
+  return next.fetch_add(1, std::memory_order_relaxed);
+}
 
 }  // namespace hsad

@@ -89,7 +89,7 @@ TEST(CodeObject, BundleHasOneCodeObjectPerTarget) {
   for (const CodeObject& co : read_code_objects(bundle())) {
     wave[co.processor] = co.kernels.at(0).info.wavefront_size;
     EXPECT_GE(co.code_object_version, 4u) << co.target;
-    EXPECT_EQ(co.kernels.size(), 26u) << co.target;
+    EXPECT_EQ(co.kernels.size(), 27u) << co.target;
   }
   const std::map<std::string, std::uint32_t> expected = {{"gfx1030", 32}, {"gfx908", 64}, {"gfx90a", 64}, {"gfx940", 64}};
   EXPECT_EQ(wave, expected);
@@ -114,6 +114,13 @@ TEST(CodeObject, ReaderAgreesWithLlvmReadelfOnEveryEmbeddedKernel) {
       EXPECT_EQ(std::stoul(y.keys.at(".private_segment_fixed_size")), k.info.private_segment_size);
       EXPECT_EQ(std::stoul(y.keys.at(".wavefront_size")), k.info.wavefront_size);
       EXPECT_EQ(std::stoul(y.keys.at(".max_flat_workgroup_size")), k.info.max_workgroup_size);
+      // What the kernel costs (KernelInfo's registers and spills); .agpr_count only where the
+      // target has AGPRs.
+      EXPECT_EQ(std::stoul(y.keys.at(".vgpr_count")), k.info.vector_registers);
+      EXPECT_EQ(std::stoul(y.keys.at(".sgpr_count")), k.info.scalar_registers);
+      EXPECT_EQ(std::stoul(y.keys.at(".vgpr_spill_count")), k.info.vector_spills);
+      EXPECT_EQ(std::stoul(y.keys.at(".sgpr_spill_count")), k.info.scalar_spills);
+      EXPECT_EQ(y.keys.count(".agpr_count") ? std::stoul(y.keys.at(".agpr_count")) : 0ul, k.info.accum_registers);
       EXPECT_NE(k.descriptor_offset, 0u) << "the .kd symbol was not found";
       ASSERT_EQ(y.args.size(), k.info.args.size());
       for (std::size_t a = 0; a < y.args.size(); ++a) {
@@ -125,7 +132,7 @@ TEST(CodeObject, ReaderAgreesWithLlvmReadelfOnEveryEmbeddedKernel) {
       ++kernels;
     }
   }
-  EXPECT_EQ(kernels, 104u);  // 26 kernels x 4 targets
+  EXPECT_EQ(kernels, 108u);  // 27 kernels x 4 targets
   EXPECT_GT(args, 200u);
 }
 

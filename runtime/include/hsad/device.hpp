@@ -14,6 +14,7 @@
 #include "hsad/module.hpp"
 #include "hsad/queue.hpp"
 #include "hsad/stats.hpp"
+#include "hsad/trace.hpp"
 
 namespace hsad {
 
@@ -81,6 +82,9 @@ class HSAD_API Device {
   // type COOPERATIVE, which holds the agent's global wave sync (GWS) resources; refused where the
   // agent has none. cuda: an ordinary queue (every CUDA stream takes cooperative launches).
   Queue create_cooperative_queue(std::uint32_t packets = 0) const;
+  // Every submission of this device's queues reported to `callback` (TraceEvent), until set_trace
+  // is called again; nullptr stops it. A submission reports to the callback set when it was made.
+  void set_trace(TraceCallback callback) const;
   Buffer alloc(std::size_t bytes, Memory kind = Memory::device) const;
   // A Buffer over memory the application allocated (hipMalloc, hsa_amd_memory_pool_allocate,
   // cuMemAlloc / cudaMalloc, pinned host memory, a framework's allocator), usable wherever a

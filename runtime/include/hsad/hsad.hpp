@@ -13,4 +13,5 @@
 #include "hsad/queue.hpp"
 #include "hsad/runtime.hpp"
 #include "hsad/stats.hpp"
+#include "hsad/trace.hpp"
 #include "hsad/version.hpp"

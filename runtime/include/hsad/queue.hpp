@@ -105,6 +105,8 @@ class HSAD_API Queue {
   void run(const Batch& batch, const Options& options = Options{}, std::chrono::milliseconds timeout = kDefaultTimeout);
 
   std::uint32_t size() const;  // ring size in packets
+  // The queue's number in the process, unique for its life (what TraceEvent::queue names).
+  std::uint64_t id() const;
   NativeQueue native() const;
   // Submissions made to this queue so far: the timeline Batch::wait(queue, offset) counts on.
   std::uint64_t submissions() const;

@@ -23,6 +23,7 @@
 #include "hsad/queue.hpp"
 #include "hsad/runtime.hpp"
 #include "hsad/stats.hpp"
+#include "hsad/trace.hpp"
 #include "batch_data.hpp"
 #include "timeline.hpp"
 
@@ -137,6 +138,18 @@ class SubmissionImpl {
   std::uint64_t serial = 0;           // its number among its queue's submissions (from 1)
   DeviceImpl* device = nullptr;       // its queue's (which keeps it alive)
   std::int64_t failed_command = -1;   // the command a failure was found in, where the backend knows it
+  // Where the device's trace was on at submit (Device::set_trace): what its later events need.
+  struct Traced {
+    std::shared_ptr<const TraceCallback> callback;
+    std::uint64_t queue = 0;
+    std::string summary;  // the batch's commands, "bitonic_step x120"
+    bool profiled = false;
+    bool reported = false;  // complete, fault or abandon reported: once
+  };
+  std::unique_ptr<Traced> traced;
+  // The error a wait saw, other than a timeout: every later wait throws it again (a failed
+  // submission stays failed, whatever the backend released meanwhile).
+  std::unique_ptr<Error> failure;
 };
 
 // What each wait command of a batch means for one submission, in batch.waits() order: the
@@ -146,6 +159,8 @@ using ResolvedWaits = std::vector<std::shared_ptr<CompletionImpl>>;
 class QueueImpl {
  public:
   virtual ~QueueImpl() = default;
+  const std::uint64_t id = next_id();  // Queue::id()
+  static std::uint64_t next_id();
   // `waits`: batch.waits() resolved for this submission (Queue::submit does it).
   virtual std::unique_ptr<SubmissionImpl> submit(const Batch& batch, const Options& options,
                                                  Clock::time_point deadline, const ResolvedWaits& waits) = 0;
@@ -253,6 +268,14 @@ class DeviceImpl : public std::enable_shared_from_this<DeviceImpl> {
   // the driver maps for it (Device::adopt's check). What a global-buffer argument is checked with.
   bool reaches(const void* ptr) const;
 
+  // Device::set_trace. trace() is nullptr where none is set: the one check a submit pays.
+  void set_trace(TraceCallback callback);
+  std::shared_ptr<const TraceCallback> trace() const {
+    if (!has_trace_.load(std::memory_order_acquire)) return nullptr;
+    std::lock_guard<std::mutex> lock(trace_mutex_);
+    return trace_;
+  }
+
  protected:
   virtual std::shared_ptr<const KernelImpl> load_kernel(std::string_view name) = 0;
   virtual void* raw_allocate(std::size_t bytes, Memory kind) = 0;
@@ -296,6 +319,9 @@ class DeviceImpl : public std::enable_shared_from_this<DeviceImpl> {
   std::vector<Parked> parked_;
   std::atomic<bool> has_parked_{false};
   void release_ended_parked() noexcept;
+  mutable std::mutex trace_mutex_;
+  std::shared_ptr<const TraceCallback> trace_;
+  std::atomic<bool> has_trace_{false};
   struct LeftRunning {
     std::string what;
     std::function<bool()> still_running;
