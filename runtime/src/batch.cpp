@@ -189,14 +189,19 @@ void Batch::check_cooperative(const Kernel& kernel, Dim3 grid, Dim3 group, const
   const KernelInfo& info = kernel.info();
   const detail::DeviceImpl* device = kernel.impl().device;
   const std::string where = std::string(call) + " " + info.name;
-  if (!device || device->info().backend == "cpu") {
-    throw Error(Errc::unsupported, "batch", where,
-                "a cooperative dispatch of kernel '" + info.name +
-                    "': the cpu agent runs a grid's work-groups a few at a time, so a grid barrier would never complete",
-                "run cooperative kernels on a GPU backend (rocr, cuda)");
-  }
   const std::uint64_t groups = std::uint64_t((grid.x + group.x - 1) / group.x) * ((grid.y + group.y - 1) / group.y) *
                                ((grid.z + group.z - 1) / group.z);
+  if (!device || device->info().backend == "cpu") {
+    // The cpu agent gives a cooperative dispatch a thread per work-group.
+    if (groups > kCpuCooperativeGroups) {
+      throw Error(Errc::invalid_argument, "batch", where,
+                  "a cooperative dispatch of " + std::to_string(groups) + " work-groups of kernel '" + info.name +
+                      "'; the cpu agent runs at most " + std::to_string(kCpuCooperativeGroups) +
+                      " at once (a thread each): its grid barrier could never complete",
+                  "use at most that many work-groups (a grid-stride loop covers the rest)");
+    }
+    return;
+  }
   std::uint32_t per_cu = 0;
   try {
     per_cu = kernel.max_active_groups_per_cu(std::uint32_t(group.volume()), config.dynamic_shared_bytes);

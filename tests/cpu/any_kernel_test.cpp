@@ -5,9 +5,11 @@
 
 #include <cstdint>
 #include <cstring>
+#include <stdexcept>
 #include <vector>
 
 #include "error_text.hpp"
+#include "grid_rounds.hpp"
 #include "hsad/hsad.hpp"
 
 using namespace hsad;
@@ -43,6 +45,34 @@ struct PackedArgs {  // v at offset 4: no compiler puts a uint64_t parameter the
 };
 #pragma pack(pop)
 
+struct RoundsArgs {
+  std::uint32_t* a;
+  std::uint32_t* b;
+  std::uint32_t n;
+  std::uint32_t rounds;  // kFailInGroupTwo: work-group 2 throws before the first barrier
+};
+constexpr std::uint32_t kFailInGroupTwo = 0xffffffffu;
+
+// tests/support/grid_rounds.hpp's rounds, each work-group's items in turn, with grid barriers.
+void grid_rounds_host(const WorkGroup& wg) {
+  const auto& a = wg.args<RoundsArgs>();
+  if (a.rounds == kFailInGroupTwo) {
+    if (wg.id.x == 2) throw std::runtime_error("group 2 gave up");
+    wg.grid_sync();
+    return;
+  }
+  for (std::uint32_t r = 0; r < a.rounds; ++r) {
+    for (std::uint32_t i = wg.first_x(); i < wg.end_x(); ++i) {
+      if (i < a.n) a.b[i] = a.a[i] + a.a[(i + wg.size.x) % a.n];
+    }
+    wg.grid_sync();
+    for (std::uint32_t i = wg.first_x(); i < wg.end_x(); ++i) {
+      if (i < a.n) a.a[i] = a.b[i];
+    }
+    wg.grid_sync();
+  }
+}
+
 struct Params {  // 40 bytes, by value
   std::uint32_t* y;
   const std::uint32_t* x;
@@ -71,6 +101,10 @@ Device device() {
                                                       {host_arg("tag", &AffineArgs::tag), host_arg("p", &AffineArgs::p)}));
     register_host_kernel(make_host_kernel<PackedArgs>("app_packed", +[](const WorkGroup&) {},
                                                       {host_arg("tag", &PackedArgs::tag), host_arg("v", &PackedArgs::v)}));
+    register_host_kernel(make_host_kernel<RoundsArgs>(
+        "app_grid_rounds_host", &grid_rounds_host,
+        {host_arg("a", &RoundsArgs::a), host_arg("b", &RoundsArgs::b), host_arg("n", &RoundsArgs::n),
+         host_arg("rounds", &RoundsArgs::rounds)}));
     return Runtime::open("cpu");
   }();
   return rt.device();
@@ -206,17 +240,49 @@ TEST(CpuAnyKernel, AWorkerThreadHoldsOneGroupAtATime) {
   EXPECT_NE(test::error_text([] { (void)Kernel().max_active_groups_per_cu(64); }).find("empty Kernel"), std::string::npos);
 }
 
-TEST(CpuAnyKernel, ACooperativeDispatchIsRefusedByName) {
-  const Kernel sum = device().kernel("app_group_sum");
-  Buffer x = device().alloc(64 * 4), out = device().alloc(64 * 4);
+// A cooperative dispatch on the cpu agent: every work-group on a thread of its own, held by
+// WorkGroup::grid_sync (the host twin of tests/modules/app_kernels.cu's app_grid_rounds).
+TEST(CpuAnyKernel, ACooperativeDispatchSyncsEveryWorkGroup) {
+  const Kernel rounds = device().kernel("app_grid_rounds_host");
+  const std::uint32_t block = 32, groups = 16, n = block * groups, passes = 5;
+  std::vector<std::uint32_t> start(n);
+  for (std::uint32_t i = 0; i < n; ++i) start[i] = i + 1;
+  Buffer a = device().alloc(n * 4), b = device().alloc(n * 4);
   LaunchConfig cooperative;
   cooperative.cooperative = true;
-  Batch b;
-  const std::string why = test::error_text([&] { b.exec(sum, Dim3{64}, Dim3{64}, {out, x, 64u}, cooperative); });
-  EXPECT_NE(why.find("a cooperative dispatch of kernel 'app_group_sum'"), std::string::npos) << why;
-  EXPECT_EQ(b.size(), 0u);
-  // A cooperative queue on the cpu agent is an ordinary one.
-  Queue q = device().create_cooperative_queue();
-  b.exec(sum, Dim3{64}, Dim3{64}, {out, x, 64u}, LaunchConfig{256});
-  q.run(b);
+  Batch batch;
+  batch.copy_to_device(a, start.data(), n * 4).exec(rounds, Dim3{n}, Dim3{block}, {a, b, n, passes}, cooperative);
+  Queue q = device().create_cooperative_queue();  // on the cpu agent, an ordinary queue
+  for (const bool replay : {false, true}) {
+    Options o = Options::all();
+    o.replay = replay;
+    q.run(batch, o);
+    EXPECT_EQ(read(a, n), test::grid_rounds(start, block, passes)) << (replay ? "replayed" : "not replayed");
+  }
+  // Without the flag the barrier is refused where it is called: the queue reports it.
+  Batch plain;
+  plain.exec(rounds, Dim3{n}, Dim3{block}, {a, b, n, passes});
+  Queue other = device().create_queue();
+  const std::string why = test::error_text([&] { other.run(plain); });
+  EXPECT_NE(why.find("grid_sync outside a cooperative dispatch"), std::string::npos) << why;
+  // More work-groups than it can run at once: refused when recorded, with the limit.
+  Batch big;
+  const std::string refused = test::error_text(
+      [&] { big.exec(rounds, Dim3{block * std::uint32_t(kCpuCooperativeGroups + 1)}, Dim3{block}, {a, b, n, 1u}, cooperative); });
+  EXPECT_NE(refused.find("at most " + std::to_string(kCpuCooperativeGroups)), std::string::npos) << refused;
+  EXPECT_EQ(big.size(), 0u);
+}
+
+// A work-group that fails while the others wait at the grid barrier: the barrier breaks, the
+// submission fails naming the failure, nothing hangs.
+TEST(CpuAnyKernel, AFailingWorkGroupBreaksTheGridBarrier) {
+  const Kernel rounds = device().kernel("app_grid_rounds_host");
+  Buffer a = device().alloc(64 * 4), b = device().alloc(64 * 4);
+  LaunchConfig cooperative;
+  cooperative.cooperative = true;
+  Batch batch;
+  batch.exec(rounds, Dim3{64}, Dim3{16}, {a, b, 64u, kFailInGroupTwo}, cooperative);
+  Queue q = device().create_queue();
+  const std::string why = test::error_text([&] { q.run(batch, Options::all(), std::chrono::seconds(20)); });
+  EXPECT_NE(why.find("group 2 gave up"), std::string::npos) << why;
 }

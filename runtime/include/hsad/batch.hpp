@@ -120,6 +120,9 @@ class HSAD_API Arg {
   std::uint8_t align_ = 1;
 };
 
+// The work-groups a cooperative dispatch may have on the cpu agent, which runs each on a thread.
+constexpr std::uint64_t kCpuCooperativeGroups = 1024;
+
 // What a dispatch asks of the device beyond its shape and arguments; the words are CUDA's
 // (cudaLaunchConfig_t) and HIP's (hipLaunchConfig_t). A plain value type: it grows at its end.
 struct LaunchConfig {
@@ -141,7 +144,8 @@ struct LaunchConfig {
   // A grid larger than the device holds at once is refused when recorded, with the limit
   // (Kernel::max_active_groups_per_cu times the compute units). rocr: on a queue made by
   // Device::create_cooperative_queue, after the GWS set up for the grid's work-groups, as CLR
-  // does; cuda: any queue; the cpu agent refuses it.
+  // does; cuda: any queue; the cpu agent: a thread per work-group, at most
+  // kCpuCooperativeGroups of them (a host kernel synchronizes with WorkGroup::grid_sync).
   bool cooperative = false;
 };
 

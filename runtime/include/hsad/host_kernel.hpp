@@ -35,6 +35,15 @@ struct HSAD_API WorkGroup {
   // Bytes at group_memory: the kernel's static group_segment_size and the dispatch's
   // LaunchConfig::dynamic_shared_bytes (which starts at group_memory + group_segment_size).
   std::uint32_t group_memory_bytes = 0;
+  // A cooperative dispatch's grid barrier (LaunchConfig::cooperative): set by the agent, used
+  // through grid_sync().
+  void (*grid_barrier)(const void* state) = nullptr;
+  const void* grid_barrier_state = nullptr;
+
+  // Returns once every work-group of the grid has called it (cooperative_groups' grid.sync()).
+  // Only in a cooperative dispatch, where all of them run at once; elsewhere it throws. Throws too
+  // where another work-group of the grid failed, so that none waits for good.
+  void grid_sync() const;
 
   bool cancelled() const { return cancel && cancel->load(std::memory_order_relaxed); }
   template <class Args> const Args& args() const { return *static_cast<const Args*>(kernarg); }

@@ -281,6 +281,7 @@ void PacketProcessor::execute_agent_dispatch(const hsa_agent_dispatch_packet_t& 
     job.grid = job.groups = Dim3{pieces};
     job.group = Dim3{1};
     job.group_memory = 0;
+    job.cooperative = false;
     job.total = pieces;
     job.chunk = 1;
     job.completion_signal = p.completion_signal.handle;
@@ -346,6 +347,7 @@ void PacketProcessor::execute_dispatch(const hsa_kernel_dispatch_packet_t& p, st
   // The packet's group segment holds the static and the dynamic group memory (never less than
   // the kernel's static use, whoever wrote the packet).
   job.group_memory = std::max(p.group_segment_size, kernel->info.group_segment_size);
+  job.cooperative = (p.reserved2 & aql::kCooperativeMark) != 0;
   job.groups = Dim3{ceil_div(grid.x, group.x), ceil_div(grid.y, group.y), ceil_div(grid.z, group.z)};
   job.total = job.groups.volume();
   job.completion_signal = p.completion_signal.handle;
@@ -359,6 +361,7 @@ void PacketProcessor::execute_dispatch(const hsa_kernel_dispatch_packet_t& p, st
   const std::uint64_t threads = pool_.threads();
   // Small chunks: a thread preempted while holding one delays the dispatch by one chunk only.
   job.chunk = job.total / (threads * 8) ? job.total / (threads * 8) : 1;
+  if (job.cooperative) job.chunk = job.total;  // one worker starts them all, each on its own thread
   // A dispatch of a couple of work-groups gains less from other threads than the hand-off costs.
   if (job.total <= kInlineGroups) {
     WorkerPool::run_inline(job);

@@ -3,8 +3,12 @@
 #include "agent/worker_pool.hpp"
 
 #include <chrono>
+#include <condition_variable>
 #include <exception>
+#include <mutex>
 #include <stdexcept>
+#include <string>
+#include <system_error>
 #include <thread>
 #include <vector>
 
@@ -14,7 +18,101 @@ namespace hsad::agent {
 namespace {
 const std::uint32_t* word(const std::atomic<std::uint32_t>& a) { return reinterpret_cast<const std::uint32_t*>(&a); }
 
+// A cooperative dispatch's grid barrier: a generation count under a mutex, broken once any
+// work-group failed or the dispatch was cancelled, so that none of the others waits for good.
+class GridBarrier {
+ public:
+  GridBarrier(std::uint64_t parties, const std::atomic<bool>* cancel) : parties_(parties), cancel_(cancel) {}
+  void arrive_and_wait() {
+    std::unique_lock<std::mutex> lock(m_);
+    if (broken_) throw std::runtime_error("grid_sync: another work-group of the grid failed or was cancelled");
+    const std::uint64_t generation = generation_;
+    if (++arrived_ == parties_) {
+      arrived_ = 0;
+      ++generation_;
+      cv_.notify_all();
+      return;
+    }
+    while (generation == generation_ && !broken_) {
+      cv_.wait_for(lock, std::chrono::milliseconds(10));
+      if (cancel_ && cancel_->load(std::memory_order_relaxed)) broken_ = true;
+    }
+    if (generation == generation_) {
+      cv_.notify_all();
+      throw std::runtime_error("grid_sync: another work-group of the grid failed or was cancelled");
+    }
+  }
+  void break_it() {
+    std::lock_guard<std::mutex> lock(m_);
+    broken_ = true;
+    cv_.notify_all();
+  }
+
+ private:
+  std::mutex m_;
+  std::condition_variable cv_;
+  const std::uint64_t parties_;
+  const std::atomic<bool>* cancel_;
+  std::uint64_t arrived_ = 0, generation_ = 0;
+  bool broken_ = false;
+};
+
+void wait_at_grid_barrier(const void* state) {
+  const_cast<GridBarrier*>(static_cast<const GridBarrier*>(state))->arrive_and_wait();
+}
+
+Dim3 group_id(const Job& job, std::uint64_t g) {
+  const std::uint64_t gx = job.groups.x, gxy = std::uint64_t(job.groups.x) * job.groups.y;
+  return Dim3{static_cast<std::uint32_t>(g % gx), static_cast<std::uint32_t>((g / gx) % job.groups.y),
+              static_cast<std::uint32_t>(g / gxy)};
+}
+
+// Every work-group at once, each on a thread of its own (the calling one runs the first): what
+// a grid barrier needs. The first failure is rethrown once all have returned.
+void run_cooperative(const Job& job) {
+  GridBarrier barrier(job.total, job.cancel);
+  std::mutex first_mutex;
+  std::exception_ptr first;
+  const auto run_one = [&](std::uint64_t g) {
+    std::vector<unsigned char> group_memory(job.group_memory);
+    WorkGroup wg{job.kernarg, job.grid, job.group, group_id(job, g), job.group_memory ? group_memory.data() : nullptr,
+                 job.has_packet ? job.packet : nullptr};
+    wg.group_memory_bytes = job.group_memory;
+    wg.cancel = job.cancel;
+    wg.queue_context = job.queue_context;
+    wg.grid_barrier = &wait_at_grid_barrier;
+    wg.grid_barrier_state = &barrier;
+    try {
+      if (wg.cancelled()) throw std::runtime_error("cancelled before it ended (its queue was destroyed or the device reset)");
+      job.kernel->fn(wg);
+    } catch (...) {
+      {
+        std::lock_guard<std::mutex> lock(first_mutex);
+        if (!first) first = std::current_exception();
+      }
+      barrier.break_it();
+    }
+  };
+  std::vector<std::thread> threads;
+  threads.reserve(job.total - 1);
+  try {
+    for (std::uint64_t g = 1; g < job.total; ++g) threads.emplace_back(run_one, g);
+  } catch (const std::system_error& e) {
+    barrier.break_it();
+    for (std::thread& t : threads) t.join();
+    throw std::runtime_error(std::string("a cooperative dispatch could not start a thread for each of its ") +
+                             std::to_string(job.total) + " work-groups: " + e.what());
+  }
+  run_one(0);
+  for (std::thread& t : threads) t.join();
+  if (first) std::rethrow_exception(first);
+}
+
 void run_groups(const Job& job, std::uint64_t begin, std::uint64_t end) {
+  if (job.cooperative) {
+    run_cooperative(job);  // the job is one chunk: [0, total)
+    return;
+  }
   // Per chunk, not thread_local: the simulated GPU links this code into a library that ROCr
   // dlopens, where thread_local is dynamic TLS, which LeakSanitizer's stop-the-world scan can
   // crash on at exit.
@@ -195,3 +293,13 @@ void WorkerPool::worker_main() {
 }
 
 }  // namespace hsad::agent
+
+namespace hsad {
+void WorkGroup::grid_sync() const {
+  if (!grid_barrier) {
+    throw std::runtime_error("grid_sync outside a cooperative dispatch (LaunchConfig::cooperative): its work-groups "
+                             "do not all run at once");
+  }
+  grid_barrier(grid_barrier_state);
+}
+}  // namespace hsad

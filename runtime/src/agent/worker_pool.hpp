@@ -32,6 +32,7 @@ class Job {
   const void* kernarg = nullptr;
   Dim3 grid, group, groups;  // groups: work-group counts per dimension
   std::uint32_t group_memory = 0;  // bytes of group memory per work-group (the packet's group segment)
+  bool cooperative = false;  // every work-group at once, each on a thread of its own (WorkGroup::grid_sync)
   std::uint64_t total = 0;   // groups.volume()
   std::uint64_t chunk = 1;
   std::uint64_t completion_signal = 0;

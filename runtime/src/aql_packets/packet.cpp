@@ -52,7 +52,7 @@ void write_dispatch_body(hsa_kernel_dispatch_packet_t* slot, const DispatchField
   slot->group_segment_size = f.group_segment_size;
   slot->kernel_object = f.kernel_object;
   slot->kernarg_address = f.kernarg_address;
-  slot->reserved2 = 0;
+  slot->reserved2 = f.agent_mark;
   slot->completion_signal = f.completion_signal;
 }
 

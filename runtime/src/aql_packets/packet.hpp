@@ -52,7 +52,14 @@ struct DispatchFields {
   std::uint64_t kernel_object = 0;
   void* kernarg_address = nullptr;
   hsa_signal_t completion_signal{0};
+  // The dispatch packet's reserved2 word: 0 for a GPU; the software agent's own marks
+  // (kCooperativeMark) where it is the one that reads the packet.
+  std::uint64_t agent_mark = 0;
 };
+
+// reserved2 of a dispatch packet for the software agent: run every work-group at once, each on a
+// thread of its own, so that WorkGroup::grid_sync can hold them all (LaunchConfig::cooperative).
+constexpr std::uint64_t kCooperativeMark = 1;
 
 // Writes every field of the dispatch packet at `slot` except the header and setup word, which
 // stays INVALID until publish(): the packet processor must never see a half-written packet.

@@ -64,6 +64,8 @@ class AqlAgent {
   // The kernel that sets up the GWS barrier before a cooperative dispatch (hsad_gws_init), where
   // the agent takes cooperative dispatches; nullptr elsewhere.
   virtual std::shared_ptr<const KernelImpl> gws_init_kernel() { return nullptr; }
+  // The software agent: a cooperative dispatch is marked in its packet (aql::kCooperativeMark).
+  virtual bool marks_cooperative() const { return false; }
 
   // How copy commands run: as agent-dispatch packets in the queue's own ring (the cpu agent), or
   // on the driver's copy engine, ordered by signals (ROCr's hsa_amd_memory_async_copy).

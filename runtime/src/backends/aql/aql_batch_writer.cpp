@@ -127,7 +127,7 @@ void AqlBatchWriter::write_gws_init(std::uint32_t command, const Dispatch& d) {
 void AqlBatchWriter::write_dispatch(std::uint32_t command, std::uint32_t index, bool last, bool before_copy) {
   flush_deps();
   const Dispatch& d = batch_.dispatches()[index];
-  if (d.config.cooperative) write_gws_init(command, d);
+  if (d.config.cooperative && !agent_.marks_cooperative()) write_gws_init(command, d);  // ROCr's GWS
   const KernelImpl& k = d.kernel.impl();
   const std::size_t kbytes = k.info.kernarg_segment_size;
   void* kernarg;
@@ -151,8 +151,9 @@ void AqlBatchWriter::write_dispatch(std::uint32_t command, std::uint32_t index, 
   const std::uint64_t slot_index = q_.reserve_slot(deadline_, sub_);
   q_.note_slot(slot_index, sub_.serial, command);
   auto* slot = static_cast<hsa_kernel_dispatch_packet_t*>(ring_.base()) + (slot_index & (ring_.size() - 1));
-  aql::write_dispatch_body(slot, {d.grid, d.group, k.info.private_segment_size, d.group_memory(),
-                                  k.kernel_object, kernarg, signal});
+  aql::write_dispatch_body(slot, {d.grid, d.group, k.info.private_segment_size, d.group_memory(), k.kernel_object,
+                                  kernarg, signal,
+                                  d.config.cooperative && agent_.marks_cooperative() ? aql::kCooperativeMark : 0});
   sub_.last_published = slot_index;
   publish(slot, {HSA_PACKET_TYPE_KERNEL_DISPATCH, true, f.acquire, f.release}, aql::dispatch_setup(d.grid, d.group),
           signal);

@@ -107,7 +107,8 @@ AqlPacketImage::AqlPacketImage(AqlAgent& agent, const Batch& batch, const Option
         write_block(kernarg, batch, c.index);
         aql::write_dispatch_body(static_cast<hsa_kernel_dispatch_packet_t*>(slot),
                                  {d.grid, d.group, k.info.private_segment_size, d.group_memory(),
-                                  k.kernel_object, bytes ? kernarg : nullptr, {0}});
+                                  k.kernel_object, bytes ? kernarg : nullptr, {0},
+                                  d.config.cooperative && agent_.marks_cooperative() ? aql::kCooperativeMark : 0});
         const aql::Fences f = aql::fences_between(system_before, last || before_copy, o.fence);
         header = {HSA_PACKET_TYPE_KERNEL_DISPATCH, true, f.acquire, f.release};
         p.setup = aql::dispatch_setup(d.grid, d.group);

@@ -273,7 +273,8 @@ void AqlQueue::check_submittable(const Batch& batch, const ResolvedWaits& waits)
   }
   agent_.throw_if_faulted();
   ring_->throw_if_failed();
-  if (batch.cooperative_dispatch_count() && !cooperative_) {
+  // ROCr needs the GWS of a cooperative queue; the software agent runs them on any queue.
+  if (batch.cooperative_dispatch_count() && !cooperative_ && !agent_.marks_cooperative()) {
     throw Error(Errc::invalid_argument, backend, "submit",
                 "the batch holds " + std::to_string(batch.cooperative_dispatch_count()) +
                     " cooperative dispatch(es); this queue has no global wave sync (GWS) for their grid barrier",

@@ -21,6 +21,7 @@ class CpuDevice : public detail::DeviceImpl, public detail::AqlAgent {
   // Refused, saying why: the cpu agent runs host kernels registered by name, not GPU code.
   std::shared_ptr<detail::ModuleImpl> load_module(std::string_view bytes, const std::string& origin) override;
   bool host_can_read(Memory) const override { return true; }
+  bool marks_cooperative() const override { return true; }
   // A worker thread (the cpu agent's compute unit) runs one work-group at a time.
   std::uint32_t max_active_groups_per_cu(const detail::KernelImpl&, std::uint32_t, std::uint32_t) const override {
     return 1;
