@@ -182,7 +182,7 @@ Submission Queue::submit(const Batch& batch, const Options& options, std::chrono
 std::unique_ptr<detail::SubmissionImpl> Queue::submit_impl(const Batch& batch, const Options& options,
                                                            std::chrono::steady_clock::time_point deadline) {
   detail::QueueImpl& q = *impl_;
-  std::lock_guard<std::mutex> lock(q.timeline.submit_mutex());
+  std::unique_lock<std::mutex> lock(q.timeline.submit_mutex());
   detail::DeviceImpl& device = q.owner();
   device.check_generation(q.generation, "queue", "submit");
   device.release_parked();
@@ -208,6 +208,7 @@ std::unique_ptr<detail::SubmissionImpl> Queue::submit_impl(const Batch& batch, c
     t->summary = batch.labels() ? detail::summarize_commands(*batch.labels()) : std::string();
     t->profiled = effective.profile;
     sub->traced = std::move(t);
+    lock.unlock();  // the callback may submit, to this queue too
     report(*sub, TraceEvent::Kind::submit, -1, sub->traced->summary);
   }
   return sub;

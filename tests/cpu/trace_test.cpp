@@ -147,3 +147,21 @@ TEST(CpuToolRanges, RoctxSeesOneRangePerSubmission) {
   EXPECT_EQ(open, 0) << "every range closed";
   dlclose(lib);
 }
+
+// The callback may submit, to the very queue it reports on (no lock of the library is held).
+TEST(CpuTrace, TheCallbackMaySubmitToTheQueueItReportsOn) {
+  Queue q = device().create_queue();
+  Batch b;
+  b.exec(device().kernel("test_sleep"), Dim3{1}, Dim3{1}, {0u});
+  int nested = 0;
+  device().set_trace([&](const TraceEvent& e) {
+    if (e.kind == TraceEvent::Kind::submit && e.submission == 1) {
+      ++nested;
+      q.run(b);  // submission 2, from inside the report of submission 1
+    }
+  });
+  q.run(b);
+  device().set_trace(nullptr);
+  EXPECT_EQ(nested, 1);
+  EXPECT_EQ(q.submissions(), 2u);
+}

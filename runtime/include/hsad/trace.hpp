@@ -29,8 +29,9 @@ struct TraceEvent {
   std::uint64_t end_ns = 0;
 };
 
-// Called on the thread that submitted or waited, or on the watcher thread (Submission::on_complete);
-// it must not throw, and must not set the trace of its own device.
+// Called on the thread that submitted or waited, or on the watcher thread (Submission::on_complete),
+// with no lock of the library held: it may submit and wait. It must not throw, and must not set
+// the trace of its own device.
 using TraceCallback = std::function<void(const TraceEvent&)>;
 
 }  // namespace hsad
