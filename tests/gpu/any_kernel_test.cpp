@@ -3,7 +3,10 @@
 // by value. On the H100 and under hsad-sim as machine code (gfx90a, gfx908, gfx1030).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdint>
+#include <cstdio>
+#include <cstdlib>
 #include <string>
 #include <vector>
 
@@ -15,7 +18,11 @@
 using namespace hsad;
 
 namespace {
+// tests/modules/app_kernels.cu's build for the device; HSAD_APP_MODULE names another (the code
+// object v5 build, HsadSim.gfx90a.AnyKernelAsCodeObjectV5).
 Module app_module(const Device& d) {
+  const char* other = std::getenv("HSAD_APP_MODULE");
+  if (other && *other) return d.load_module(test::modules_dir() + "/" + other);
   return d.load_module(test::modules_dir() + (d.info().backend == "cuda" ? "/app.fatbin" : "/app.hsaco"));
 }
 
@@ -250,4 +257,44 @@ TEST(GpuAnyKernel, ACooperativeDispatchSyncsTheWholeGrid) {
       test::error_text([&] { big.exec(rounds, Dim3{too_many}, Dim3{block}, {a, b, n, 1u}, cooperative); });
   EXPECT_NE(refused.find("holds at most " + std::to_string(resident)), std::string::npos) << refused;
   EXPECT_EQ(big.size(), 0u);
+}
+
+// Device printf, as HIP and CUDA users write it: every work-group's line reaches stdout by the
+// time the submission's result is read back (AMD: the library's hostcall service; CUDA: the
+// driver's printf buffer, flushed by the blocking copy).
+TEST(GpuAnyKernel, DevicePrintfReachesStdout) {
+  REQUIRE_GPU();
+  if (test::runs_host_builds(device)) GTEST_SKIP() << "a module's kernel runs only as machine code";
+  const Module m = app_module(device);
+  Buffer anything = device.alloc(4);
+  Queue q = device.create_queue();
+  Batch b;
+  b.exec(m.kernel("app_printf"), Dim3{4 * 64}, Dim3{64}, {9u});
+  testing::internal::CaptureStdout();
+  q.run(b);
+  std::uint32_t sink = 0;
+  device.copy_to_host(&sink, anything, 4);
+  std::fflush(stdout);
+  const std::string out = testing::internal::GetCapturedStdout();
+  for (unsigned g = 0; g < 4; ++g) {
+    const std::string line = "group " + std::to_string(g) + " of 4: tag 9, hello, 1.50, -7, [   42]\n";
+    EXPECT_NE(out.find(line), std::string::npos) << "missing: " << line << "in:\n" << out;
+  }
+  EXPECT_EQ(std::count(out.begin(), out.end(), '\n'), 4) << out;
+}
+
+// Device malloc and free in every work-item.
+TEST(GpuAnyKernel, DeviceMallocAndFreeWork) {
+  REQUIRE_GPU();
+  if (test::runs_host_builds(device)) GTEST_SKIP() << "a module's kernel runs only as machine code";
+  const Module m = app_module(device);
+  const unsigned n = test::simulated(device) ? 128 : 4096;
+  Buffer out = device.alloc(n * 4);
+  Queue q = device.create_queue();
+  Batch b;
+  b.exec(m.kernel("app_malloc"), Dim3{n}, Dim3{64}, {out, n});
+  q.run(b);
+  std::vector<std::uint32_t> got(n);
+  device.copy_to_host(got.data(), out, n * 4);
+  for (unsigned i = 0; i < n; ++i) ASSERT_EQ(got[i], 4 * i + 6) << "item " << i;
 }

@@ -70,3 +70,24 @@ extern "C" __global__ void __launch_bounds__(256) app_grid_rounds(unsigned* a, u
     grid.sync();
   }
 }
+
+// printf from each work-group's first work-item (a string, a double, a negative int, a width):
+// AMD reaches the host through the hostcall buffer, CUDA through the driver's printf buffer.
+extern "C" __global__ void __launch_bounds__(256) app_printf(unsigned tag) {
+  const unsigned group = blockIdx.x, groups = gridDim.x;
+  if (threadIdx.x == 0) printf("group %u of %u: tag %u, %s, %.2f, %d, [%5d]\n", group, groups, tag, "hello", 1.5, -7, 42);
+}
+
+// Each item mallocs four values, sums them and frees them: out[i] = 4 i + 6, 0 where malloc failed.
+extern "C" __global__ void __launch_bounds__(256) app_malloc(unsigned* out, unsigned n) {
+  const unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  unsigned* p = static_cast<unsigned*>(malloc(4 * sizeof(unsigned)));
+  if (!p) {
+    out[i] = 0;
+    return;
+  }
+  for (unsigned k = 0; k < 4; ++k) p[k] = i + k;
+  out[i] = p[0] + p[1] + p[2] + p[3];
+  free(p);
+}

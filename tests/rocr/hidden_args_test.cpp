@@ -47,15 +47,26 @@ T at(const std::vector<unsigned char>& kernarg, std::uint32_t offset) {
 }
 }  // namespace
 
-TEST(HiddenArgs, RefusesAKernelThatNeedsAHostcallBuffer) {
+// A v5 kernel lists the hostcall buffer, the heap and the queue pointer whether it uses them or
+// not; on main they were refused. Each is filled from the dispatch's context, and a kernel that
+// lists them says so (needs_hostcall, needs_heap), so the device starts its services only then.
+TEST(HiddenArgs, FillsTheHostcallBufferTheHeapAndTheQueuePointerOfAV5Kernel) {
   const KernelInfo k = v5_probe();
-  try {
-    (void)aql::plan_hidden_args(k);
-    FAIL() << "accepted";
-  } catch (const Error& e) {
-    EXPECT_NE(std::string(e.what()).find("v5_probe"), std::string::npos) << e.what();
-    EXPECT_NE(std::string(e.what()).find("hidden_hostcall_buffer"), std::string::npos) << e.what();
-  }
+  const auto plan = aql::plan_hidden_args(k);
+  EXPECT_EQ(plan.size(), 17u);
+  EXPECT_TRUE(aql::needs_hostcall(plan));
+  EXPECT_TRUE(aql::needs_heap(plan));
+  EXPECT_FALSE(aql::needs_hostcall(aql::plan_hidden_args(without_unfillable(k))));
+  std::vector<unsigned char> kernarg(k.kernarg_segment_size, 0xab);
+  aql::HiddenContext context;
+  context.hostcall_buffer = 0x1111000;
+  context.heap = 0x2222000;
+  context.queue_ptr = 0x3333000;
+  aql::fill_hidden_args(plan, kernarg.data(), Dim3{256}, Dim3{256}, context);
+  EXPECT_EQ(at<std::uint64_t>(kernarg, offset_of(k, "hidden_hostcall_buffer")), 0x1111000u);
+  EXPECT_EQ(at<std::uint64_t>(kernarg, offset_of(k, "hidden_heap_v1")), 0x2222000u);
+  EXPECT_EQ(at<std::uint64_t>(kernarg, offset_of(k, "hidden_queue_ptr")), 0x3333000u);
+  EXPECT_EQ(at<std::uint64_t>(kernarg, offset_of(k, "hidden_multigrid_sync_arg")), 0u);
 }
 
 TEST(HiddenArgs, FillsBlockCountsGroupSizesRemaindersAndDims) {
@@ -63,7 +74,7 @@ TEST(HiddenArgs, FillsBlockCountsGroupSizesRemaindersAndDims) {
   const auto plan = aql::plan_hidden_args(k);
   EXPECT_EQ(plan.size(), 14u);  // 3 block counts, group sizes, remainders, offsets; dims; multigrid (null)
   std::vector<unsigned char> kernarg(k.kernarg_segment_size, 0xab);
-  aql::fill_hidden_args(plan, kernarg.data(), Dim3{1000, 6, 1}, Dim3{64, 4, 1}, 0);
+  aql::fill_hidden_args(plan, kernarg.data(), Dim3{1000, 6, 1}, Dim3{64, 4, 1}, aql::HiddenContext{});
   EXPECT_EQ(at<std::uint32_t>(kernarg, offset_of(k, "hidden_block_count_x")), 15u);  // 1000 / 64
   EXPECT_EQ(at<std::uint32_t>(kernarg, offset_of(k, "hidden_block_count_y")), 1u);
   EXPECT_EQ(at<std::uint32_t>(kernarg, offset_of(k, "hidden_block_count_z")), 1u);
@@ -83,7 +94,7 @@ TEST(HiddenArgs, FillsOnlyTheBytesOfEachArgument) {
   k.kernarg_segment_size = 8;
   k.args = {{"g", 0, 2, ArgKind::hidden, "hidden_group_size_x"}, {"pad", 2, 2, ArgKind::by_value, "by_value"}};
   std::vector<unsigned char> kernarg(8, 0xff);
-  aql::fill_hidden_args(aql::plan_hidden_args(k), kernarg.data(), Dim3{256}, Dim3{256}, 0);
+  aql::fill_hidden_args(aql::plan_hidden_args(k), kernarg.data(), Dim3{256}, Dim3{256}, aql::HiddenContext{});
   EXPECT_EQ(at<std::uint16_t>(kernarg, 0), 256u);
   EXPECT_EQ(at<std::uint16_t>(kernarg, 2), 0xffffu);
 }

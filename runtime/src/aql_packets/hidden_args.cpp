@@ -20,6 +20,8 @@ const std::map<std::string, HiddenValue, std::less<>>& fillable() {
       // No multi-grid launches, no device-side enqueue: these are null or zero.
       {"hidden_multigrid_sync_arg", HiddenValue::zero}, {"hidden_default_queue", HiddenValue::zero},
       {"hidden_completion_action", HiddenValue::zero}, {"hidden_dynamic_lds_size", HiddenValue::dynamic_lds_size},
+      {"hidden_hostcall_buffer", HiddenValue::hostcall_buffer}, {"hidden_heap_v1", HiddenValue::heap},
+      {"hidden_queue_ptr", HiddenValue::queue_ptr},
       {"hidden_block_count_x", HiddenValue::block_count_x}, {"hidden_block_count_y", HiddenValue::block_count_y},
       {"hidden_block_count_z", HiddenValue::block_count_z}, {"hidden_group_size_x", HiddenValue::group_size_x},
       {"hidden_group_size_y", HiddenValue::group_size_y}, {"hidden_group_size_z", HiddenValue::group_size_z},
@@ -29,9 +31,12 @@ const std::map<std::string, HiddenValue, std::less<>>& fillable() {
   return m;
 }
 
-std::uint64_t value_of(HiddenValue v, const Dim3& grid, const Dim3& group, std::uint32_t dynamic_lds) {
+std::uint64_t value_of(HiddenValue v, const Dim3& grid, const Dim3& group, const HiddenContext& context) {
   switch (v) {
-    case HiddenValue::dynamic_lds_size: return dynamic_lds;
+    case HiddenValue::dynamic_lds_size: return context.dynamic_lds;
+    case HiddenValue::hostcall_buffer: return context.hostcall_buffer;
+    case HiddenValue::heap: return context.heap;
+    case HiddenValue::queue_ptr: return context.queue_ptr;
     case HiddenValue::zero: return 0;
     case HiddenValue::block_count_x: return grid.x / group.x;
     case HiddenValue::block_count_y: return grid.y / group.y;
@@ -58,7 +63,7 @@ std::vector<HiddenArg> plan_hidden_args(const KernelInfo& kernel) {
       throw Error(Errc::unsupported, "aql", "kernel " + kernel.name,
                   "kernel '" + kernel.name + "' needs hidden argument '" + a.value_kind + "' at offset " +
                       std::to_string(a.offset) + ", which this dispatcher cannot provide",
-                  "printf, hostcall and device malloc need HIP's runtime; build the kernel without them");
+                  "the library fills the hidden arguments of code objects v4 and v5 that HIP's kernels use (ROCm 5); build the kernel without what needs this one");
     }
     if (a.size != 1 && a.size != 2 && a.size != 4 && a.size != 8) {
       throw Error(Errc::unsupported, "aql", "kernel " + kernel.name,
@@ -69,11 +74,25 @@ std::vector<HiddenArg> plan_hidden_args(const KernelInfo& kernel) {
   return plan;
 }
 
+bool needs_hostcall(const std::vector<HiddenArg>& plan) {
+  for (const HiddenArg& h : plan) {
+    if (h.value == HiddenValue::hostcall_buffer) return true;
+  }
+  return false;
+}
+
+bool needs_heap(const std::vector<HiddenArg>& plan) {
+  for (const HiddenArg& h : plan) {
+    if (h.value == HiddenValue::heap) return true;
+  }
+  return false;
+}
+
 void fill_hidden_args(const std::vector<HiddenArg>& plan, void* kernarg, const Dim3& grid, const Dim3& group,
-                      std::uint32_t dynamic_lds) {
+                      const HiddenContext& context) {
   auto* base = static_cast<unsigned char*>(kernarg);
   for (const HiddenArg& h : plan) {
-    const std::uint64_t v = value_of(h.value, grid, group, dynamic_lds);
+    const std::uint64_t v = value_of(h.value, grid, group, context);
     std::memcpy(base + h.offset, &v, h.size);  // little-endian: the low bytes of v
   }
 }
@@ -82,7 +101,7 @@ void write_gws_init(void* kernarg, const detail::KernelImpl& gws_init, const det
   std::memset(kernarg, 0, gws_init.info.kernarg_segment_size);
   const auto waves_minus_one = static_cast<std::uint32_t>(group_count(d.grid, d.group) - 1);
   std::memcpy(kernarg, &waves_minus_one, sizeof waves_minus_one);
-  if (!gws_init.hidden_args.empty()) fill_hidden_args(gws_init.hidden_args, kernarg, Dim3{1}, Dim3{1}, 0);
+  if (!gws_init.hidden_args.empty()) fill_hidden_args(gws_init.hidden_args, kernarg, Dim3{1}, Dim3{1}, HiddenContext{});
 }
 
 }  // namespace hsad::aql

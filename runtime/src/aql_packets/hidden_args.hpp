@@ -16,6 +16,17 @@ enum class HiddenValue : std::uint8_t {
   remainder_x, remainder_y, remainder_z,        // v5: work-items of the partial last group
   grid_dims,                                    // v5: 1, 2 or 3
   dynamic_lds_size,                             // v5: the dispatch's dynamic LDS bytes
+  hostcall_buffer,                              // printf's and malloc's channel to the host
+  heap,                                         // v5: the device heap of malloc and free
+  queue_ptr,                                    // v5: the hsa_queue_t the dispatch runs on
+};
+
+// What a dispatch's hidden arguments are filled with beyond its shape.
+struct HiddenContext {
+  std::uint32_t dynamic_lds = 0;        // LaunchConfig::dynamic_shared_bytes, as CLR writes it
+  std::uint64_t hostcall_buffer = 0;    // the device's hostcall buffer (rocr::HostcallService)
+  std::uint64_t heap = 0;               // the device's heap (v5 malloc)
+  std::uint64_t queue_ptr = 0;          // the ring's hsa_queue_t
 };
 
 struct HiddenArg {
@@ -28,9 +39,11 @@ struct HiddenArg {
 // cannot fill (a printf or hostcall buffer, a device heap, apertures, an unknown kind).
 std::vector<HiddenArg> plan_hidden_args(const KernelInfo& kernel);
 
-// `dynamic_lds`: LaunchConfig::dynamic_shared_bytes, as CLR writes it for a HIP launch.
 void fill_hidden_args(const std::vector<HiddenArg>& plan, void* kernarg, const Dim3& grid, const Dim3& group,
-                      std::uint32_t dynamic_lds);
+                      const HiddenContext& context);
+// Whether a plan holds the hostcall buffer (printf, malloc), or the device heap (v5 malloc).
+bool needs_hostcall(const std::vector<HiddenArg>& plan);
+bool needs_heap(const std::vector<HiddenArg>& plan);
 
 }  // namespace hsad::aql
 

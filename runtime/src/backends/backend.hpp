@@ -60,6 +60,8 @@ struct KernelImpl {
   KernelInfo info;
   std::uint64_t kernel_object = 0;     // AQL backends: what goes into the packet
   std::vector<aql::HiddenArg> hidden_args;  // AMD code objects: what the dispatcher writes itself
+  bool needs_hostcall = false;               // AMD: printf or malloc (the device's hostcall buffer)
+  bool needs_heap = false;                   // AMD v5: malloc's device heap
   void* native = nullptr;              // CUDA: the CUfunction
   bool early_launch_ok = false;        // CUDA: the kernel waits for its predecessor itself (HSAD_BARRIER_WAIT)
   std::shared_ptr<const void> keep_alive;  // the module or executable that holds the code

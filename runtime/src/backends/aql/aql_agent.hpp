@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "backends/backend.hpp"
+#include "batch_data.hpp"
 
 namespace hsad::detail {
 
@@ -66,6 +67,11 @@ class AqlAgent {
   virtual std::shared_ptr<const KernelImpl> gws_init_kernel() { return nullptr; }
   // The software agent: a cooperative dispatch is marked in its packet (aql::kCooperativeMark).
   virtual bool marks_cooperative() const { return false; }
+  // The address a kernel that calls printf or malloc gets as its hostcall buffer, its service
+  // started on first use; 0 where the agent has none.
+  virtual std::uint64_t hostcall_buffer() { return 0; }
+  // v5's device heap for malloc (zeroed: the device library's initial state), made on first use.
+  virtual std::uint64_t device_heap() { return 0; }
 
   // How copy commands run: as agent-dispatch packets in the queue's own ring (the cpu agent), or
   // on the driver's copy engine, ordered by signals (ROCr's hsa_amd_memory_async_copy).
@@ -80,5 +86,13 @@ class AqlAgent {
   // device's clock (profiling was enabled on the ring first).
   virtual void command_times(hsa_signal_t signal, bool async_copy, std::uint64_t* start_ns, std::uint64_t* end_ns) = 0;
 };
+
+// What dispatch `d`'s hidden arguments are filled with on `agent`, on the ring whose driver queue
+// is `queue` (AqlRing::native): the hostcall buffer and the heap only for a kernel that lists them.
+inline aql::HiddenContext hidden_context(const Dispatch& d, AqlAgent& agent, std::uint64_t queue) {
+  const KernelImpl& k = d.kernel.impl();
+  return {d.config.dynamic_shared_bytes, k.needs_hostcall ? agent.hostcall_buffer() : 0,
+          k.needs_heap ? agent.device_heap() : 0, queue};
+}
 
 }  // namespace hsad::detail

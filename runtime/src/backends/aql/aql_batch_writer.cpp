@@ -141,7 +141,9 @@ void AqlBatchWriter::write_dispatch(std::uint32_t command, std::uint32_t index, 
   }
   if (kbytes != 0) std::memcpy(kernarg, batch_.kernarg_image(index), kbytes);  // no-argument kernels have no image
   counters_.kernarg_writes.fetch_add(1, std::memory_order_relaxed);
-  if (!k.hidden_args.empty()) aql::fill_hidden_args(k.hidden_args, kernarg, d.grid, d.group, d.config.dynamic_shared_bytes);
+  if (!k.hidden_args.empty()) {
+    aql::fill_hidden_args(k.hidden_args, kernarg, d.grid, d.group, hidden_context(d, agent_, ring_.native()));
+  }
 
   // An async copy after this dispatch waits for its signal.
   const bool edge = before_copy && !copies_in_ring_;

@@ -8,6 +8,7 @@
 namespace hsad::detail {
 
 std::shared_ptr<const AqlPacketImage> AqlImageCache::image_for(const Batch& batch, const Options& o, AqlAgent& agent,
+                                                               std::uint64_t queue,
                                                                Counters& counters) {
   for (auto it = images_.begin(); it != images_.end(); ++it) {
     if (it->first != batch.id()) continue;
@@ -30,7 +31,7 @@ std::shared_ptr<const AqlPacketImage> AqlImageCache::image_for(const Batch& batc
     images_.erase(it);  // recorded again since: the old image stays with the submissions using it
     break;
   }
-  auto image = std::make_shared<AqlPacketImage>(agent, batch, o);
+  auto image = std::make_shared<AqlPacketImage>(agent, queue, batch, o);
   counters.images_built.fetch_add(1, std::memory_order_relaxed);
   if (image->dispatches()) counters.kernarg_allocations.fetch_add(1, std::memory_order_relaxed);
   counters.kernarg_writes.fetch_add(image->dispatches(), std::memory_order_relaxed);

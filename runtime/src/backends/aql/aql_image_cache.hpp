@@ -18,7 +18,7 @@ class AqlImageCache {
   // The batch's image: built on its first replayed submit per version (counted as images_built),
   // its changed kernarg blocks rewritten after set_args (kernarg_writes). Called under the
   // queue's submit mutex.
-  std::shared_ptr<const AqlPacketImage> image_for(const Batch& batch, const Options& o, AqlAgent& agent,
+  std::shared_ptr<const AqlPacketImage> image_for(const Batch& batch, const Options& o, AqlAgent& agent, std::uint64_t queue,
                                                   Counters& counters);
 
  private:

@@ -22,18 +22,18 @@ bool AqlPacketImage::replayable(const Batch& batch, const Options& o, const AqlA
 
 namespace {
 // The dispatch's kernarg block: its recorded (or set_args) explicit arguments, its hidden ones.
-void write_block(void* kernarg, const Batch& batch, std::size_t dispatch) {
+void write_block(void* kernarg, const Batch& batch, std::size_t dispatch, AqlAgent& agent, std::uint64_t queue) {
   const Dispatch& d = batch.dispatches()[dispatch];
   const KernelImpl& k = d.kernel.impl();
   if (const std::size_t bytes = k.info.kernarg_segment_size) std::memcpy(kernarg, batch.kernarg_image(dispatch), bytes);
   if (!k.hidden_args.empty()) {
-    aql::fill_hidden_args(k.hidden_args, kernarg, d.grid, d.group, d.config.dynamic_shared_bytes);
+    aql::fill_hidden_args(k.hidden_args, kernarg, d.grid, d.group, hidden_context(d, agent, queue));
   }
 }
 }  // namespace
 
-AqlPacketImage::AqlPacketImage(AqlAgent& agent, const Batch& batch, const Options& o)
-    : agent_(agent), version_(batch.version()), args_version_(batch.args_version()) {
+AqlPacketImage::AqlPacketImage(AqlAgent& agent, std::uint64_t queue, const Batch& batch, const Options& o)
+    : agent_(agent), queue_(queue), version_(batch.version()), args_version_(batch.args_version()) {
   for (const Dispatch& d : batch.dispatches()) kernarg_bytes_ += round_up64(d.kernel.info().kernarg_segment_size);
   // A cooperative dispatch follows a packet of hsad_gws_init for its grid (its block is here too).
   const std::shared_ptr<const KernelImpl> gws_init = batch.cooperative_dispatch_count() ? agent_.gws_init_kernel() : nullptr;
@@ -104,7 +104,7 @@ AqlPacketImage::AqlPacketImage(AqlAgent& agent, const Batch& batch, const Option
         void* kernarg = static_cast<unsigned char*>(kernarg_) + kernarg_offset;
         blocks_.push_back({packets_.size(), kernarg_offset, batch.args_version(c.index)});
         kernarg_offset += round_up64(bytes);
-        write_block(kernarg, batch, c.index);
+        write_block(kernarg, batch, c.index, agent_, queue_);
         aql::write_dispatch_body(static_cast<hsa_kernel_dispatch_packet_t*>(slot),
                                  {d.grid, d.group, k.info.private_segment_size, d.group_memory(),
                                   k.kernel_object, bytes ? kernarg : nullptr, {0},
@@ -149,7 +149,7 @@ std::size_t AqlPacketImage::update_args(const Batch& batch) {
   std::size_t written = 0;
   const auto rewrite = [&](std::size_t i) {
     if (blocks_[i].args_version == batch.args_version(i)) return;  // already written (a dispatch changed twice)
-    write_block(static_cast<unsigned char*>(kernarg_) + blocks_[i].offset, batch, i);
+    write_block(static_cast<unsigned char*>(kernarg_) + blocks_[i].offset, batch, i, agent_, queue_);
     // set_launch_config counts as an argument change: the packet's group segment follows it.
     packets_[blocks_[i].packet].bytes.group_segment_size = batch.dispatches()[i].group_memory();
     blocks_[i].args_version = batch.args_version(i);
@@ -167,7 +167,7 @@ std::size_t AqlPacketImage::update_args(const Batch& batch) {
 }
 
 std::shared_ptr<AqlPacketImage> AqlPacketImage::clone() const {
-  auto c = std::make_shared<AqlPacketImage>(agent_, version_);
+  auto c = std::make_shared<AqlPacketImage>(agent_, queue_, version_);
   c->packets_ = packets_;
   c->system_fences_ = system_fences_;
   c->dispatches_ = dispatches_;

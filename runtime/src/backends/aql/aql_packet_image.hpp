@@ -43,8 +43,10 @@ class AqlPacketImage {
   // Everything else is lowered by AqlBatchWriter on every submit (docs/api.md).
   static bool replayable(const Batch& batch, const Options& o, const AqlAgent& agent);
 
-  AqlPacketImage(AqlAgent& agent, const Batch& batch, const Options& o);
-  AqlPacketImage(AqlAgent& agent, std::uint64_t version) : agent_(agent), version_(version) {}  // clone()
+  // `queue`: the ring's driver queue (AqlRing::native), what v5's hidden_queue_ptr holds.
+  AqlPacketImage(AqlAgent& agent, std::uint64_t queue, const Batch& batch, const Options& o);
+  AqlPacketImage(AqlAgent& agent, std::uint64_t queue, std::uint64_t version)  // clone()
+      : agent_(agent), queue_(queue), version_(version) {}
   ~AqlPacketImage();
   AqlPacketImage(const AqlPacketImage&) = delete;
   AqlPacketImage& operator=(const AqlPacketImage&) = delete;
@@ -67,6 +69,7 @@ class AqlPacketImage {
 
  private:
   AqlAgent& agent_;
+  std::uint64_t queue_ = 0;
   std::uint64_t version_ = 0;
   std::vector<Packet> packets_;
   void* kernarg_ = nullptr;  // every dispatch's block, 64-byte aligned, in one allocation

@@ -333,7 +333,7 @@ std::unique_ptr<SubmissionImpl> AqlQueue::submit(const Batch& batch, const Optio
   sub->step = take_signal(o.signal, true, deadline);
   if (AqlPacketImage::replayable(batch, o, agent_)) {
     try {
-      write_image(*this, batch, waits, o, deadline, *sub, images_.image_for(batch, o, agent_, counters_));
+      write_image(*this, batch, waits, o, deadline, *sub, images_.image_for(batch, o, agent_, ring_->native(), counters_));
     } catch (...) {
       if (!ring_->failed() && sub->has_published) sub->abandon_in_flight = true;
       throw;

@@ -240,6 +240,8 @@ std::uint32_t RocrDevice::max_active_groups_per_cu(const detail::KernelImpl& ker
 }
 
 RocrDevice::~RocrDevice() {
+  hostcall_.reset();  // its listener stops first: nothing asks it for the heap's slabs any more
+  if (heap_) raw_deallocate(heap_, 0, Memory::device);
   api_.hsa_signal_destroy(copy_signal_);
 }
 
@@ -276,6 +278,30 @@ std::shared_ptr<detail::QueueImpl> RocrDevice::create_cooperative_queue(std::uin
   detail::AqlQueue::Config config;
   config.cooperative = true;
   return std::make_shared<detail::AqlQueue>(shared_from_this(), *this, std::move(ring), config);
+}
+
+std::uint64_t RocrDevice::hostcall_buffer() {
+  // A packet for every wave the device may hold at once (the device library never finds the pool
+  // empty): 64 per compute unit covers GCN's 40 and RDNA's 32.
+  std::call_once(hostcall_once_, [this] {
+    hostcall_ = std::make_unique<HostcallService>(api_, agent_, pools_.fine_host, pools_.device,
+                                                  std::max<std::uint32_t>(64, info_.compute_units * 64));
+  });
+  return hostcall_->buffer();
+}
+
+std::uint64_t RocrDevice::device_heap() {
+  // The device library's heap_t: all zero is its initial state; its slabs come through the
+  // hostcall device-memory service, so the hostcall service runs too. 4 MiB, as HIP's initial heap.
+  std::call_once(heap_once_, [this] {
+    constexpr std::size_t kHeapBytes = 4u << 20;
+    void* p = raw_allocate(kHeapBytes, Memory::device);
+    const std::vector<unsigned char> zeros(kHeapBytes, 0);
+    transfer_to_device(p, zeros.data(), kHeapBytes, false);
+    heap_ = p;
+  });
+  (void)hostcall_buffer();
+  return reinterpret_cast<std::uint64_t>(heap_);
 }
 
 std::shared_ptr<const detail::KernelImpl> RocrDevice::gws_init_kernel() {
@@ -335,6 +361,8 @@ std::shared_ptr<detail::KernelImpl> RocrDevice::make_kernel(const std::shared_pt
   k->info.group_segment_size = symbol_u32(HSA_EXECUTABLE_SYMBOL_INFO_KERNEL_GROUP_SEGMENT_SIZE);
   k->info.private_segment_size = symbol_u32(HSA_EXECUTABLE_SYMBOL_INFO_KERNEL_PRIVATE_SEGMENT_SIZE);
   k->hidden_args = aql::plan_hidden_args(k->info);
+  k->needs_hostcall = aql::needs_hostcall(k->hidden_args);
+  k->needs_heap = aql::needs_heap(k->hidden_args);
   k->keep_alive = exe;
   return k;
 }

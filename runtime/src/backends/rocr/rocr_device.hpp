@@ -6,6 +6,7 @@
 #include <mutex>
 
 #include "backends/aql/aql_agent.hpp"
+#include "backends/rocr/hostcall.hpp"
 #include "backends/rocr/hsa_api.hpp"
 #include "backends/rocr/memory_faults.hpp"
 #include "hsad/code_object.hpp"
@@ -29,6 +30,8 @@ class RocrDevice : public detail::DeviceImpl, public detail::AqlAgent {
   // ROCr's queue of type COOPERATIVE (it holds the agent's GWS), for LaunchConfig::cooperative.
   std::shared_ptr<detail::QueueImpl> create_cooperative_queue(std::uint32_t packets) override;
   std::shared_ptr<const detail::KernelImpl> gws_init_kernel() override;
+  std::uint64_t hostcall_buffer() override;
+  std::uint64_t device_heap() override;
   bool host_can_read(Memory kind) const override { return kind == Memory::pinned_host; }
   std::uint32_t max_active_groups_per_cu(const detail::KernelImpl& kernel, std::uint32_t group_size,
                                          std::uint32_t dynamic_shared_bytes) const override;
@@ -89,6 +92,10 @@ class RocrDevice : public detail::DeviceImpl, public detail::AqlAgent {
 
   const Api& api_;
   hsa_agent_t agent_;
+  std::once_flag hostcall_once_;
+  std::unique_ptr<HostcallService> hostcall_;  // printf and malloc, started by the first kernel that calls them
+  std::once_flag heap_once_;
+  void* heap_ = nullptr;  // v5 malloc's heap, zeroed (freed with the device)
   std::once_flag gws_init_once_;
   std::shared_ptr<const detail::KernelImpl> gws_init_;
   std::string isa_name_;  // with target features: what code objects are matched against

@@ -99,7 +99,7 @@ void LoadedCode::run(const std::string& name, Dim3 grid, Dim3 group, const std::
       a.value_kind = "hidden_none";
     }
   }
-  aql::fill_hidden_args(aql::plan_hidden_args(fillable), block, grid, group, 0);
+  aql::fill_hidden_args(aql::plan_hidden_args(fillable), block, grid, group, aql::HiddenContext{});
   memory.add(block, kernarg_bytes);
 
   DispatchPacket packet{};
