@@ -1,5 +1,6 @@
 // hsad-info: every backend with its availability (and why not), the devices of the available
-// ones, or, with --code-object FILE, the kernels of an AMD code object or offload bundle.
+// ones, or, with --code-object FILE, the kernels of an AMD code object or offload bundle, or, with
+// --module FILE, an application's kernels as the first device loads them, with what each costs.
 #include <boost/program_options.hpp>
 
 #include <fstream>
@@ -170,17 +171,58 @@ int show_code_object(const std::string& path, const std::string& target, const s
   return 0;
 }
 
+// --module: an application's module loaded on the first device of the best backend present, each
+// kernel with what it costs there (the driver's view on cuda, the code object's on rocr) and how
+// many of its work-groups of `group` work-items one compute unit holds.
+int show_module(const std::string& path, std::uint32_t group, const std::string& format) {
+  const Runtime rt = Runtime::open();
+  const Device& d = rt.device();
+  const Module m = d.load_module(path);
+  const std::vector<std::string> names = m.kernel_names();
+  if (format == "json") std::cout << "{\"device\":" << quoted(d.info().name) << ",\"group_size\":" << group << ",\"kernels\":[";
+  else std::cout << path << " on " << d.info().name << " (" << d.info().backend << ", " << d.info().isa << ")\n";
+  for (std::size_t i = 0; i < names.size(); ++i) {
+    const Kernel k = m.kernel(names[i]);
+    const KernelInfo& info = k.info();
+    std::string occupancy;
+    try {
+      occupancy = std::to_string(k.max_active_groups_per_cu(group));
+    } catch (const Error& e) {
+      occupancy = format == "json" ? "null" : std::string("unknown (") + e.status() + ")";
+    }
+    if (format == "json") {
+      std::cout << (i ? "," : "") << "{\"name\":" << quoted(info.name) << ",\"kernarg_segment_size\":" << info.kernarg_segment_size
+                << ",\"group_segment_size\":" << info.group_segment_size << ",\"private_segment_size\":"
+                << info.private_segment_size << ",\"vector_registers\":" << info.vector_registers
+                << ",\"accum_registers\":" << info.accum_registers << ",\"scalar_registers\":" << info.scalar_registers
+                << ",\"vector_spills\":" << info.vector_spills << ",\"scalar_spills\":" << info.scalar_spills
+                << ",\"groups_per_cu\":" << occupancy << "}";
+    } else {
+      std::cout << "  " << info.name << "  kernarg " << info.kernarg_segment_size << " B, group " << info.group_segment_size
+                << " B, private " << info.private_segment_size << " B; registers " << info.vector_registers << " vector";
+      if (info.accum_registers) std::cout << " + " << info.accum_registers << " accumulation";
+      std::cout << ", " << info.scalar_registers << " scalar; spills " << info.vector_spills << " vector, "
+                << info.scalar_spills << " scalar; " << occupancy << " groups of " << group << " per CU\n";
+    }
+  }
+  if (format == "json") std::cout << "]}\n";
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
-  std::string format, code_object, target;
+  std::string format, code_object, target, module;
+  std::uint32_t group_size = 256;
   po::options_description desc(
       "hsad-info: the backends (available or why not) and their devices; or the kernels of a code object");
   desc.add_options()("help,h", "this text")
       ("version", "the library's version, and nothing else")
       ("format", po::value(&format)->default_value("table"), "table | json")
       ("code-object", po::value(&code_object), "an AMD code object (ELF) or clang offload bundle to describe")
-      ("target", po::value(&target), "with --code-object: only the code object for this processor (gfx90a, ...)");
+      ("target", po::value(&target), "with --code-object: only the code object for this processor (gfx90a, ...)")
+      ("module", po::value(&module), "an application's module (code object, bundle, cubin, fatbin, PTX) to load on the first device: each kernel's registers, spills, segments and occupancy")
+      ("group-size", po::value(&group_size)->default_value(256), "with --module: the work-group size the occupancy is for");
   if (auto status = bench::parse_cli(argc, argv, desc, "hsad-info")) return *status;
   for (int i = 1; i < argc; ++i) {
     if (std::string(argv[i]) == "--version") {
@@ -194,6 +236,10 @@ int main(int argc, char** argv) {
     }
     if (!target.empty() && code_object.empty()) throw Error("hsad-info", "--target", "--target needs --code-object");
     if (!code_object.empty()) return show_code_object(code_object, target, format);
+    if (!module.empty()) {
+      if (group_size == 0) throw Error("hsad-info", "--group-size", "a work-group of 0 work-items");
+      return show_module(module, group_size, format);
+    }
     const Listing l = list_devices();
     if (format == "json") print_devices_json(std::cout, l);
     else print_devices_table(std::cout, l);
