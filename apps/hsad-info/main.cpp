@@ -184,11 +184,12 @@ int show_module(const std::string& path, std::uint32_t group, const std::string&
   for (std::size_t i = 0; i < names.size(); ++i) {
     const Kernel k = m.kernel(names[i]);
     const KernelInfo& info = k.info();
-    std::string occupancy;
+    std::string occupancy, why;
     try {
       occupancy = std::to_string(k.max_active_groups_per_cu(group));
     } catch (const Error& e) {
-      occupancy = format == "json" ? "null" : std::string("unknown (") + e.status() + ")";
+      occupancy = "null";
+      why = e.status();
     }
     if (format == "json") {
       std::cout << (i ? "," : "") << "{\"name\":" << quoted(info.name) << ",\"kernarg_segment_size\":" << info.kernarg_segment_size
@@ -202,7 +203,9 @@ int show_module(const std::string& path, std::uint32_t group, const std::string&
                 << " B, private " << info.private_segment_size << " B; registers " << info.vector_registers << " vector";
       if (info.accum_registers) std::cout << " + " << info.accum_registers << " accumulation";
       std::cout << ", " << info.scalar_registers << " scalar; spills " << info.vector_spills << " vector, "
-                << info.scalar_spills << " scalar; " << occupancy << " groups of " << group << " per CU\n";
+                << info.scalar_spills << " scalar; ";
+      if (why.empty()) std::cout << occupancy << " groups of " << group << " per CU\n";
+      else std::cout << "groups of " << group << " per CU: " << why << "\n";
     }
   }
   if (format == "json") std::cout << "]}\n";
