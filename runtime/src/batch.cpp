@@ -189,8 +189,7 @@ void Batch::check_cooperative(const Kernel& kernel, Dim3 grid, Dim3 group, const
   const KernelInfo& info = kernel.info();
   const detail::DeviceImpl* device = kernel.impl().device;
   const std::string where = std::string(call) + " " + info.name;
-  const std::uint64_t groups = std::uint64_t((grid.x + group.x - 1) / group.x) * ((grid.y + group.y - 1) / group.y) *
-                               ((grid.z + group.z - 1) / group.z);
+  const std::uint64_t groups = aql::group_count(grid, group);
   if (!device || device->info().backend == "cpu") {
     // The cpu agent gives a cooperative dispatch a thread per work-group.
     if (groups > kCpuCooperativeGroups) {
@@ -229,12 +228,15 @@ void Batch::note_args_change(std::size_t dispatch) {
   changes.push_back(static_cast<std::uint32_t>(dispatch));
 }
 
+void Batch::check_dispatch_index(std::size_t dispatch, const char* call) const {
+  if (dispatch < dispatch_count()) return;
+  throw Error(Errc::invalid_argument, "batch", call,
+              "dispatch " + std::to_string(dispatch) + " of a batch of " + std::to_string(dispatch_count()) + " dispatches",
+              "dispatches are numbered 0 to dispatch_count() - 1 in recording order");
+}
+
 Batch& Batch::set_launch_config(std::size_t dispatch, const LaunchConfig& config) {
-  if (dispatch >= dispatch_count()) {
-    throw Error(Errc::invalid_argument, "batch", "set_launch_config",
-                "dispatch " + std::to_string(dispatch) + " of a batch of " + std::to_string(dispatch_count()) + " dispatches",
-                "dispatches are numbered 0 to dispatch_count() - 1 in recording order");
-  }
+  check_dispatch_index(dispatch, "set_launch_config");
   detail::Dispatch& d = mutable_data().dispatches[dispatch];
   check_launch_config(d.kernel, config, "set_launch_config");
   check_cooperative(d.kernel, d.grid, d.group, config, "set_launch_config");
@@ -250,10 +252,7 @@ Batch& Batch::set_launch_config(std::size_t dispatch, const LaunchConfig& config
 }
 
 const LaunchConfig& Batch::launch_config(std::size_t dispatch) const {
-  if (dispatch >= dispatch_count()) {
-    throw Error(Errc::invalid_argument, "batch", "launch_config",
-                "dispatch " + std::to_string(dispatch) + " of a batch of " + std::to_string(dispatch_count()) + " dispatches");
-  }
+  check_dispatch_index(dispatch, "launch_config");
   return data_->dispatches[dispatch].config;
 }
 
@@ -398,12 +397,7 @@ Batch& Batch::set_args(std::size_t dispatch, const std::vector<Arg>& args) {
 }
 
 Batch& Batch::set_args(std::size_t dispatch, const Arg* first, std::size_t count) {
-  if (dispatch >= mutable_data().dispatches.size()) {
-    throw Error("batch", "set_args",
-                "dispatch " + std::to_string(dispatch) + " of a batch of " + std::to_string(mutable_data().dispatches.size()) +
-                    " dispatches",
-                "dispatches are numbered 0 to dispatches().size() - 1 in recording order");
-  }
+  check_dispatch_index(dispatch, "set_args");
   detail::Dispatch& d = mutable_data().dispatches[dispatch];
   pack_args(d.kernel.info(), first, count, d.args_offset, "set_args", d.kernel.impl().device);
   note_args_change(dispatch);

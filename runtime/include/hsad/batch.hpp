@@ -290,6 +290,8 @@ class HSAD_API Batch {
   // Throws hsad::Error where a cooperative dispatch's grid cannot be resident at once.
   static void check_cooperative(const Kernel& kernel, Dim3 grid, Dim3 group, const LaunchConfig& config, const char* call);
   void note_args_change(std::size_t dispatch);
+  // Throws hsad::Error, naming `call`, for an index past the dispatches.
+  void check_dispatch_index(std::size_t dispatch, const char* call) const;
   Batch& set_args(std::size_t dispatch, const Arg* first, std::size_t count);
   // Checks `count` arguments against `info` and writes them into the arena at `offset`.
   void pack_args(const KernelInfo& info, const Arg* first, std::size_t count, std::size_t offset, const char* call,

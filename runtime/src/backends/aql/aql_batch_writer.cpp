@@ -106,9 +106,11 @@ void AqlBatchWriter::flush_deps(hsa_signal_t completion, bool system_after) {
   foreign_deps_ = false;
 }
 
-// Before a cooperative dispatch: hsad_gws_init for its grid, its kernarg block from the pool.
+// Before a cooperative dispatch: hsad_gws_init for its grid, its kernarg block from the pool; none
+// where the agent has no such kernel (the software agent marks the packet instead).
 void AqlBatchWriter::write_gws_init(std::uint32_t command, const Dispatch& d) {
   const std::shared_ptr<const KernelImpl> init = agent_.gws_init_kernel();
+  if (!init) return;
   const std::size_t kbytes = init->info.kernarg_segment_size;
   const KernargPool::Block block = q_.acquire_block(kbytes, deadline_, sub_);
   sub_.tickets.push_back(block.ticket);
@@ -127,7 +129,7 @@ void AqlBatchWriter::write_gws_init(std::uint32_t command, const Dispatch& d) {
 void AqlBatchWriter::write_dispatch(std::uint32_t command, std::uint32_t index, bool last, bool before_copy) {
   flush_deps();
   const Dispatch& d = batch_.dispatches()[index];
-  if (d.config.cooperative && !agent_.marks_cooperative()) write_gws_init(command, d);  // ROCr's GWS
+  if (d.config.cooperative) write_gws_init(command, d);
   const KernelImpl& k = d.kernel.impl();
   const std::size_t kbytes = k.info.kernarg_segment_size;
   void* kernarg;
