@@ -4,3 +4,4 @@
 #include "laplacian.cu"
 #include "memory.cu"
 #include "cooperative.cu"
+#include "loop_control.cu"

@@ -95,6 +95,9 @@ const std::vector<detail::Command>& Batch::commands() const { return data().comm
 const std::vector<detail::Dispatch>& Batch::dispatches() const { return data().dispatches; }
 const std::vector<detail::Copy>& Batch::copies() const { return data().copies; }
 const std::vector<detail::Wait>& Batch::waits() const { return data().waits; }
+const std::vector<detail::Loop>& Batch::loops() const { return data().loops; }
+std::size_t Batch::loop_count() const { return data_ ? data_->loops.size() : 0; }
+bool Batch::loop_open() const { return data_ && data_->open_loop >= 0; }
 const unsigned char* Batch::kernarg_image(std::size_t i) const {
   return data_->arena.data() + data_->dispatches[i].args_offset;
 }
@@ -115,6 +118,17 @@ void Batch::clear() {
 void Batch::push(int kind_value, std::size_t index) {
   const auto kind = static_cast<detail::CommandKind>(kind_value);
   detail::BatchData& d = mutable_data();
+  if (d.open_loop >= 0 && kind != detail::CommandKind::exec) {
+    // The loop ring runs dispatch packets the device writes; a copy or a wait there would need
+    // the host (staging, a signal of another queue) inside the loop.
+    if (kind == detail::CommandKind::copy) d.copies.pop_back();
+    else d.waits.pop_back();
+    throw Error(Errc::invalid_argument, "batch", kind == detail::CommandKind::copy ? "copy" : "wait",
+                "a " + std::string(kind == detail::CommandKind::copy ? "copy" : "wait") +
+                    " inside the loop begun at command " + std::to_string(d.open_loop) +
+                    ": a device-run loop's body holds dispatches only",
+                "record it before loop_begin() or after loop_while(), or copy with a kernel");
+  }
   d.commands.push_back({kind, static_cast<std::uint32_t>(index)});
   if (!d.labels) d.labels = std::make_shared<std::vector<std::string>>();
   else if (d.labels.use_count() > 1) d.labels = std::make_shared<std::vector<std::string>>(*d.labels);
@@ -295,6 +309,13 @@ Batch& Batch::exec(const Kernel& kernel, Dim3 grid, Dim3 group, const Arg* first
       grown->push_back(keep);
       mutable_data().code = std::move(grown);
     }
+  }
+  if (config.cooperative && loop_open()) {
+    mutable_data().arena.resize(offset);
+    throw Error(Errc::invalid_argument, "batch", "exec " + info.name,
+                "a cooperative dispatch inside the loop begun at command " + std::to_string(data_->open_loop) +
+                    ": its GWS setup is not part of a device-run loop",
+                "record it outside the loop");
   }
   mutable_data().dispatches.push_back({kernel, encoded, group, partial_groups, static_cast<std::uint32_t>(offset), 0, config});
   mutable_data().cooperative_dispatches += config.cooperative;
@@ -487,6 +508,60 @@ Batch& Batch::wait(const Queue& other, std::int64_t offset) {
   check_same_backend(mutable_data().device, other.impl().owner(), "queue runs");
   mutable_data().waits.push_back({nullptr, other.shared_impl(), offset});
   push(int(detail::CommandKind::wait), mutable_data().waits.size() - 1);
+  return *this;
+}
+
+Batch& Batch::loop_begin() {
+  detail::BatchData& d = mutable_data();
+  if (d.open_loop >= 0) {
+    throw Error(Errc::invalid_argument, "batch", "loop_begin",
+                "a loop_begin inside the loop begun at command " + std::to_string(d.open_loop) +
+                    ": device-run loops do not nest",
+                "close the loop with loop_while first");
+  }
+  d.open_loop = static_cast<std::int64_t>(d.commands.size());
+  ++version_;
+  return *this;
+}
+
+Batch& Batch::loop_while(const Buffer& condition, std::uint64_t max_iterations, std::size_t offset) {
+  if (!data_ || data_->open_loop < 0) {
+    throw Error(Errc::invalid_argument, "batch", "loop_while", "a loop_while without a loop_begin",
+                "record loop_begin() before the loop's commands");
+  }
+  detail::BatchData& d = *data_;
+  const auto first = static_cast<std::uint32_t>(d.open_loop);
+  const std::string which = "the loop begun at command " + std::to_string(first);
+  if (d.commands.size() == first) {
+    throw Error(Errc::invalid_argument, "batch", "loop_while", which + " has no commands",
+                "record its dispatches between loop_begin() and loop_while()");
+  }
+  if (max_iterations == 0) {
+    throw Error(Errc::invalid_argument, "batch", "loop_while", which + ": max_iterations is 0",
+                "give the most iterations the loop may take (its guard), at least 1");
+  }
+  if (max_iterations > 0xffffffffu) {
+    throw Error(Errc::invalid_argument, "batch", "loop_while",
+                which + ": max_iterations " + std::to_string(max_iterations) + " exceeds 2^32 - 1",
+                "the device counts iterations in 32 bits");
+  }
+  check_buffer(condition, 4, offset, "loop_while", "condition");
+  if (offset % 4 != 0) {
+    throw Error(Errc::invalid_argument, "batch", "loop_while",
+                which + ": the condition at offset " + std::to_string(offset) + " is not 4-byte aligned",
+                "the condition is a 32-bit unsigned value");
+  }
+  adopt_device(condition.device(), "loop_while");
+  detail::Loop loop;
+  loop.first_command = first;
+  loop.end_command = static_cast<std::uint32_t>(d.commands.size());
+  loop.first_dispatch = d.commands[first].index;
+  loop.end_dispatch = static_cast<std::uint32_t>(d.dispatches.size());
+  loop.condition = reinterpret_cast<std::uint32_t*>(static_cast<unsigned char*>(condition.device_ptr()) + offset);
+  loop.max_iterations = max_iterations;
+  d.loops.push_back(loop);
+  d.open_loop = -1;
+  ++version_;
   return *this;
 }
 

@@ -49,6 +49,15 @@ struct Wait {
   std::uint64_t native = 0;  // else: the application's own signal or event (Batch::wait_native)
 };
 
+// A device-run loop (Batch::loop_begin, loop_while): commands [first_command, end_command) are its
+// body, all dispatches: [first_dispatch, end_dispatch) of dispatches().
+struct Loop {
+  std::uint32_t first_command = 0, end_command = 0;
+  std::uint32_t first_dispatch = 0, end_dispatch = 0;
+  std::uint32_t* condition = nullptr;  // device address of the 32-bit value
+  std::uint64_t max_iterations = 0;
+};
+
 enum class CommandKind : std::uint8_t { exec, copy, wait };
 struct Command {
   CommandKind kind;
@@ -60,6 +69,8 @@ struct BatchData {
   std::vector<Dispatch> dispatches;
   std::vector<Copy> copies;
   std::vector<Wait> waits;
+  std::vector<Loop> loops;        // closed loops, in recording order
+  std::int64_t open_loop = -1;    // the command a loop_begin() without its loop_while() starts at
   std::vector<unsigned char> arena;  // every dispatch's explicit-argument kernarg image
   DeviceImpl* device = nullptr;
   std::shared_ptr<const void> code;

@@ -26,6 +26,7 @@ Stats Counters::snapshot() const {
   s.kernarg_writes = kernarg_writes.load(std::memory_order_relaxed);
   s.images_built = images_built.load(std::memory_order_relaxed);
   s.early_launches = early_launches.load(std::memory_order_relaxed);
+  s.device_loops = device_loops.load(std::memory_order_relaxed);
   s.device_waits = device_waits.load(std::memory_order_relaxed);
   return s;
 }

@@ -29,6 +29,7 @@ const char* to_string(Errc code) noexcept {
     case Errc::out_of_memory: return "out_of_memory";
     case Errc::unsupported: return "unsupported";
     case Errc::driver_missing: return "driver_missing";
+    case Errc::loop_limit: return "loop_limit";
   }
   return "unknown";
 }

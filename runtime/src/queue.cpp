@@ -128,6 +128,20 @@ std::vector<CommandTime> Submission::timestamps() const {
   return impl_->timestamps();
 }
 
+std::uint64_t Submission::loop_iterations(std::size_t loop) const {
+  if (!impl_) throw Error("queue", "loop_iterations", "the Submission is empty");
+  if (loop >= impl_->loops) {
+    throw Error("queue", "loop_iterations",
+                "loop " + std::to_string(loop) + " of a batch of " + std::to_string(impl_->loops) + " loops",
+                "loops are numbered 0 to Batch::loop_count() - 1 in recording order");
+  }
+  if (impl_->loop_iterations.size() != impl_->loops) {
+    throw Error("queue", "loop_iterations", "the submission has not been waited for",
+                "call wait() first: the count is read once the loop ended");
+  }
+  return impl_->loop_iterations[loop];
+}
+
 std::shared_ptr<detail::CompletionImpl> Submission::completion() const {
   return impl_ ? impl_->completion() : nullptr;
 }
@@ -190,6 +204,11 @@ std::unique_ptr<detail::SubmissionImpl> Queue::submit_impl(const Batch& batch, c
     throw Error(Errc::queue_stopped, device.info().backend, "submit", running + ": this queue runs nothing after it",
                 "other queues of the device still run; Device::reset() stops it where the backend can");
   }
+  if (batch.loop_open()) {
+    throw Error(Errc::invalid_argument, device.info().backend, "submit",
+                "the batch has a loop_begin() without its loop_while(): its loop is not closed",
+                "end the loop's commands with loop_while(condition, max_iterations)");
+  }
   // A replayed batch is one image with one completion: replay implies nosync.
   const Options& effective = options.replay && !options.nosync ? with_nosync(options) : options;
   // NVTX and roctx: one range around what the submit does (the launches, a graph, the packets).
@@ -200,6 +219,7 @@ std::unique_ptr<detail::SubmissionImpl> Queue::submit_impl(const Batch& batch, c
   auto sub = q.submit(batch, effective, deadline, resolve_waits(batch, q));
   sub->deadline = deadline;
   sub->device = &device;
+  sub->loops = batch.loop_count();
   q.timeline.record(sub->completion());
   if (auto trace = device.trace()) {
     auto t = std::make_unique<detail::SubmissionImpl::Traced>();

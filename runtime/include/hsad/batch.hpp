@@ -158,6 +158,7 @@ struct Command;
 struct Dispatch;
 struct Copy;
 struct Wait;
+struct Loop;
 }  // namespace detail
 
 class HSAD_API Batch {
@@ -241,6 +242,27 @@ class HSAD_API Batch {
   // application's own signal or event must outlive every submission of the batch. Throws for 0.
   Batch& wait_native(std::uint64_t handle);
 
+  // A loop the device runs, with no host in it (CUDA's WHILE conditional node; HIP has none): the
+  // commands recorded between loop_begin() and loop_while() form its body, which runs once and
+  // then again while the 32-bit unsigned value at `condition` + `offset` is non-zero when an
+  // iteration ends (a do-while: the application's kernels in the body write the value, a
+  // convergence test clearing it). The host waits once, for the whole batch. `max_iterations`
+  // guards it: a loop whose value is still non-zero after that many iterations stops there, the
+  // commands after it still run, and Submission::wait() throws Errc::loop_limit naming the loop.
+  // Submission::loop_iterations(i) says how many iterations loop i ran. The body holds dispatches
+  // only (no copies, waits, cooperative dispatches or inner loops: each refused by name when
+  // recorded); set_args and set_launch_config change its dispatches as any other. Lowered as
+  // docs/api.md says: cuda a WHILE node whose handle a library kernel sets; rocr and the cpu
+  // agent a library control kernel that writes each iteration's packets into the queue's loop
+  // ring from the device. Throws for a loop_begin inside a loop, a loop_while without one, an
+  // empty body, max_iterations 0, or a condition outside the buffer or not 4-byte aligned.
+  Batch& loop_begin();
+  Batch& loop_while(const Buffer& condition, std::uint64_t max_iterations, std::size_t offset = 0);
+  // Loops recorded (closed with loop_while): Submission::loop_iterations numbers them 0 to loops() - 1.
+  std::size_t loop_count() const;
+  // Whether a loop_begin() awaits its loop_while() (a batch in that state is refused at submit).
+  bool loop_open() const;
+
   std::size_t size() const;  // commands of every kind
   // The dispatches among them (exec): set_args numbers them 0 to dispatch_count() - 1.
   std::size_t dispatch_count() const;
@@ -263,6 +285,7 @@ class HSAD_API Batch {
   const std::vector<detail::Dispatch>& dispatches() const;
   const std::vector<detail::Copy>& copies() const;
   const std::vector<detail::Wait>& waits() const;
+  const std::vector<detail::Loop>& loops() const;
   // The explicit-argument kernarg image of dispatch i (kernarg_segment_size bytes; hidden args zero).
   const unsigned char* kernarg_image(std::size_t i) const;
   // The device whose kernels and buffers the batch names, or nullptr while it names none.

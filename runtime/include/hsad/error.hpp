@@ -22,6 +22,7 @@ enum class Errc : std::uint8_t {
   out_of_memory,     // device, pinned host or kernarg memory could not be had
   unsupported,       // this backend or device cannot do it (a feature, a code object for another target)
   driver_missing,    // no driver or no device for the backend
+  loop_limit,        // a device-run loop reached its max_iterations with its condition still non-zero
 };
 
 // "timeout", "device_fault", ...

@@ -69,6 +69,11 @@ class HSAD_API Submission {
   // what a stream runs, not a graph's nodes). Empty without profile. Throws before wait().
   std::vector<CommandTime> timestamps() const;
 
+  // After wait(): how many iterations device-run loop `loop` of the batch ran (Batch::loop_begin,
+  // counted from 1; its max_iterations where it stopped at its guard). Throws before wait(), for
+  // a loop past the batch's, or for an empty Submission.
+  std::uint64_t loop_iterations(std::size_t loop = 0) const;
+
   // The submission's completion as the driver knows it, for the application's own work to wait
   // for: rocr and the cpu agent: an hsa_signal_t's handle whose value becomes 0 once the
   // submission has completed (on the cpu agent only Batch::wait_native understands it); cuda: a

@@ -22,6 +22,7 @@ struct HSAD_API Stats {
   std::uint64_t kernarg_writes = 0;      // kernarg blocks written by the host (AQL; an unchanged replay writes none)
   std::uint64_t images_built = 0;        // replay's one-time work: packet images (AQL) or graphs (cuda) built
   std::uint64_t early_launches = 0;      // cuda, sm_90+: launches allowed to start before their predecessor ended
+  std::uint64_t device_loops = 0;        // device-run loops submitted (Batch::loop_begin): each iterates with no host
 
   template <class F>
   static Stats combine(const Stats& a, const Stats& b, F f) {
@@ -31,7 +32,7 @@ struct HSAD_API Stats {
             f(a.bytes_copied, b.bytes_copied), f(a.bytes_staged, b.bytes_staged),
             f(a.copies, b.copies),             f(a.device_waits, b.device_waits),
             f(a.kernarg_writes, b.kernarg_writes), f(a.images_built, b.images_built),
-            f(a.early_launches, b.early_launches)};
+            f(a.early_launches, b.early_launches), f(a.device_loops, b.device_loops)};
   }
   Stats operator+(const Stats& o) const { return combine(*this, o, [](std::uint64_t x, std::uint64_t y) { return x + y; }); }
   Stats operator-(const Stats& o) const { return combine(*this, o, [](std::uint64_t x, std::uint64_t y) { return x - y; }); }

@@ -49,7 +49,7 @@ inline constexpr std::chrono::milliseconds kStopGrace{250};
 struct Counters {
   std::atomic<std::uint64_t> packets{0}, doorbells{0}, host_waits{0}, signals_created{0},
       kernarg_allocations{0}, system_fences{0}, bytes_copied{0}, bytes_staged{0}, copies{0}, device_waits{0},
-      kernarg_writes{0}, images_built{0}, early_launches{0};
+      kernarg_writes{0}, images_built{0}, early_launches{0}, device_loops{0};
   Stats snapshot() const;
 };
 
@@ -152,6 +152,10 @@ class SubmissionImpl {
   // The error a wait saw, other than a timeout: every later wait throws it again (a failed
   // submission stays failed, whatever the backend released meanwhile).
   std::unique_ptr<Error> failure;
+  // Device-run loops (Batch::loop_begin): how many the batch has, and once the backend saw the
+  // submission complete, the iterations each ran.
+  std::size_t loops = 0;
+  std::vector<std::uint64_t> loop_iterations;
 };
 
 // What each wait command of a batch means for one submission, in batch.waits() order: the

@@ -41,6 +41,12 @@ class AqlRing {
   virtual std::string driver_account() const { return {}; }
   // Queue::native: the driver's queue (rocr: the hsa_queue_t*), 0 where there is none.
   virtual std::uint64_t native() const { return 0; }
+  // The ring as a producer on the device reaches it (the loop control kernel,
+  // kernels/loop_control.hpp): its packets, the addresses of its indices, its doorbell signal.
+  struct DeviceView {
+    std::uint64_t base = 0, mask = 0, write_index = 0, read_index = 0, doorbell = 0;
+  };
+  virtual DeviceView device_view() const { return {}; }
 };
 
 class AqlAgent {
@@ -72,6 +78,11 @@ class AqlAgent {
   virtual std::uint64_t hostcall_buffer() { return 0; }
   // v5's device heap for malloc (zeroed: the device library's initial state), made on first use.
   virtual std::uint64_t device_heap() { return 0; }
+  // Device-run loops (Batch::loop_begin): the agent's build of the loop control kernel
+  // (hsad_loop_control, kernels/loop_control.hpp), and a ring of `packets` that only it writes,
+  // for a queue's loops. Throw Errc::unsupported where the agent has no such kernel.
+  virtual std::shared_ptr<const KernelImpl> loop_control_kernel() { throw_no_loops(); }
+  virtual std::unique_ptr<AqlRing> create_loop_ring(std::uint32_t) { throw_no_loops(); }
 
   // How copy commands run: as agent-dispatch packets in the queue's own ring (the cpu agent), or
   // on the driver's copy engine, ordered by signals (ROCr's hsa_amd_memory_async_copy).
@@ -85,6 +96,9 @@ class AqlAgent {
   // When the packet or async copy that decremented `signal` started and ended, in ns of the
   // device's clock (profiling was enabled on the ring first).
   virtual void command_times(hsa_signal_t signal, bool async_copy, std::uint64_t* start_ns, std::uint64_t* end_ns) = 0;
+
+ private:
+  [[noreturn]] void throw_no_loops() const;
 };
 
 // What dispatch `d`'s hidden arguments are filled with on `agent`, on the ring whose driver queue

@@ -8,6 +8,7 @@
 #include "aql_packets/fence_policy.hpp"
 #include "aql_packets/hidden_args.hpp"
 #include "hsad/error.hpp"
+#include "loop_control.hpp"
 
 namespace hsad::detail {
 
@@ -254,12 +255,111 @@ void AqlBatchWriter::add_wait(const CompletionImpl* w) {
   }
 }
 
+void AqlBatchWriter::write_loop(std::size_t index) {
+  const Loop& l = batch_.loops()[index];
+  flush_deps();
+  const std::shared_ptr<const KernelImpl> control = agent_.loop_control_kernel();
+  AqlRing& lr = q_.loop_ring();
+  const std::uint32_t body = l.end_dispatch - l.first_dispatch;
+  // One block: the program, the body's packets, the control and done packets, the control
+  // kernel's two kernarg segments (the launch's and the loop ring's).
+  const std::size_t program_bytes = round_up64(sizeof(loop::Program));
+  const std::size_t control_args = round_up64(std::max<std::size_t>(control->info.kernarg_segment_size, sizeof(loop::ControlArgs)));
+  const std::size_t bytes = program_bytes + (std::size_t(body) + 2) * aql::kPacketBytes + 2 * control_args;
+  const KernargPool::Block block = q_.acquire_block(bytes, deadline_, sub_);
+  sub_.tickets.push_back(block.ticket);
+  auto* base = static_cast<unsigned char*>(block.ptr);
+  auto* program = new (base) loop::Program;
+  auto* packets = reinterpret_cast<hsa_kernel_dispatch_packet_t*>(base + program_bytes);
+  auto* args = base + program_bytes + (std::size_t(body) + 2) * aql::kPacketBytes;
+  const auto header_word = [](const aql::Header& h, std::uint16_t setup) {
+    return std::uint32_t(aql::encode(h)) | (std::uint32_t(setup) << 16);
+  };
+  // The body: each dispatch's packet as the loop ring takes it, over a kernarg block of its own
+  // that every iteration reads (its hidden arguments name the loop ring).
+  const aql::Header in_loop{HSA_PACKET_TYPE_KERNEL_DISPATCH, true, aql::Scope::agent, aql::Scope::agent};
+  for (std::uint32_t i = 0; i < body; ++i) {
+    const Dispatch& d = batch_.dispatches()[l.first_dispatch + i];
+    const KernelImpl& k = d.kernel.impl();
+    const std::size_t kbytes = k.info.kernarg_segment_size;
+    const KernargPool::Block kb = q_.acquire_block(std::max<std::size_t>(kbytes, 1), deadline_, sub_);
+    sub_.tickets.push_back(kb.ticket);
+    if (kbytes != 0) std::memcpy(kb.ptr, batch_.kernarg_image(l.first_dispatch + i), kbytes);
+    if (!k.hidden_args.empty()) {
+      aql::fill_hidden_args(k.hidden_args, kb.ptr, d.grid, d.group, hidden_context(d, agent_, lr.native()));
+    }
+    counters_.kernarg_writes.fetch_add(1, std::memory_order_relaxed);
+    aql::write_dispatch_body(&packets[i], {d.grid, d.group, k.info.private_segment_size, d.group_memory(),
+                                           k.kernel_object, kb.ptr, {0}});
+    *reinterpret_cast<std::uint32_t*>(&packets[i]) = header_word(in_loop, aql::dispatch_setup(d.grid, d.group));
+  }
+  // The control kernel: one work-item, after the body (barrier bit), seeing what it wrote.
+  auto* loop_args = reinterpret_cast<loop::ControlArgs*>(args);
+  auto* launch_args = reinterpret_cast<loop::ControlArgs*>(args + control_args);
+  *loop_args = {reinterpret_cast<std::uint64_t>(program), 0, 0};
+  *launch_args = {reinterpret_cast<std::uint64_t>(program), 1, 0};
+  aql::write_dispatch_body(&packets[body], {Dim3{1}, Dim3{1}, control->info.private_segment_size,
+                                            control->info.group_segment_size, control->kernel_object, loop_args, {0}});
+  *reinterpret_cast<std::uint32_t*>(&packets[body]) = header_word(in_loop, aql::dispatch_setup(Dim3{1}, Dim3{1}));
+  // The end: a barrier-AND that decrements the done signal, releasing everything the loop wrote
+  // (and the program's count) to the host and the queue's ring.
+  const HeldSignal done = q_.take_signal(o_.signal, false, deadline_);
+  sub_.extra.push_back(done);
+  agent_.store_signal(done.signal, 1);
+  auto* done_packet = reinterpret_cast<hsa_barrier_and_packet_t*>(&packets[body + 1]);
+  aql::write_barrier_body(done_packet, nullptr, 0, done.signal);
+  *reinterpret_cast<std::uint32_t*>(done_packet) =
+      header_word({HSA_PACKET_TYPE_BARRIER_AND, true, aql::Scope::agent, aql::Scope::system}, 0);
+
+  const AqlRing::DeviceView view = lr.device_view();
+  program->ring_base = view.base;
+  program->ring_mask = view.mask;
+  program->write_index = view.write_index;
+  program->read_index = view.read_index;
+  program->doorbell = view.doorbell;
+  program->condition = reinterpret_cast<std::uint64_t>(l.condition);
+  program->body = reinterpret_cast<std::uint64_t>(packets);
+  program->control_packet = reinterpret_cast<std::uint64_t>(&packets[body]);
+  program->done_packet = reinterpret_cast<std::uint64_t>(done_packet);
+  program->body_packets = body;
+  program->chunk = static_cast<std::uint32_t>(view.mask + 1 - 2);
+  program->max_iterations = static_cast<std::uint32_t>(l.max_iterations);
+  sub_.loop_programs.push_back(program);
+
+  // In the queue's ring: the launch, then the wait for the loop's end.
+  const aql::Fences f = aql::fences_between(system_acquire_next_, false, o_.fence);
+  const std::uint64_t slot_index = q_.reserve_slot(deadline_, sub_);
+  q_.note_slot(slot_index, sub_.serial, l.first_command);
+  auto* slot = static_cast<hsa_kernel_dispatch_packet_t*>(ring_.base()) + (slot_index & (ring_.size() - 1));
+  aql::write_dispatch_body(slot, {Dim3{1}, Dim3{1}, control->info.private_segment_size, control->info.group_segment_size,
+                                  control->kernel_object, launch_args, {0}});
+  sub_.last_published = slot_index;
+  publish(slot, {HSA_PACKET_TYPE_KERNEL_DISPATCH, true, f.acquire, aql::Scope::agent}, aql::dispatch_setup(Dim3{1}, Dim3{1}),
+          {0});
+  counters_.device_loops.fetch_add(1, std::memory_order_relaxed);
+  deps_[dep_count_++] = done.signal;  // what the next packet waits for (flush_deps left none)
+  if (!o_.nosync) {
+    // The baseline waits for the loop on the host, as for every command.
+    const hsa_signal_t signal = signal_for(false, false);
+    flush_deps(signal, true);
+    after_step(signal, "a device-run loop");
+  }
+}
+
 void AqlBatchWriter::write() {
   const auto& commands = batch_.commands();
   const std::size_t n = commands.size();
   if (o_.kernarg) sub_.tickets.reserve(batch_.dispatches().size());  // no allocation per dispatch
   if (o_.profile) sub_.timed.reserve(n);
+  std::size_t next_loop = 0;
   for (std::size_t i = 0; i < n; ++i) {
+    if (next_loop < batch_.loops().size() && batch_.loops()[next_loop].first_command == i) {
+      // The loop's body goes to the loop ring; the batch goes on after it.
+      const std::size_t end = batch_.loops()[next_loop].end_command;
+      write_loop(next_loop++);
+      i = end - 1;
+      continue;
+    }
     const Command& c = commands[i];
     const bool last = i + 1 == n;
     const bool before_copy = !last && commands[i + 1].kind == CommandKind::copy;

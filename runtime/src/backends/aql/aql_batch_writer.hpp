@@ -3,6 +3,9 @@
 //   copy   -> an agent-dispatch packet (cpu agent), or the driver's async copy ordered by signals,
 //             with a barrier-AND packet before the next packet that must see its result (rocr)
 //   wait   -> a barrier-AND packet on the other submission's completion signal
+//   loop   -> a dispatch of the loop control kernel that writes the body into the queue's loop
+//             ring from the device, and a barrier-AND on the loop's done signal
+//             (kernels/loop_control.hpp)
 // Barrier bits, fence scopes, completion signals and host waits follow the five flags.
 #pragma once
 
@@ -30,6 +33,8 @@ class AqlBatchWriter {
   void write_ring_copy(std::uint32_t command, const Copy& c, bool last);
   void write_async_copy(std::uint32_t command, const Copy& c, bool last);
   void add_wait(const CompletionImpl* w);
+  // Loop `index` of the batch (its body: the commands up to its end_command).
+  void write_loop(std::size_t index);
   // Barrier-AND packets for the dependencies the next packet must wait for; `completion` goes on
   // the last of them (written even without dependencies), `system_after` sets its release scope.
   void flush_deps(hsa_signal_t completion = {0}, bool system_after = false);

@@ -17,7 +17,9 @@ std::size_t round_up64(std::size_t n) { return (n + 63) & ~std::size_t(63); }
 
 bool AqlPacketImage::replayable(const Batch& batch, const Options& o, const AqlAgent& agent) {
   (void)agent;
-  return o.replay && o.nosync && !batch.empty();
+  // A device-run loop's packets are written by the device, from a program each submission
+  // gets (AqlBatchWriter::write_loop): such a batch is lowered on every submit.
+  return o.replay && o.nosync && !batch.empty() && batch.loops().empty();
 }
 
 namespace {

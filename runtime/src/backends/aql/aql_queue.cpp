@@ -43,6 +43,7 @@ AqlQueue::~AqlQueue() {
   shut_down("the queue was destroyed");
   if (left_running_) {
     keep_forever(std::move(ring_));
+    if (loop_ring_) keep_forever(std::move(loop_ring_));
     keep_forever(std::move(kernarg_pool_));
     keep_forever(std::move(signal_pool_));
     return;
@@ -54,13 +55,17 @@ AqlQueue::~AqlQueue() {
   }
   signal_pool_.reset();
   kernarg_pool_.reset();
+  loop_ring_.reset();
   ring_.reset();
   agent_.free_kernarg(kernarg_memory_);
 }
 
 void AqlQueue::shut_down(const std::string& why) {
   if (!ring_) return;
-  if (!ring_->shut_down(why) && !left_running_) {
+  // A loop still running writes into its own ring only: stopped first, it writes no more.
+  const bool loops_stopped = !loop_ring_ || loop_ring_->shut_down(why);
+  const bool stopped = ring_->shut_down(why) && loops_stopped;
+  if (!stopped && !left_running_) {
     left_running_ = true;
     std::string what;
     {
@@ -69,9 +74,10 @@ void AqlQueue::shut_down(const std::string& why) {
     }
     // The ring is kept for good from here on (the destructor), so the device may ask it later.
     const AqlRing* ring = ring_.get();
+    const AqlRing* loops = loop_ring_.get();
     owner_->note_left_running((what.empty() ? std::string("a dispatch that did not return") : what) +
                                   " (left running when its queue stopped)",
-                              [ring] { return ring->left_work_running(); });
+                              [ring, loops] { return ring->left_work_running() || (loops && loops->left_work_running()); });
   }
   block(why);
   if (left_running_) return;
@@ -174,12 +180,33 @@ void AqlQueue::wait_zero(hsa_signal_t signal, Clock::time_point deadline, const 
       throw Error(e.code(), e.backend(), e.call(), e.status() + " (the driver's account: " + account + ")", e.hint());
     }
     ring_->throw_if_failed();
+    throw_if_loop_failed();
     if (sub && !sub->waits_for.empty()) sub->check_waits_for();
   };
   if (!agent_.wait_signal_zero(signal, deadline, check)) {
     throw TimeoutError(agent_.backend_name(), "wait", std::string("timed out waiting for ") + what,
                        "raise the timeout, or look for a kernel that never ends");
   }
+}
+
+void AqlAgent::throw_no_loops() const {
+  throw Error(Errc::unsupported, backend_name(), "submit", "this agent has no loop control kernel for device-run loops",
+              "run the loop from the host: submit the body, wait, read the condition");
+}
+
+AqlRing& AqlQueue::loop_ring() {
+  if (!loop_ring_) {
+    loop_ring_ = agent_.create_loop_ring(ring_->size());
+    loop_ring_view_.store(loop_ring_.get(), std::memory_order_release);
+  }
+  return *loop_ring_;
+}
+
+void AqlQueue::throw_if_loop_failed() const {
+  const AqlRing* loops = loop_ring_view_.load(std::memory_order_acquire);
+  if (!loops || !loops->failed()) return;
+  throw Error(Errc::device_fault, agent_.backend_name(), "queue",
+              "a device-run loop failed: " + loops->error(), "the queue runs nothing more; create a new one");
 }
 
 void AqlQueue::block(const std::string& why) {
@@ -273,6 +300,7 @@ void AqlQueue::check_submittable(const Batch& batch, const ResolvedWaits& waits)
   }
   agent_.throw_if_faulted();
   ring_->throw_if_failed();
+  throw_if_loop_failed();
   // ROCr needs the GWS of a cooperative queue; the software agent runs them on any queue.
   if (batch.cooperative_dispatch_count() && !cooperative_ && !agent_.marks_cooperative()) {
     throw Error(Errc::invalid_argument, backend, "submit",

@@ -85,6 +85,12 @@ class AqlQueue : public QueueImpl, public std::enable_shared_from_this<AqlQueue>
   std::uint64_t reserve_slots(std::uint64_t count, Clock::time_point deadline, AqlSubmission& sub);
   KernargPool::Block acquire_block(std::size_t bytes, Clock::time_point deadline, AqlSubmission& sub);
 
+  // The ring device-run loops run in (kernels/loop_control.hpp), made on the first loop, as
+  // large as the queue's; only the loop control kernel writes it. Under the submit mutex.
+  AqlRing& loop_ring();
+  // Throws hsad::Error when the loop ring failed (a kernel of a loop's body faulted or threw).
+  void throw_if_loop_failed() const;
+
   // A submission this queue waits for failed: the ring is stuck behind a barrier that never
   // opens, so the queue refuses further work, saying why.
   void block(const std::string& why);
@@ -101,6 +107,8 @@ class AqlQueue : public QueueImpl, public std::enable_shared_from_this<AqlQueue>
   AqlAgent& agent_;
   Counters& counters_;
   std::unique_ptr<AqlRing> ring_;
+  std::unique_ptr<AqlRing> loop_ring_;  // loop_ring(): set once, under the submit mutex
+  std::atomic<AqlRing*> loop_ring_view_{nullptr};  // the same, for the waits' checks on any thread
   void* kernarg_memory_ = nullptr;
   std::unique_ptr<KernargPool> kernarg_pool_;
   std::unique_ptr<SignalPool> signal_pool_;

@@ -12,6 +12,7 @@
 
 #include <thread>
 #include "hsad/error.hpp"
+#include "loop_control.hpp"
 
 namespace hsad::detail {
 
@@ -179,11 +180,31 @@ void AqlSubmission::wait(Clock::time_point deadline) {
     final_signal = {0};
   }
   if (options_.profile && !waited_ && !abandon_in_flight) read_times();  // the baseline's too: each was waited for
+  const std::string over_guard = !waited_ && !loop_programs.empty() ? read_loops() : std::string();
   waited_ = true;
   release_all();
   // Complete: a completion nobody else holds gives its signal back now; a queue's timeline then
   // finds nothing left to wait for. One a batch or an in-flight submission holds stays with it.
   shared_.reset();
+  if (!over_guard.empty()) {
+    throw Error(Errc::loop_limit, queue_->agent().backend_name(), "wait", over_guard,
+                "raise max_iterations, or look at what the loop's kernels write into its condition");
+  }
+}
+
+std::string AqlSubmission::read_loops() {
+  loop_iterations.clear();
+  std::string over;
+  for (std::size_t i = 0; i < loop_programs.size(); ++i) {
+    const loop::Program& p = *loop_programs[i];
+    loop_iterations.push_back(p.iterations);
+    if (p.status == loop::guard_reached && over.empty()) {
+      over = "loop " + std::to_string(i) + " of " + describe() + " reached its max_iterations (" +
+             std::to_string(p.max_iterations) + ") with its condition still non-zero";
+    }
+  }
+  loop_programs.clear();  // their memory goes back with the tickets
+  return over;
 }
 
 bool AqlSubmission::ready() {

@@ -11,6 +11,8 @@
 
 #include "backends/backend.hpp"
 
+namespace hsad::loop { struct Program; }
+
 namespace hsad::detail {
 
 class AqlQueue;
@@ -79,6 +81,7 @@ class AqlSubmission : public SubmissionImpl {
   std::vector<std::shared_ptr<CompletionImpl>> waits_for;  // kept until this submission completed
   std::shared_ptr<const void> code;                // the batch's code objects, same lifetime
   std::shared_ptr<const void> image;               // a replay's packet image (its kernarg blocks), same lifetime
+  std::vector<const loop::Program*> loop_programs;  // each device-run loop's, in kernarg blocks of `tickets`
   struct Timed {
     std::uint32_t command;
     std::string what;
@@ -104,6 +107,9 @@ class AqlSubmission : public SubmissionImpl {
   void abandon();
   // Takes the final signal out of `step` or `extra` (for a completion or the queue to own it).
   HeldSignal take_final_signal();
+  // Once complete: each loop's iteration count into loop_iterations; what to throw (as
+  // Errc::loop_limit) for a loop that stopped at its guard, or empty.
+  std::string read_loops();
   // What the queue's failure was in this submission: " in command 3 of 7 (name)", or empty.
   std::string where_it_failed() const;
 

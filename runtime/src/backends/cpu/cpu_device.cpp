@@ -109,6 +109,20 @@ std::shared_ptr<detail::QueueImpl> CpuDevice::create_queue(std::uint32_t packets
   return std::make_shared<detail::AqlQueue>(shared_from_this(), *this, std::move(ring), detail::AqlQueue::Config{});
 }
 
+std::unique_ptr<detail::AqlRing> CpuDevice::create_loop_ring(std::uint32_t packets) {
+  return std::make_unique<CpuRing>(packets, pool_, next_queue_id_++);
+}
+
+std::shared_ptr<const detail::KernelImpl> CpuDevice::loop_control_kernel() {
+  static const std::shared_ptr<const detail::KernelImpl> k = [] {
+    auto impl = std::make_shared<detail::KernelImpl>();
+    impl->info = loop_control_host_kernel().info;
+    impl->kernel_object = reinterpret_cast<std::uint64_t>(&loop_control_host_kernel());
+    return impl;
+  }();
+  return k;
+}
+
 std::shared_ptr<detail::ModuleImpl> CpuDevice::load_module(std::string_view bytes, const std::string& origin) {
   const detail::ModuleFormat f = detail::detect_module_format(bytes);
   const std::string hint = "the cpu agent runs host kernels: register them with hsad::register_host_kernel and get "

@@ -3,12 +3,17 @@
 #pragma once
 
 #include <memory>
+#include <atomic>
 #include <mutex>
 
 #include "backends/aql/aql_agent.hpp"
+#include "hsad/host_kernel.hpp"
 #include "agent/worker_pool.hpp"
 
 namespace hsad::cpu {
+
+// The loop control kernel's host build (cpu_loop_control.cpp).
+const HostKernel& loop_control_host_kernel();
 
 class CpuDevice : public detail::DeviceImpl, public detail::AqlAgent {
  public:
@@ -45,6 +50,9 @@ class CpuDevice : public detail::DeviceImpl, public detail::AqlAgent {
   void async_copy(const detail::Copy&, const hsa_signal_t*, std::uint32_t, hsa_signal_t, std::vector<void*>&) override;
   void unlock_host(void*) noexcept override {}
   void command_times(hsa_signal_t signal, bool async_copy, std::uint64_t* start_ns, std::uint64_t* end_ns) override;
+  // The loop control kernel's host build (cpu_loop_control.cpp), and a ring of the agent's own.
+  std::shared_ptr<const detail::KernelImpl> loop_control_kernel() override;
+  std::unique_ptr<detail::AqlRing> create_loop_ring(std::uint32_t packets) override;
 
   static BackendStatus probe();
   static std::vector<std::shared_ptr<detail::DeviceImpl>> open();
@@ -68,7 +76,7 @@ class CpuDevice : public detail::DeviceImpl, public detail::AqlAgent {
   std::shared_ptr<agent::WorkerPool> pool_;
   std::mutex staging_mutex_;
   void* staging_ = nullptr;  // pinned bounce buffer for pageable transfers
-  std::uint64_t next_queue_id_ = 0;
+  std::atomic<std::uint64_t> next_queue_id_{0};  // queues and loop rings, made from any thread
 };
 
 }  // namespace hsad::cpu

@@ -33,6 +33,10 @@ class CpuRing : public detail::AqlRing {
   // The stuck work-group returned and the processor's thread ended (the processor is kept).
   bool left_work_running() const override;
 
+  DeviceView device_view() const override {
+    return {reinterpret_cast<std::uint64_t>(base_), size_ - 1u, reinterpret_cast<std::uint64_t>(&write_index_),
+            reinterpret_cast<std::uint64_t>(&read_index_), doorbell_.handle};
+  }
   const agent::PacketProcessor& processor() const { return *proc_; }
 
  private:

@@ -309,6 +309,15 @@ std::shared_ptr<const detail::KernelImpl> RocrDevice::gws_init_kernel() {
   return gws_init_;
 }
 
+std::shared_ptr<const detail::KernelImpl> RocrDevice::loop_control_kernel() {
+  std::call_once(loop_control_once_, [this] { loop_control_ = load_kernel("hsad_loop_control"); });
+  return loop_control_;
+}
+
+std::unique_ptr<detail::AqlRing> RocrDevice::create_loop_ring(std::uint32_t packets) {
+  return std::make_unique<RocrRing>(api_, agent_, packets, HSA_QUEUE_TYPE_MULTI);
+}
+
 std::shared_ptr<const RocrDevice::Executable> RocrDevice::load_executable(std::string_view bytes) {
   auto exe = std::make_shared<Executable>(api_);
   exe->code_object = read_code_object(bytes);

@@ -30,6 +30,10 @@ class RocrDevice : public detail::DeviceImpl, public detail::AqlAgent {
   // ROCr's queue of type COOPERATIVE (it holds the agent's GWS), for LaunchConfig::cooperative.
   std::shared_ptr<detail::QueueImpl> create_cooperative_queue(std::uint32_t packets) override;
   std::shared_ptr<const detail::KernelImpl> gws_init_kernel() override;
+  // hsad_loop_control from the library's code object (kernels/loop_control.cu), and a queue of
+  // ROCr's for a queue's device-run loops.
+  std::shared_ptr<const detail::KernelImpl> loop_control_kernel() override;
+  std::unique_ptr<detail::AqlRing> create_loop_ring(std::uint32_t packets) override;
   std::uint64_t hostcall_buffer() override;
   std::uint64_t device_heap() override;
   bool host_can_read(Memory kind) const override { return kind == Memory::pinned_host; }
@@ -98,6 +102,8 @@ class RocrDevice : public detail::DeviceImpl, public detail::AqlAgent {
   void* heap_ = nullptr;  // v5 malloc's heap, zeroed (freed with the device)
   std::once_flag gws_init_once_;
   std::shared_ptr<const detail::KernelImpl> gws_init_;
+  std::once_flag loop_control_once_;
+  std::shared_ptr<const detail::KernelImpl> loop_control_;
   std::string isa_name_;  // with target features: what code objects are matched against
   Pools pools_;
   std::mutex exe_mutex_;

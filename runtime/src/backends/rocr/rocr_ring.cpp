@@ -5,6 +5,8 @@
 
 #include <dlfcn.h>
 
+#include <hsa/amd_hsa_queue.h>
+
 #include "hsad/error.hpp"
 
 namespace hsad::rocr {
@@ -30,6 +32,12 @@ RocrRing::RocrRing(const Api& api, hsa_agent_t agent, std::uint32_t packets, hsa
         "hsa_queue_create", "the queue size must be a power of two no larger than the agent's maximum");
   size_ = queue_->size;
   base_ = queue_->base_address;
+}
+
+detail::AqlRing::DeviceView RocrRing::device_view() const {
+  auto* amd = reinterpret_cast<amd_queue_t*>(queue_);
+  return {reinterpret_cast<std::uint64_t>(base_), size_ - 1u, reinterpret_cast<std::uint64_t>(&amd->write_dispatch_id),
+          reinterpret_cast<std::uint64_t>(&amd->read_dispatch_id), queue_->doorbell_signal.handle};
 }
 
 RocrRing::~RocrRing() { shut_down("the queue was destroyed"); }

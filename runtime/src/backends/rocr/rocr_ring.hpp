@@ -39,6 +39,9 @@ class RocrRing : public detail::AqlRing {
   std::string driver_account() const override;
 
   hsa_queue_t* queue() const { return queue_; }
+  // amd_queue_t (hsa/amd_hsa_queue.h) starts with the hsa_queue_t: its dispatch ids are the
+  // indices the command processor reads, and device code writes them as ockl's queue functions do.
+  DeviceView device_view() const override;
   std::uint64_t native() const override { return reinterpret_cast<std::uint64_t>(queue_); }
 
  private:

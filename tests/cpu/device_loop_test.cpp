@@ -1,0 +1,356 @@
+// Device-run loops (issue 44) on the cpu agent: a batch's commands repeated while a value the
+// kernels write is non-zero, decided by the loop control kernel in the queue's loop ring, with
+// exact iteration counts against the same loop run from the host, the guard, a loop larger than
+// the ring, work behind the loop, set_args between submits, and the mistakes around them.
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <cstdint>
+#include <numeric>
+#include <vector>
+
+#include "error_text.hpp"
+#include "hsad/hsad.hpp"
+
+using namespace hsad;
+using hsad::test::error_text;
+
+#define EXPECT_ERROR_CONTAINS(call, text) \
+  EXPECT_NE(error_text([&] { (void)(call); }).find(text), std::string::npos) << error_text([&] { (void)(call); })
+
+namespace {
+struct AddArgs {
+  std::uint32_t* data;
+  std::uint32_t n;
+  std::uint32_t step;
+};
+// data[i] = data[i] * 3 + step + i: order matters, so a missing or extra iteration shows.
+void mix(const WorkGroup& wg) {
+  const auto& a = wg.args<AddArgs>();
+  for (std::uint32_t i = wg.first_x(); i < wg.end_x(); ++i) {
+    if (i < a.n) a.data[i] = a.data[i] * 3u + a.step + i;
+  }
+}
+
+struct CountArgs {
+  std::uint32_t* counter;
+  std::uint32_t* condition;
+};
+// One work-item: the counter goes down by one, the condition says whether it is still above 0.
+void count_down(const WorkGroup& wg) {
+  const auto& a = wg.args<CountArgs>();
+  if (*a.counter) *a.counter -= 1;
+  *a.condition = *a.counter != 0;
+}
+
+Device device() {
+  static Runtime rt = [] {
+    register_host_kernel(make_host_kernel<AddArgs>(
+        "loop_mix", &mix, {host_arg("data", &AddArgs::data), host_arg("n", &AddArgs::n), host_arg("step", &AddArgs::step)}));
+    register_host_kernel(make_host_kernel<CountArgs>(
+        "loop_count_down", &count_down, {host_arg("counter", &CountArgs::counter), host_arg("condition", &CountArgs::condition)}));
+    return Runtime::open("cpu");
+  }();
+  return rt.device();
+}
+
+constexpr std::uint32_t kN = 1000;
+
+struct State {
+  Buffer data = device().alloc(kN * 4);
+  Buffer counter = device().alloc(8);  // the counter, then the condition
+  explicit State(std::uint32_t count) {
+    std::vector<std::uint32_t> init(kN);
+    std::iota(init.begin(), init.end(), 0u);
+    device().copy_to_device(data, init.data(), kN * 4);
+    const std::uint32_t c[2] = {count, 1};
+    device().copy_to_device(counter, c, 8);
+  }
+  std::vector<std::uint32_t> values() const {
+    std::vector<std::uint32_t> v(kN);
+    device().copy_to_host(v.data(), data, kN * 4);
+    return v;
+  }
+  std::uint32_t count() const {
+    std::uint32_t c[2];
+    device().copy_to_host(c, counter, 8);
+    return c[0];
+  }
+};
+
+// The body: two mixes and the count-down, `extra` more mixes first.
+void record_body(Batch& b, State& s, std::uint32_t extra = 0) {
+  const Kernel mixk = device().kernel("loop_mix");
+  for (std::uint32_t e = 0; e < extra; ++e) b.exec(mixk, Dim3{kN}, Dim3{64}, {s.data, kN, 100u + e});
+  b.exec(mixk, Dim3{kN}, Dim3{64}, {s.data, kN, 1u});
+  b.exec(mixk, Dim3{kN}, Dim3{64}, {s.data, kN, 2u});
+  const auto* cond = static_cast<std::uint32_t*>(s.counter.device_ptr()) + 1;
+  b.exec(device().kernel("loop_count_down"), Dim3{1}, Dim3{1}, {s.counter, Arg::unchecked(cond)});
+}
+
+// The same loop driven from the host: submit the body, wait, read the condition.
+std::vector<std::uint32_t> host_loop(std::uint32_t count, std::uint32_t extra, std::uint64_t* iterations) {
+  State s(count);
+  Batch body;
+  record_body(body, s, extra);
+  Queue q = device().create_queue();
+  *iterations = 0;
+  for (;;) {
+    q.run(body, Options::all());
+    ++*iterations;
+    std::uint32_t c[2];
+    device().copy_to_host(c, s.counter, 8);
+    if (c[1] == 0) break;
+  }
+  return s.values();
+}
+
+Options replayed() {
+  Options o = Options::all();
+  o.replay = true;
+  return o;
+}
+}  // namespace
+
+TEST(CpuDeviceLoop, RunsExactlyAsTheHostLoopUnderEveryOptionSet) {
+  std::uint64_t host_iterations = 0;
+  const std::vector<std::uint32_t> want = host_loop(37, 0, &host_iterations);
+  ASSERT_EQ(host_iterations, 37u);
+  for (const Options& o : {Options::none(), Options{}, replayed()}) {
+    State s(37);
+    Batch b;
+    b.loop_begin();
+    record_body(b, s);
+    b.loop_while(s.counter, 100, 4);
+    ASSERT_EQ(b.loop_count(), 1u);
+    Queue q = device().create_queue();
+    const Stats before = device().stats();
+    Submission sub = q.submit(b, o);
+    sub.wait();
+    EXPECT_EQ(sub.loop_iterations(0), 37u) << o.to_string();
+    EXPECT_EQ(s.values(), want) << o.to_string();
+    EXPECT_EQ(s.count(), 0u);
+    const Stats d = device().stats() - before;
+    EXPECT_EQ(d.device_loops, 1u);
+    // The host waited once (nosync) or once per command of the baseline, never per iteration.
+    EXPECT_LE(d.host_waits, 2u) << o.to_string();
+  }
+}
+
+TEST(CpuDeviceLoop, CommandsAroundTheLoopRunInOrderAndTwoLoopsCountApart) {
+  State s(5), t(9);
+  const Kernel mixk = device().kernel("loop_mix");
+  Batch b;
+  b.exec(mixk, Dim3{kN}, Dim3{64}, {s.data, kN, 7u});  // before
+  b.loop_begin();
+  record_body(b, s);
+  b.loop_while(s.counter, 100, 4);
+  b.exec(mixk, Dim3{kN}, Dim3{64}, {s.data, kN, 8u});  // between
+  b.loop_begin();
+  record_body(b, t);
+  b.loop_while(t.counter, 100, 4);
+  b.exec(mixk, Dim3{kN}, Dim3{64}, {t.data, kN, 9u});  // after
+  Queue q = device().create_queue();
+  Submission sub = q.submit(b, Options{});
+  sub.wait();
+  EXPECT_EQ(sub.loop_iterations(0), 5u);
+  EXPECT_EQ(sub.loop_iterations(1), 9u);
+  // The same on the host, step by step.
+  std::vector<std::uint32_t> a(kN), c(kN);
+  std::iota(a.begin(), a.end(), 0u);
+  std::iota(c.begin(), c.end(), 0u);
+  const auto step = [](std::vector<std::uint32_t>& v, std::uint32_t k) {
+    for (std::uint32_t i = 0; i < kN; ++i) v[i] = v[i] * 3u + k + i;
+  };
+  step(a, 7);
+  for (int r = 0; r < 5; ++r) step(a, 1), step(a, 2);
+  step(a, 8);
+  for (int r = 0; r < 9; ++r) step(c, 1), step(c, 2);
+  step(c, 9);
+  EXPECT_EQ(s.values(), a);
+  EXPECT_EQ(t.values(), c);
+}
+
+TEST(CpuDeviceLoop, AGuardReachedIsAnErrorNamingTheLoopAndWhatFollowsStillRuns) {
+  State s(1000);
+  Buffer after = device().alloc(kN * 4);
+  Batch b;
+  b.loop_begin();
+  record_body(b, s);
+  b.loop_while(s.counter, 10, 4);
+  b.exec(device().kernel("loop_mix"), Dim3{kN}, Dim3{64}, {after, kN, 0u});
+  Queue q = device().create_queue();
+  Submission sub = q.submit(b, Options{});
+  try {
+    sub.wait();
+    FAIL() << "a loop past its guard must not pass";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), Errc::loop_limit);
+    EXPECT_NE(std::string(e.what()).find("loop 0"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("max_iterations (10)"), std::string::npos) << e.what();
+  }
+  EXPECT_EQ(sub.loop_iterations(0), 10u);
+  EXPECT_EQ(s.count(), 990u);
+  // Failed once, failed again; the queue itself is fine.
+  EXPECT_THROW(sub.wait(), Error);
+  State u(3);
+  Batch again;
+  again.loop_begin();
+  record_body(again, u);
+  again.loop_while(u.counter, 10, 4);
+  Submission ok = q.submit(again, Options{});
+  ok.wait();
+  EXPECT_EQ(ok.loop_iterations(), 3u);
+}
+
+TEST(CpuDeviceLoop, ALoopLargerThanTheRingGoesOutInChunks) {
+  // A ring of 8 packets and a body of 23 dispatches: the control kernel writes 6 at a time.
+  std::uint64_t host_iterations = 0;
+  const std::vector<std::uint32_t> want = host_loop(4, 20, &host_iterations);
+  State s(4);
+  Batch b;
+  b.loop_begin();
+  record_body(b, s, 20);
+  b.loop_while(s.counter, 50, 4);
+  Queue q = device().create_queue(8);
+  Submission sub = q.submit(b, Options{});
+  sub.wait();
+  EXPECT_EQ(sub.loop_iterations(), host_iterations);
+  EXPECT_EQ(s.values(), want);
+}
+
+TEST(CpuDeviceLoop, WorkSubmittedBehindARunningLoopWaitsForIt) {
+  State s(200);
+  Batch loop;
+  loop.loop_begin();
+  record_body(loop, s);
+  loop.loop_while(s.counter, 1000, 4);
+  Batch next;
+  next.exec(device().kernel("loop_mix"), Dim3{kN}, Dim3{64}, {s.data, kN, 5u});
+  Queue q = device().create_queue(16);
+  Submission a = q.submit(loop, Options{});
+  Submission b = q.submit(next, Options{});  // no host wait between them
+  Submission c = q.submit(loop, Options{});  // a second loop on the same loop ring: counter is 0 now
+  c.wait();
+  b.wait();
+  a.wait();
+  EXPECT_EQ(a.loop_iterations(), 200u);
+  EXPECT_EQ(c.loop_iterations(), 1u);  // a do-while: one iteration, then the condition is 0
+  std::vector<std::uint32_t> v(kN);
+  std::iota(v.begin(), v.end(), 0u);
+  const auto step = [&](std::uint32_t k) {
+    for (std::uint32_t i = 0; i < kN; ++i) v[i] = v[i] * 3u + k + i;
+  };
+  for (int r = 0; r < 200; ++r) step(1), step(2);
+  step(5);
+  step(1), step(2);
+  EXPECT_EQ(s.values(), v);
+}
+
+TEST(CpuDeviceLoop, SetArgsBetweenSubmitsChangesTheLoopsWork) {
+  State s(3), t(6);
+  Batch b;
+  b.loop_begin();
+  record_body(b, s);
+  b.loop_while(s.counter, 100, 4);
+  Queue q = device().create_queue();
+  Submission first = q.submit(b, replayed());
+  first.wait();
+  EXPECT_EQ(first.loop_iterations(), 3u);
+  // The count-down now counts t's counter (the condition stays s's word: t's is never read).
+  b.set_args(2, {t.counter, Arg::unchecked(static_cast<std::uint32_t*>(s.counter.device_ptr()) + 1)});
+  Submission second = q.submit(b, replayed());
+  second.wait();
+  EXPECT_EQ(second.loop_iterations(), 6u);
+  EXPECT_EQ(t.count(), 0u);
+}
+
+TEST(CpuDeviceLoop, MistakesAreRefusedByName) {
+  State s(1);
+  const Kernel mixk = device().kernel("loop_mix");
+  std::vector<std::uint32_t> host(kN);
+  {
+    Batch b;
+    b.loop_begin();
+    EXPECT_ERROR_CONTAINS(b.copy_to_host(host.data(), s.data, 64), "inside the loop begun at command 0");
+    EXPECT_ERROR_CONTAINS(b.loop_begin(), "do not nest");
+    EXPECT_ERROR_CONTAINS(b.loop_while(s.counter, 10), "has no commands");
+    b.exec(mixk, Dim3{kN}, Dim3{64}, {s.data, kN, 1u});
+    EXPECT_ERROR_CONTAINS(b.loop_while(s.counter, 0), "max_iterations is 0");
+    EXPECT_ERROR_CONTAINS(b.loop_while(s.counter, 10, 2), "not 4-byte aligned");
+    EXPECT_ERROR_CONTAINS(b.loop_while(s.counter, 10, 8), "overrun the condition buffer");
+    EXPECT_ERROR_CONTAINS(b.loop_while(s.counter, std::uint64_t(1) << 33), "exceeds 2^32 - 1");
+    EXPECT_TRUE(b.loop_open());
+    EXPECT_EQ(b.size(), 1u);  // the refused copy left nothing behind
+    Queue q = device().create_queue();
+    EXPECT_ERROR_CONTAINS(q.submit(b, Options{}), "is not closed");
+    b.loop_while(s.counter, 10, 4);
+    EXPECT_FALSE(b.loop_open());
+  }
+  {
+    Batch b;
+    EXPECT_ERROR_CONTAINS(b.loop_while(s.counter, 10), "without a loop_begin");
+    Queue q = device().create_queue();
+    b.exec(mixk, Dim3{kN}, Dim3{64}, {s.data, kN, 1u});
+    Submission sub = q.submit(b, Options{});
+    EXPECT_ERROR_CONTAINS(sub.loop_iterations(0), "loop 0 of a batch of 0 loops");
+  }
+  {
+    State t(2);
+    Batch b;
+    b.loop_begin();
+    record_body(b, t);
+    b.loop_while(t.counter, 10, 4);
+    Queue q = device().create_queue();
+    Submission sub = q.submit(b, Options{});
+    EXPECT_ERROR_CONTAINS(sub.loop_iterations(0), "has not been waited for");
+    sub.wait();
+    EXPECT_EQ(sub.loop_iterations(0), 2u);
+  }
+}
+
+TEST(CpuDeviceLoop, ACopiedBatchKeepsItsLoopAndItsOwnArguments) {
+  State s(4), t(7);
+  Batch b;
+  b.loop_begin();
+  record_body(b, s);
+  b.loop_while(s.counter, 100, 4);
+  Batch c = b;
+  c.set_args(2, {t.counter, Arg::unchecked(static_cast<std::uint32_t*>(s.counter.device_ptr()) + 1)});
+  Queue q = device().create_queue();
+  Submission x = q.submit(b, replayed());
+  x.wait();
+  Submission y = q.submit(c, replayed());
+  y.wait();
+  EXPECT_EQ(x.loop_iterations(), 4u);
+  EXPECT_EQ(y.loop_iterations(), 7u);
+}
+
+TEST(CpuDeviceLoop, ALoopAbandonedByATimeoutLeavesTheProcessFreeToGoOn) {
+  State s(0xffffffffu);  // ~4 billion iterations: never ends within the test
+  Batch b;
+  b.loop_begin();
+  record_body(b, s);
+  b.loop_while(s.counter, 0xffffffffu, 4);
+  {
+    Queue q = device().create_queue();
+    Submission sub = q.submit(b, Options{});
+    try {
+      sub.wait(std::chrono::milliseconds(50));
+      FAIL() << "the loop cannot have ended";
+    } catch (const Error& e) {
+      EXPECT_EQ(e.code(), Errc::timeout) << e.what();
+    }
+    EXPECT_ERROR_CONTAINS(q.submit(b, Options{}), "runs nothing after it");
+  }  // the queue goes: its loop ring stops with it
+  // The device is still usable.
+  State t(2);
+  Batch c;
+  c.loop_begin();
+  record_body(c, t);
+  c.loop_while(t.counter, 10, 4);
+  Queue q = device().create_queue();
+  Submission sub = q.submit(c, Options{});
+  sub.wait();
+  EXPECT_EQ(sub.loop_iterations(), 2u);
+}
