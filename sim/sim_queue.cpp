@@ -205,6 +205,7 @@ struct SimQueue {
       return;
     }
     processor.reset();
+    deregister_host(reinterpret_cast<const void*>(doorbell.handle));
     agent::destroy_soft_signal(doorbell);
   }
 };
@@ -273,6 +274,9 @@ std::uint64_t create_aql_queue(std::uint32_t node, void* ring, std::uint64_t rin
   }
   auto q = std::make_unique<SimQueue>();
   q->doorbell = agent::create_soft_signal(0);
+  // The KFD maps a queue's doorbell page for the GPU too: a kernel may ring it (a device-side
+  // enqueue: ockl's signal store on the queue's doorbell signal).
+  register_host(reinterpret_cast<const void*>(q->doorbell.handle), sizeof(agent::SoftSignal));
   q->context.node = node;
   agent::ProcessorHooks hooks;
   hooks.resolve = &resolve;

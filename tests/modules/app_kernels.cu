@@ -91,3 +91,18 @@ extern "C" __global__ void __launch_bounds__(256) app_malloc(unsigned* out, unsi
   out[i] = p[0] + p[1] + p[2] + p[3];
   free(p);
 }
+
+// A device-run loop's body (Batch::loop_begin, issue 44): data[i] = data[i] * 3 + step + i (so a
+// missing or extra iteration shows), and a one-work-item count-down that clears the loop's
+// condition when its counter reaches 0.
+extern "C" __global__ void __launch_bounds__(256) app_mix(unsigned* data, unsigned n, unsigned step) {
+  const unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) data[i] = data[i] * 3u + step + i;
+}
+
+extern "C" __global__ void app_count_down(unsigned* counter, unsigned* condition) {
+  if (blockIdx.x == 0 && threadIdx.x == 0) {
+    if (*counter) *counter -= 1;
+    *condition = *counter != 0;
+  }
+}

@@ -3,6 +3,7 @@
 #include <memory>
 #include <mutex>
 
+#include "backends/cpu/cpu_device.hpp"
 #include "hsad/error.hpp"
 #include "hsad/host_kernel.hpp"
 
@@ -22,7 +23,11 @@ Registry& registry() {
 }
 void ensure_builtins() {
   static std::once_flag once;
-  std::call_once(once, [] { host_kernels::register_builtins(); });
+  std::call_once(once, [] {
+    host_kernels::register_builtins();
+    // The library's own: what hsad-sim --exec host runs for the rocr backend's loop control.
+    register_host_kernel(cpu::loop_control_host_kernel());
+  });
 }
 }  // namespace
 
