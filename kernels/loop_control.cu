@@ -46,6 +46,7 @@ extern "C" __global__ void hsad_loop_control(unsigned long long program, unsigne
 // the launch's number, iterations, status (hsad::loop::Status).
 extern "C" __global__ void hsad_loop_condition(cudaGraphConditionalHandle handle, const unsigned* condition,
                                                unsigned* slots, unsigned max_iterations) {
+  HSAD_BARRIER_WAIT();
   unsigned* slot = slots + slots[1];
   const unsigned iterations = slot[1] + 1;
   slot[1] = iterations;
@@ -60,6 +61,7 @@ extern "C" __global__ void hsad_loop_condition(cudaGraphConditionalHandle handle
 
 // Before the WHILE node: this launch's slot, `slot_count` of them used in turn.
 extern "C" __global__ void hsad_loop_begin(unsigned* slots, unsigned slot_count) {
+  HSAD_BARRIER_WAIT();
   const unsigned n = slots[0];
   slots[0] = n + 1;
   const unsigned offset = 2 + (n % slot_count) * 4;

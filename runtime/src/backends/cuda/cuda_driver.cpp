@@ -33,6 +33,9 @@ Loaded load() {
   }
   HSAD_CUDA_CALLS(HSAD_CUDA_LOAD)
 #undef HSAD_CUDA_LOAD
+#define HSAD_CUDA_LOAD_OPTIONAL(name) l.d.name = reinterpret_cast<decltype(l.d.name)>(dlsym(l.d.handle, HSAD_STR(name)));
+  HSAD_CUDA_OPTIONAL_CALLS(HSAD_CUDA_LOAD_OPTIONAL)
+#undef HSAD_CUDA_LOAD_OPTIONAL
 
   CUresult r = l.d.cuInit(0);
   if (r != CUDA_SUCCESS) {

@@ -25,9 +25,15 @@ namespace hsad::cuda {
   X(cuCtxGetStreamPriorityRange) X(cuStreamCreateWithPriority) X(cuPointerGetAttributes) \
   X(cuStreamGetCaptureInfo) X(cuGraphExecKernelNodeSetParams)
 
+// Entry points only some features need (CUDA 12.3+ conditional graph nodes, for device-run loops):
+// null where the driver lacks them, and the feature then says so.
+#define HSAD_CUDA_OPTIONAL_CALLS(X) \
+  X(cuGraphConditionalHandleCreate) X(cuGraphAddNode) X(cuGraphAddKernelNode) X(cuStreamUpdateCaptureDependencies)
+
 struct Driver {
 #define HSAD_CUDA_MEMBER(name) decltype(&::name) name = nullptr;
   HSAD_CUDA_CALLS(HSAD_CUDA_MEMBER)
+  HSAD_CUDA_OPTIONAL_CALLS(HSAD_CUDA_MEMBER)
 #undef HSAD_CUDA_MEMBER
   void* handle = nullptr;
 };

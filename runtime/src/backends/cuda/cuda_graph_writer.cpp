@@ -12,7 +12,13 @@ namespace hsad::cuda {
 void CudaQueue::write_graphs(const Batch& batch, const Options& o, const detail::ResolvedWaits& waits,
                              CudaSubmission& sub) {
   const std::size_t count = batch.size();
-  const Graph& g = graph_for(batch);
+  Graph& g = graph_for(batch);
+  // Each loop's slot for this launch: the submission reads it once complete.
+  for (std::size_t i = 0; i < g.loops.size(); ++i) {
+    LoopSlots& l = g.loops[i];
+    sub.loops_read.push_back({l.words, l.launches++, l.max_iterations});
+  }
+  counters_.device_loops.fetch_add(g.loops.size(), std::memory_order_relaxed);
   std::size_t command = 0;
   for (const Segment& s : g.segments) {
     CUevent start = nullptr;

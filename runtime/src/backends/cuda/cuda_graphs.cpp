@@ -4,6 +4,7 @@
 #include "backends/cuda/cuda_queue.hpp"
 
 #include <algorithm>
+#include <cstring>
 
 #include "backends/cuda/cuda_lowering.hpp"
 
@@ -50,7 +51,75 @@ bool CudaQueue::update_args(Graph& g, const Batch& batch) {
   return true;
 }
 
-const CudaQueue::Graph& CudaQueue::graph_for(const Batch& batch) {
+void CudaQueue::capture_loop(const Batch& batch, std::size_t index, Graph& g) {
+  const detail::Loop& l = batch.loops()[index];
+  if (!d_.cuGraphConditionalHandleCreate || !d_.cuGraphAddNode || !d_.cuGraphAddKernelNode ||
+      !d_.cuStreamUpdateCaptureDependencies) {
+    throw Error(Errc::unsupported, "cuda", "submit", "the driver lacks conditional graph nodes (CUDA 12.3 or later)",
+                "update the NVIDIA driver, or run the loop from the host");
+  }
+  CUdeviceptr words = g.loops[index].device_words;  // made before the capture began (graph_for)
+
+  // This launch's slot, captured as any launch.
+  const auto begin = device_->kernel("hsad_loop_begin");
+  unsigned slot_count = kLoopSlots;
+  void* begin_params[] = {&words, &slot_count};
+  check(d_.cuLaunchKernel(static_cast<CUfunction>(begin->native), 1, 1, 1, 1, 1, 1, 0, stream_, begin_params, nullptr),
+        "cuLaunchKernel (hsad_loop_begin)");
+
+  // The WHILE node, after what the capture has so far; its handle is 1 at each launch of the
+  // graph, so the body runs once before the condition is first read (a do-while).
+  CUstreamCaptureStatus status;
+  CUgraph graph = nullptr;
+  const CUgraphNode* deps = nullptr;
+  std::size_t count = 0;
+  check(d_.cuStreamGetCaptureInfo(stream_, &status, nullptr, &graph, &deps, nullptr, &count), "cuStreamGetCaptureInfo");
+  CUgraphConditionalHandle handle = 0;
+  check(d_.cuGraphConditionalHandleCreate(&handle, graph, device_->context(), 1, CU_GRAPH_COND_ASSIGN_DEFAULT),
+        "cuGraphConditionalHandleCreate");
+  CUgraphNodeParams params;
+  std::memset(&params, 0, sizeof params);
+  params.type = CU_GRAPH_NODE_TYPE_CONDITIONAL;
+  params.conditional.handle = handle;
+  params.conditional.type = CU_GRAPH_COND_TYPE_WHILE;
+  params.conditional.size = 1;
+  params.conditional.ctx = device_->context();
+  CUgraphNode node = nullptr;
+  check(d_.cuGraphAddNode(&node, graph, deps, nullptr, count, &params), "cuGraphAddNode (WHILE)");
+  const CUgraph body = params.conditional.phGraph_out[0];
+
+  // The body: the loop's dispatches in order, then the condition kernel.
+  CUgraphNode previous = nullptr;
+  for (std::uint32_t i = l.first_dispatch; i < l.end_dispatch; ++i) {
+    const detail::Dispatch& disp = batch.dispatches()[i];
+    const KernelInfo& k = disp.kernel.info();
+    DriverArgs a(k, const_cast<unsigned char*>(batch.kernarg_image(i)), k.kernarg_segment_size, arg_passing_);
+    CUDA_KERNEL_NODE_PARAMS p{};
+    p.func = static_cast<CUfunction>(disp.kernel.impl().native);
+    set_shape(p, disp);
+    p.kernelParams = a.kernel_params;
+    p.extra = a.launch_extra;
+    CUgraphNode n = nullptr;
+    check(d_.cuGraphAddKernelNode(&n, body, previous ? &previous : nullptr, previous ? 1 : 0, &p), "cuGraphAddKernelNode");
+    previous = n;
+  }
+  const auto condition = device_->kernel("hsad_loop_condition");
+  CUdeviceptr value = reinterpret_cast<CUdeviceptr>(l.condition);
+  unsigned max = static_cast<unsigned>(l.max_iterations);
+  void* condition_params[] = {&handle, &value, &words, &max};
+  CUDA_KERNEL_NODE_PARAMS p{};
+  p.func = static_cast<CUfunction>(condition->native);
+  p.gridDimX = p.gridDimY = p.gridDimZ = 1;
+  p.blockDimX = p.blockDimY = p.blockDimZ = 1;
+  p.kernelParams = condition_params;
+  CUgraphNode n = nullptr;
+  check(d_.cuGraphAddKernelNode(&n, body, &previous, 1, &p), "cuGraphAddKernelNode (hsad_loop_condition)");
+  // What the capture records next comes after the loop.
+  check(d_.cuStreamUpdateCaptureDependencies(stream_, &node, nullptr, 1, CU_STREAM_SET_CAPTURE_DEPENDENCIES),
+        "cuStreamUpdateCaptureDependencies");
+}
+
+CudaQueue::Graph& CudaQueue::graph_for(const Batch& batch) {
   auto it = graphs_.find(batch.id());
   if (it != graphs_.end() && it->second.version == batch.version() &&
       (it->second.args_version == batch.args_version() || update_args(it->second, batch))) {
@@ -85,7 +154,38 @@ const CudaQueue::Graph& CudaQueue::graph_for(const Batch& batch) {
     capturing = capturing_ = false;
   };
   try {
-    for (const detail::Command& c : batch.commands()) {
+    // What a capture may not do (allocate, load code): each loop's slots and kernels first.
+    for (const detail::Loop& l : batch.loops()) {
+      LoopSlots slots;
+      slots.max_iterations = l.max_iterations;
+      void* host = nullptr;
+      const std::size_t bytes = (2 + 4 * std::size_t(kLoopSlots)) * sizeof(std::uint32_t);
+      check(d_.cuMemHostAlloc(&host, bytes, CU_MEMHOSTALLOC_DEVICEMAP | CU_MEMHOSTALLOC_PORTABLE), "cuMemHostAlloc");
+      std::memset(host, 0, bytes);
+      const Driver* d = &d_;
+      slots.words.reset(static_cast<std::uint32_t*>(host), [d](std::uint32_t* p) { d->cuMemFreeHost(p); });
+      check(d_.cuMemHostGetDevicePointer(&slots.device_words, host, 0), "cuMemHostGetDevicePointer");
+      g.loops.push_back(std::move(slots));
+    }
+    if (!batch.loops().empty()) {
+      (void)device_->kernel("hsad_loop_begin");
+      (void)device_->kernel("hsad_loop_condition");
+    }
+    std::size_t next_loop = 0;
+    for (std::size_t i = 0; i < batch.commands().size(); ++i) {
+      const detail::Command& c = batch.commands()[i];
+      if (next_loop < batch.loops().size() && batch.loops()[next_loop].first_command == i) {
+        // The loop's body goes into its WHILE node; its nodes are not kept for set_args (a
+        // node inside a conditional body is not the instantiated graph's to update): a set_args
+        // there captures the graph again.
+        if (!capturing) {
+          check(d_.cuStreamBeginCapture(stream_, CU_STREAM_CAPTURE_MODE_THREAD_LOCAL), "cuStreamBeginCapture");
+          capturing = capturing_ = true;
+        }
+        i = batch.loops()[next_loop].end_command - 1;
+        capture_loop(batch, next_loop++, g);
+        continue;
+      }
       const bool in_graph = c.kind == detail::CommandKind::exec ||
                             (c.kind == detail::CommandKind::copy && graphable(batch.copies()[c.index]));
       if (!in_graph) {

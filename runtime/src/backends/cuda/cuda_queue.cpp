@@ -393,7 +393,8 @@ std::unique_ptr<detail::SubmissionImpl> CudaQueue::submit(const Batch& batch, co
   } else {
     sub->signal = create_signal();
   }
-  if (o.replay) write_graphs(batch, o, waits, *sub);
+  // A device-run loop is a WHILE node: a batch that has one goes out as graphs, replay or not.
+  if (o.replay || !batch.loops().empty()) write_graphs(batch, o, waits, *sub);
   else write_commands(batch, o, waits, deadline, *sub);
   return sub;
 }

@@ -122,9 +122,20 @@ class CudaQueue : public detail::QueueImpl, public std::enable_shared_from_this<
     std::size_t segment = SIZE_MAX;
     CUgraphNode node = nullptr;
   };
+  // A device-run loop's state (kernels/loop_control.cu's hsad_loop_begin and hsad_loop_condition):
+  // pinned host memory the device writes, kLoopSlots launches' counts in turn. Held by the graph
+  // and by each submission that reads its slot once complete.
+  static constexpr std::uint32_t kLoopSlots = 256;
+  struct LoopSlots {
+    std::shared_ptr<std::uint32_t> words;  // 2 + 4 * kLoopSlots (cuMemHostAlloc, mapped)
+    CUdeviceptr device_words = 0;          // the same, as the device reaches it
+    std::uint64_t launches = 0;            // the host's count of the graph's launches, as word 0's
+    std::uint64_t max_iterations = 0;
+  };
   struct Graph {
     std::vector<Segment> segments;
     std::vector<KernelNode> nodes;  // by dispatch index
+    std::vector<LoopSlots> loops;   // by loop index
     std::uint64_t version = 0;
     std::uint64_t args_version = 0;
     std::uint64_t last_used = 0;  // graph_for's count when last submitted: the least recent goes first
@@ -158,7 +169,7 @@ class CudaQueue : public detail::QueueImpl, public std::enable_shared_from_this<
   void destroy_signal(CudaSignal& s) noexcept;
   void record(CudaSignal& s);  // on the stream, after everything launched so far
   void wait(const CudaSignal& s, detail::Clock::time_point deadline, const CudaSubmission* sub);
-  const Graph& graph_for(const Batch& batch);
+  Graph& graph_for(const Batch& batch);
   // The two ways of submitting: the commands one by one on the stream (cuda_stream_writer.cpp),
   // or the batch's graphs (cuda_graph_writer.cpp, Options::replay).
   void write_commands(const Batch& batch, const Options& o, const detail::ResolvedWaits& waits,
@@ -167,6 +178,9 @@ class CudaQueue : public detail::QueueImpl, public std::enable_shared_from_this<
   // Makes the stream wait for waits[index] on the device; nothing where there is nothing to wait for.
   void wait_for(const detail::ResolvedWaits& waits, std::size_t index);
   void destroy(Graph& g) noexcept;
+  // Loop `index` of the batch, into the stream's capture: hsad_loop_begin, then a WHILE node
+  // whose body is the loop's dispatches and hsad_loop_condition (which sets the node's handle).
+  void capture_loop(const Batch& batch, std::size_t index, Graph& g);
   void check_submittable(const Batch& batch, const detail::ResolvedWaits& waits) const;
   CUevent timing_event();
 

@@ -54,11 +54,13 @@ class CudaSubmission : public detail::SubmissionImpl {
       pending_ = false;
       read_times();
     }
+    std::unique_ptr<Error> loop_error = !waited_ && !loops_read.empty() ? read_loops() : nullptr;
     waited_ = true;
     release();
     // Complete: a completion nobody else holds gives its signal back now; a queue's timeline
     // then finds nothing left to wait for.
     shared_.reset();
+    if (loop_error) throw Error(*loop_error);
   }
 
   bool abandoned() const override { return abandoned_; }
@@ -146,12 +148,48 @@ class CudaSubmission : public detail::SubmissionImpl {
     bool owned;  // made for this submission
   };
   std::vector<Timed> timed;
+  // Each device-run loop's slot of this launch (CudaQueue::LoopSlots), read once complete.
+  struct LoopRead {
+    std::shared_ptr<std::uint32_t> words;
+    std::uint64_t launch = 0;
+    std::uint64_t max_iterations = 0;
+  };
+  std::vector<LoopRead> loops_read;
   void set_pending() { pending_ = true; }
   std::shared_ptr<const std::vector<std::string>> labels;
   // The host already waited for every command (no nosync): nothing is pending.
   void completed_on_the_host() { read_times(); }
 
  private:
+  // Each loop's iterations into loop_iterations; what to throw for a loop past its guard (or a
+  // count lost), or nullptr.
+  std::unique_ptr<Error> read_loops() {
+    loop_iterations.clear();
+    std::unique_ptr<Error> over;
+    for (std::size_t i = 0; i < loops_read.size(); ++i) {
+      const LoopRead& l = loops_read[i];
+      const std::uint32_t* slot = l.words.get() + 2 + (l.launch % CudaQueue::kLoopSlots) * 4;
+      if (__atomic_load_n(&slot[0], __ATOMIC_ACQUIRE) != std::uint32_t(l.launch)) {
+        loops_read.clear();
+        loop_iterations.clear();
+        return std::make_unique<Error>(
+            Errc::runtime, "cuda", "wait",
+            "loop " + std::to_string(i) + " of " + describe() + ": its count was overwritten by " +
+                std::to_string(CudaQueue::kLoopSlots) + " later submissions of the batch before this one was waited for",
+            "wait for a looped batch's submissions before that many more are submitted");
+      }
+      loop_iterations.push_back(slot[1]);
+      if (slot[2] == 2 && !over) {  // hsad::loop::guard_reached
+        over = std::make_unique<Error>(Errc::loop_limit, "cuda", "wait",
+                                       "loop " + std::to_string(i) + " of " + describe() + " reached its max_iterations (" +
+                                           std::to_string(l.max_iterations) + ") with its condition still non-zero",
+                                       "raise max_iterations, or look at what the loop's kernels write into its condition");
+      }
+    }
+    loops_read.clear();
+    return over;
+  }
+
   void read_times() {
     times_.clear();
     if (timed.empty()) return;
