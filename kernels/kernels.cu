@@ -5,3 +5,4 @@
 #include "memory.cu"
 #include "cooperative.cu"
 #include "loop_control.cu"
+#include "jacobi.cu"

@@ -76,9 +76,13 @@ HSAD_HD void write_packets(Program& p, const std::uint32_t* const* packets, std:
 }
 
 // Writes the body's packets from p.next (at most a chunk) and the control packet after them.
+// Every field of the program is updated before the first packet goes out: the packets may run,
+// and the next control kernel read the program, before this kernel has returned.
 template <class Ops>
 HSAD_HD void write_chunk(Program& p) {
-  const std::uint32_t n = p.body_packets - p.next < p.chunk ? p.body_packets - p.next : p.chunk;
+  const std::uint32_t from = p.next;
+  const std::uint32_t n = p.body_packets - from < p.chunk ? p.body_packets - from : p.chunk;
+  p.next = from + n;
   // In pieces of 16 packets: a fixed array, no allocation on either build.
   constexpr std::uint32_t kPiece = 16;
   const std::uint32_t* list[kPiece + 1];
@@ -86,14 +90,13 @@ HSAD_HD void write_chunk(Program& p) {
   while (done < n) {
     const std::uint32_t take = n - done < kPiece ? n - done : kPiece;
     for (std::uint32_t i = 0; i < take; ++i) {
-      list[i] = reinterpret_cast<const std::uint32_t*>(p.body + std::uint64_t(p.next + done + i) * 64);
+      list[i] = reinterpret_cast<const std::uint32_t*>(p.body + std::uint64_t(from + done + i) * 64);
     }
     std::uint32_t count = take;
     if (done + take == n) list[count++] = reinterpret_cast<const std::uint32_t*>(p.control_packet);
     write_packets<Ops>(p, list, count);
     done += take;
   }
-  p.next += n;
 }
 
 template <class Ops>

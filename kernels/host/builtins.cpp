@@ -137,6 +137,7 @@ void register_laplacians() {
 }  // namespace
 
 void register_memory_builtins();  // memory_builtins.cpp
+void register_jacobi_builtins();  // jacobi_builtins.cpp
 
 void register_builtins() {
   register_host_kernel(make_host_kernel<BitonicArgs>(
@@ -166,6 +167,7 @@ void register_builtins() {
       {host_arg("dst", &kernels::CopyArgs::dst), host_arg("src", &kernels::CopyArgs::src),
        host_arg("count", &kernels::CopyArgs::count)}));
   register_memory_builtins();
+  register_jacobi_builtins();
 }
 
 }  // namespace hsad::host_kernels

@@ -11,6 +11,7 @@
 
 #include "error_text.hpp"
 #include "hsad/hsad.hpp"
+#include "jacobi_workload.hpp"
 
 using namespace hsad;
 using hsad::test::error_text;
@@ -323,7 +324,11 @@ TEST(CpuDeviceLoop, ACopiedBatchKeepsItsLoopAndItsOwnArguments) {
   Submission y = q.submit(c, replayed());
   y.wait();
   EXPECT_EQ(x.loop_iterations(), 4u);
-  EXPECT_EQ(y.loop_iterations(), 7u);
+  EXPECT_EQ(y.loop_iterations(), 7u) << "t's counter " << t.count() << ", s's condition word " << [&] {
+    std::uint32_t c[2];
+    device().copy_to_host(c, s.counter, 8);
+    return c[1];
+  }();
 }
 
 TEST(CpuDeviceLoop, ALoopAbandonedByATimeoutLeavesTheProcessFreeToGoOn) {
@@ -353,4 +358,28 @@ TEST(CpuDeviceLoop, ALoopAbandonedByATimeoutLeavesTheProcessFreeToGoOn) {
   Submission sub = q.submit(c, Options{});
   sub.wait();
   EXPECT_EQ(sub.loop_iterations(), 2u);
+}
+
+// The workload the loops are for: the Jacobi solver iterates on the device until the norm of its
+// update is below the tolerance, and matches the same iteration in plain C++ bit for bit.
+TEST(CpuDeviceLoop, TheJacobiSolverMatchesTheHostsIteration) {
+  const bench::JacobiProblem problem{14, 1e-4, 10000};
+  std::uint64_t host_iterations = 0;
+  double host_norm = 0;
+  const std::vector<double> want = bench::host_jacobi(problem, &host_iterations, &host_norm);
+  bench::JacobiSolver solver(device(), problem);
+  Queue q = device().create_queue();
+  const bench::JacobiRun run = solver.run_device_loop(q, Options{});
+  EXPECT_EQ(run.iterations, host_iterations);
+  EXPECT_GT(run.iterations, 10u);
+  EXPECT_EQ(run.norm, host_norm);
+  EXPECT_EQ(solver.solution(), want);
+  // From the host, checking every iteration: the same count and the same values.
+  solver.reset();
+  const bench::JacobiRun hosted = solver.run_host_loop(q, Options{}, 1);
+  EXPECT_EQ(hosted.iterations, host_iterations);
+  EXPECT_EQ(solver.solution(), want);
+  // A guard below what the solve needs stops it there, with the error.
+  bench::JacobiSolver short_solver(device(), {14, 1e-4, 5});
+  EXPECT_ERROR_CONTAINS(short_solver.run_device_loop(q, Options{}), "reached its max_iterations (5)");
 }

@@ -4,6 +4,8 @@
 // from the host, the guard, a loop larger than the ring, work submitted behind a running loop.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <numeric>
 #include <string>
@@ -11,6 +13,7 @@
 
 #include "gpu_backend.hpp"
 #include "hsad/hsad.hpp"
+#include "jacobi_workload.hpp"
 
 using namespace hsad;
 
@@ -146,4 +149,24 @@ TEST(GpuDeviceLoop, ALoopLargerThanTheRingAndWorkBehindIt) {
   std::vector<std::uint32_t> want = expected(3, 70);
   for (std::uint32_t i = 0; i < kN; ++i) want[i] = want[i] * 3u + 5u + i;
   EXPECT_EQ(s.values(), want);
+}
+
+// The Jacobi solver (the library's kernels, so under hsad-sim --exec host too, where the loop
+// control kernel runs as its host build): the device loop against the same iteration in C++.
+TEST(GpuDeviceLoop, TheJacobiSolverMatchesTheHostsIteration) {
+  REQUIRE_GPU();
+  const bench::JacobiProblem problem{10, 1e-4, 10000};
+  std::uint64_t host_iterations = 0;
+  double host_norm = 0;
+  const std::vector<double> want = bench::host_jacobi(problem, &host_iterations, &host_norm);
+  bench::JacobiSolver solver(device, problem);
+  Queue q = device.create_queue();
+  const bench::JacobiRun run = solver.run_device_loop(q, Options{});
+  EXPECT_EQ(run.iterations, host_iterations);
+  const std::vector<double> got = solver.solution();
+  double worst = 0;
+  for (std::size_t i = 0; i < want.size(); ++i) worst = std::max(worst, std::fabs(got[i] - want[i]));
+  EXPECT_LE(worst, 1e-12);  // a GPU may contract the sweep's multiply-add
+  solver.reset();
+  EXPECT_EQ(solver.run_host_loop(q, Options{}, 1).iterations, host_iterations);
 }

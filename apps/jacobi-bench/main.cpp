@@ -1,0 +1,176 @@
+// jacobi-bench: a Jacobi solver for the Poisson equation on the Laplacian's grid that iterates
+// until the norm of its update falls below a tolerance (kernels/jacobi.hpp), the loop run three
+// ways with the library: on the device (Batch::loop_begin: one submit, one wait), and from the
+// host checking the norm after every iteration or every --check-every. For each --size: the
+// iterations, time per iteration and the process's CPU time per iteration, medians over --reps,
+// and each way's time against the device loop's in the same run. --peers adds the same solver
+// written for the vendor's runtime (CUDA: host loops and a hand-written WHILE graph; HIP: host
+// loops); --verify checks the first run against the same iteration on the host (small grids).
+// Under hsad-sim only host times are real: every row says so.
+#include <boost/program_options.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <iostream>
+#include <sstream>
+
+#include "cli.hpp"
+#include "hsad/hsad.hpp"
+#include "jacobi_peers.hpp"
+#include "jacobi_workload.hpp"
+#include "report.hpp"
+#include "summary.hpp"
+
+namespace po = boost::program_options;
+using namespace hsad;
+
+namespace {
+std::vector<int> parse_sizes(const std::string& text) {
+  std::vector<int> sizes;
+  std::stringstream in(text);
+  std::string item;
+  while (std::getline(in, item, ',')) {
+    std::size_t used = 0;
+    int n = 0;
+    try {
+      n = std::stoi(item, &used);
+    } catch (const std::exception&) {
+      used = 0;
+    }
+    if (used != item.size() || n < 3 || n > 1024) {
+      throw Error("jacobi-bench", "--size", "'" + item + "' is not a grid side from 3 to 1024", "for example --size 64,128,512");
+    }
+    sizes.push_back(n);
+  }
+  if (sizes.empty()) throw Error("jacobi-bench", "--size", "no grid size given");
+  return sizes;
+}
+
+struct Samples {
+  std::string impl;
+  std::vector<double> us_per_iteration, cpu_us_per_iteration;
+  std::uint64_t iterations = 0;
+  double norm = 0;
+};
+
+void add(Samples& s, std::uint64_t iterations, double seconds, double cpu_seconds, double norm) {
+  s.iterations = iterations;
+  s.norm = norm;
+  s.us_per_iteration.push_back(seconds * 1e6 / double(iterations));
+  s.cpu_us_per_iteration.push_back(cpu_seconds * 1e6 / double(iterations));
+}
+
+// Checks the device's solution against the host's iteration: the same iteration count and the
+// same values to rounding (the devices may contract a multiply-add the host does not).
+void verify(const bench::JacobiSolver& solver, std::uint64_t iterations) {
+  std::uint64_t host_iterations = 0;
+  double host_norm = 0;
+  const std::vector<double> want = bench::host_jacobi(solver.problem(), &host_iterations, &host_norm);
+  const std::vector<double> got = solver.solution();
+  double worst = 0;
+  for (std::size_t i = 0; i < want.size(); ++i) worst = std::max(worst, std::fabs(got[i] - want[i]));
+  if (host_iterations != iterations || !(worst <= 1e-9)) {
+    throw Error("jacobi-bench", "--verify",
+                "the device took " + std::to_string(iterations) + " iterations, the host " + std::to_string(host_iterations) +
+                    "; largest difference " + std::to_string(worst));
+  }
+  std::cerr << "jacobi-bench: n = " << solver.problem().n << ": verified against the host (" << host_iterations
+            << " iterations, largest difference " << worst << ")\n";
+}
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::string backend, format, size_text, opt_text;
+  int reps = 5;
+  unsigned k = 10;
+  double tolerance = 1e-4;
+  std::uint64_t max_iterations = 100000;
+  bool peers = false, do_verify = false;
+  po::options_description desc("jacobi-bench options");
+  desc.add_options()("help", "show this help")
+      ("backend", po::value(&backend)->default_value("auto"), "auto | cpu | rocr | cuda")
+      ("size", po::value(&size_text)->default_value("64,128"), "grid points per side: a number or a comma list")
+      ("tol", po::value(&tolerance)->default_value(1e-4), "stop once the 2-norm of an iteration's update is at most this")
+      ("max-iterations", po::value(&max_iterations)->default_value(100000), "the loop's guard")
+      ("check-every", po::value(&k)->default_value(10), "the second host loop checks the norm every this many iterations")
+      ("reps", po::value(&reps)->default_value(5), "timed solves per way (after one warm-up)")
+      ("opt", po::value(&opt_text)->default_value("all"), "the library's flags: all | none | a comma list")
+      ("peers", po::bool_switch(&peers), "also the vendor runtime's solver (cuda: CUDA runtime and a WHILE graph; rocr: HIP)")
+      ("verify", po::bool_switch(&do_verify), "check the first solve against the host's (small grids)")
+      ("format", po::value(&format)->default_value("table"), "table | csv | json");
+  if (auto status = bench::parse_cli(argc, argv, desc, "jacobi-bench")) return *status;
+  try {
+    if (format != "table" && format != "csv" && format != "json") {
+      throw Error("jacobi-bench", "--format", "unknown format '" + format + "'", "valid: table, csv, json");
+    }
+    if (reps < 1) throw Error("jacobi-bench", "--reps", "at least one repetition", "--reps 5");
+    if (k < 1) throw Error("jacobi-bench", "--check-every", "at least 1");
+    if (!(tolerance > 0)) throw Error("jacobi-bench", "--tol", "the tolerance must be positive");
+    const std::vector<int> sizes = parse_sizes(size_text);
+    const Options options = Options::parse(opt_text);
+    Runtime rt = Runtime::open(backend);
+    if (peers && rt.backend() != "cuda" && rt.backend() != "rocr") {
+      throw Error("jacobi-bench", "--peers", "the " + rt.backend() + " backend has no vendor runtime to compare with",
+                  "--backend cuda (the CUDA runtime) or rocr (HIP; hsad-sim runs it without an AMD GPU)");
+    }
+    Device device = rt.device();
+    const bool simulated = device.info().name.find("simulated") != std::string::npos;
+    std::vector<bench::Row> rows;
+    for (const int n : sizes) {
+      const bench::JacobiProblem problem{n, tolerance, max_iterations};
+      bench::JacobiSolver solver(device, problem);
+      Queue q = device.create_queue();
+      std::vector<Samples> ways(3);
+      ways[0].impl = "hsadispatch device loop";
+      ways[1].impl = "hsadispatch host loop, check every iteration";
+      ways[2].impl = "hsadispatch host loop, check every " + std::to_string(k);
+      for (int r = -1; r < reps; ++r) {  // -1: the warm-up (graphs, the loop ring, code loaded)
+        solver.reset();
+        const bench::JacobiRun d = solver.run_device_loop(q, options);
+        if (r == -1 && do_verify) verify(solver, d.iterations);
+        solver.reset();
+        const bench::JacobiRun h1 = solver.run_host_loop(q, options, 1);
+        solver.reset();
+        const bench::JacobiRun hk = solver.run_host_loop(q, options, k);
+        if (r < 0) continue;
+        add(ways[0], d.iterations, d.seconds, d.cpu_seconds, d.norm);
+        add(ways[1], h1.iterations, h1.seconds, h1.cpu_seconds, h1.norm);
+        add(ways[2], hk.iterations, hk.seconds, hk.cpu_seconds, hk.norm);
+      }
+      if (peers) {
+        const bench::JacobiPeerConfig config{n, tolerance, max_iterations, k, reps};
+        const auto results = rt.backend() == "cuda" ? bench::run_cuda_jacobi_peers(config) : bench::run_hip_jacobi_peers(config);
+        for (const bench::JacobiPeerResult& p : results) {
+          Samples s;
+          s.impl = p.name;
+          for (std::size_t i = 0; i < p.seconds.size(); ++i) add(s, p.iterations[i], p.seconds[i], p.cpu_seconds[i], p.norm[i]);
+          ways.push_back(s);
+        }
+      }
+      const double device_us = bench::summarize(ways[0].us_per_iteration).median;
+      for (const Samples& s : ways) {
+        const bench::Summary us = bench::summarize(s.us_per_iteration), cpu = bench::summarize(s.cpu_us_per_iteration);
+        rows.push_back({{"backend", rt.backend()},
+                        {"device", device.info().name},
+                        {"n", std::to_string(n), true},
+                        {"impl", s.impl},
+                        {"iterations", std::to_string(s.iterations), true},
+                        {"norm", bench::fixed(s.norm * 1e6, 3) + "e-6"},
+                        {"us_per_iteration", bench::fixed(us.median, 2), true},
+                        {"p10", bench::fixed(us.p10, 2), true},
+                        {"p90", bench::fixed(us.p90, 2), true},
+                        {"host_cpu_us_per_iteration", bench::fixed(cpu.median, 2), true},
+                        {"vs_device_loop", bench::fixed(us.median / device_us, 2), true},
+                        {"reps", std::to_string(reps), true},
+                        {"note", simulated ? "simulated GPU: only host times are real" : ""}});
+      }
+    }
+    if (format == "json") bench::print_json(std::cout, {}, rows);
+    else if (format == "csv") bench::print_csv(std::cout, rows);
+    else bench::print_table(std::cout, rows);
+    return 0;
+  } catch (const Error& e) {
+    std::cerr << "jacobi-bench: " << e.what() << '\n';
+    return 2;
+  }
+}
