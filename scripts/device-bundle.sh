@@ -8,7 +8,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 b=build/default
 rm -rf .dev && mkdir -p .dev/modules .dev/example .dev/lib
-for f in $b/apps/bitonic-bench/bitonic-bench $b/apps/laplacian-bench/laplacian-bench $b/apps/dispatch-bench/dispatch-bench \
+for f in $b/apps/bitonic-bench/bitonic-bench $b/apps/laplacian-bench/laplacian-bench $b/apps/dispatch-bench/dispatch-bench $b/apps/jacobi-bench/jacobi-bench \
          $b/apps/hsad-info/hsad-info $b/tests/gpu_tests $b/tests/gpu_cuda_interop_tests $b/tests/hsad-fault-probe; do
   [ -f "$f" ] && cp "$f" .dev/
 done

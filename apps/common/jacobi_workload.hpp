@@ -24,6 +24,7 @@ struct JacobiRun {
   double norm = 0;           // the last check's 2-norm
   double seconds = 0;        // wall time of the whole solve
   double cpu_seconds = 0;    // the calling thread's CPU time over it (submits and waits)
+  bool at_guard = false;     // stopped at max_iterations with the norm still above the tolerance
 };
 
 class JacobiSolver {
@@ -32,7 +33,8 @@ class JacobiSolver {
 
   // u = v = 0 (the boundary too), f = 1: the solve starts from the same state every time.
   void reset();
-  // The device-run loop: one submit, one wait.
+  // The device-run loop: one submit, one wait. A loop stopped at its guard (Errc::loop_limit) is
+  // a result here (at_guard), as the host loops' is.
   JacobiRun run_device_loop(Queue& q, const Options& o);
   // The host-driven loop: `k` iterations per submit, then a wait and a look at the condition.
   JacobiRun run_host_loop(Queue& q, const Options& o, unsigned k);
@@ -48,6 +50,7 @@ class JacobiSolver {
   unsigned groups_;  // of a sweep
   Buffer u_, v_, f_, partials_, state_;  // state: the condition (uint32) at 0, the squared norm (double) at 8
   Buffer pinned_;    // the host loops' copy of the state
+  std::vector<double> zeros_;  // what reset() copies into u and v
 };
 
 // The same iteration on the host, in plain C++ (the sweeps' arithmetic, the norm in the order

@@ -7,6 +7,7 @@
 #include <chrono>
 #include <cstdint>
 #include <numeric>
+#include <stdexcept>
 #include <vector>
 
 #include "error_text.hpp"
@@ -44,8 +45,19 @@ void count_down(const WorkGroup& wg) {
   *a.condition = *a.counter != 0;
 }
 
+struct ThrowArgs {
+  std::uint32_t* counter;  // throws once it reaches 0 (counting down by one per call)
+};
+void throw_at_zero(const WorkGroup& wg) {
+  const auto& a = wg.args<ThrowArgs>();
+  if (*a.counter == 0) throw std::runtime_error("the loop's kernel gave up");
+  *a.counter -= 1;
+}
+
 Device device() {
   static Runtime rt = [] {
+    register_host_kernel(make_host_kernel<ThrowArgs>("loop_throw_at_zero", &throw_at_zero,
+                                                     {host_arg("counter", &ThrowArgs::counter)}));
     register_host_kernel(make_host_kernel<AddArgs>(
         "loop_mix", &mix, {host_arg("data", &AddArgs::data), host_arg("n", &AddArgs::n), host_arg("step", &AddArgs::step)}));
     register_host_kernel(make_host_kernel<CountArgs>(
@@ -379,7 +391,44 @@ TEST(CpuDeviceLoop, TheJacobiSolverMatchesTheHostsIteration) {
   const bench::JacobiRun hosted = solver.run_host_loop(q, Options{}, 1);
   EXPECT_EQ(hosted.iterations, host_iterations);
   EXPECT_EQ(solver.solution(), want);
-  // A guard below what the solve needs stops it there, with the error.
+  // A guard below what the solve needs stops it there (the workload takes Errc::loop_limit as
+  // its answer: the state after the loop was still copied back).
   bench::JacobiSolver short_solver(device(), {14, 1e-4, 5});
-  EXPECT_ERROR_CONTAINS(short_solver.run_device_loop(q, Options{}), "reached its max_iterations (5)");
+  const bench::JacobiRun cut = short_solver.run_device_loop(q, Options{});
+  EXPECT_TRUE(cut.at_guard);
+  EXPECT_EQ(cut.iterations, 5u);
+  EXPECT_GT(cut.norm, 1e-4);
+}
+
+TEST(CpuDeviceLoop, AKernelThatFailsInsideTheLoopFailsTheWaitAndTheQueueSaysWhy) {
+  State s(100);
+  Buffer fuse = device().alloc(4);
+  const std::uint32_t three = 3;
+  device().copy_to_device(fuse, &three, 4);
+  Batch b;
+  b.loop_begin();
+  record_body(b, s);
+  b.exec(device().kernel("loop_throw_at_zero"), Dim3{1}, Dim3{1}, {fuse});
+  b.loop_while(s.counter, 1000, 4);
+  Queue q = device().create_queue();
+  Submission sub = q.submit(b, Options{});
+  try {
+    sub.wait(std::chrono::seconds(20));
+    FAIL() << "the fourth iteration's kernel threw";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), Errc::device_fault) << e.what();
+    EXPECT_NE(std::string(e.what()).find("a device-run loop failed"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("the loop's kernel gave up"), std::string::npos) << e.what();
+  }
+  EXPECT_ERROR_CONTAINS(q.submit(b, Options{}), "a device-run loop failed");
+  // A new queue works.
+  State t(2);
+  Batch c;
+  c.loop_begin();
+  record_body(c, t);
+  c.loop_while(t.counter, 10, 4);
+  Queue fresh = device().create_queue();
+  Submission ok = fresh.submit(c, Options{});
+  ok.wait();
+  EXPECT_EQ(ok.loop_iterations(), 2u);
 }

@@ -28,7 +28,7 @@ namespace hsad::cuda {
 // Entry points only some features need (CUDA 12.3+ conditional graph nodes, for device-run loops):
 // null where the driver lacks them, and the feature then says so.
 #define HSAD_CUDA_OPTIONAL_CALLS(X) \
-  X(cuGraphConditionalHandleCreate) X(cuGraphAddNode) X(cuGraphAddKernelNode) X(cuStreamUpdateCaptureDependencies)
+  X(cuGraphConditionalHandleCreate) X(cuGraphAddNode) X(cuStreamUpdateCaptureDependencies)
 
 struct Driver {
 #define HSAD_CUDA_MEMBER(name) decltype(&::name) name = nullptr;

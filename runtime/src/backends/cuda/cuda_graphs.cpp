@@ -53,8 +53,7 @@ bool CudaQueue::update_args(Graph& g, const Batch& batch) {
 
 void CudaQueue::capture_loop(const Batch& batch, std::size_t index, Graph& g) {
   const detail::Loop& l = batch.loops()[index];
-  if (!d_.cuGraphConditionalHandleCreate || !d_.cuGraphAddNode || !d_.cuGraphAddKernelNode ||
-      !d_.cuStreamUpdateCaptureDependencies) {
+  if (!d_.cuGraphConditionalHandleCreate || !d_.cuGraphAddNode || !d_.cuStreamUpdateCaptureDependencies) {
     throw Error(Errc::unsupported, "cuda", "submit", "the driver lacks conditional graph nodes (CUDA 12.3 or later)",
                 "update the NVIDIA driver, or run the loop from the host");
   }
@@ -88,7 +87,36 @@ void CudaQueue::capture_loop(const Batch& batch, std::size_t index, Graph& g) {
   check(d_.cuGraphAddNode(&node, graph, deps, nullptr, count, &params), "cuGraphAddNode (WHILE)");
   const CUgraph body = params.conditional.phGraph_out[0];
 
-  // The body: the loop's dispatches in order, then the condition kernel.
+  // The body: the loop's dispatches in order, then the condition kernel. On sm_90 a kernel that
+  // waits for its predecessor itself (the library's, or one recorded with early_launch) hangs
+  // off a programmatic edge, as the stream path launches it early; the condition kernel, which
+  // always waits, off the last kernel's launch-order port (once all its blocks began), so its
+  // launch is hidden behind the body's last kernel whatever that kernel does.
+  const auto add_kernel = [&](CUgraphNode previous, const CUDA_KERNEL_NODE_PARAMS& k, bool waits_itself,
+                              unsigned char port, const char* what) {
+    CUgraphNodeParams node_params;
+    std::memset(&node_params, 0, sizeof node_params);
+    node_params.type = CU_GRAPH_NODE_TYPE_KERNEL;
+    node_params.kernel.func = k.func;
+    node_params.kernel.gridDimX = k.gridDimX, node_params.kernel.gridDimY = k.gridDimY, node_params.kernel.gridDimZ = k.gridDimZ;
+    node_params.kernel.blockDimX = k.blockDimX, node_params.kernel.blockDimY = k.blockDimY;
+    node_params.kernel.blockDimZ = k.blockDimZ;
+    node_params.kernel.sharedMemBytes = k.sharedMemBytes;
+    node_params.kernel.kernelParams = k.kernelParams;
+    node_params.kernel.extra = k.extra;
+    CUgraphEdgeData edge;
+    std::memset(&edge, 0, sizeof edge);
+    const bool early = previous && early_launch_ && waits_itself;
+    if (early) {
+      edge.from_port = port;
+      edge.type = CU_GRAPH_DEPENDENCY_TYPE_PROGRAMMATIC;
+    }
+    CUgraphNode n = nullptr;
+    check(d_.cuGraphAddNode(&n, body, previous ? &previous : nullptr, early ? &edge : nullptr, previous ? 1 : 0, &node_params),
+          what);
+    if (early) counters_.early_launches.fetch_add(1, std::memory_order_relaxed);
+    return n;
+  };
   CUgraphNode previous = nullptr;
   for (std::uint32_t i = l.first_dispatch; i < l.end_dispatch; ++i) {
     const detail::Dispatch& disp = batch.dispatches()[i];
@@ -99,9 +127,8 @@ void CudaQueue::capture_loop(const Batch& batch, std::size_t index, Graph& g) {
     set_shape(p, disp);
     p.kernelParams = a.kernel_params;
     p.extra = a.launch_extra;
-    CUgraphNode n = nullptr;
-    check(d_.cuGraphAddKernelNode(&n, body, previous ? &previous : nullptr, previous ? 1 : 0, &p), "cuGraphAddKernelNode");
-    previous = n;
+    previous = add_kernel(previous, p, disp.kernel.impl().early_launch_ok || disp.config.early_launch,
+                          CU_GRAPH_KERNEL_NODE_PORT_PROGRAMMATIC, "cuGraphAddNode (a loop's kernel)");
   }
   const auto condition = device_->kernel("hsad_loop_condition");
   CUdeviceptr value = reinterpret_cast<CUdeviceptr>(l.condition);
@@ -112,8 +139,7 @@ void CudaQueue::capture_loop(const Batch& batch, std::size_t index, Graph& g) {
   p.gridDimX = p.gridDimY = p.gridDimZ = 1;
   p.blockDimX = p.blockDimY = p.blockDimZ = 1;
   p.kernelParams = condition_params;
-  CUgraphNode n = nullptr;
-  check(d_.cuGraphAddKernelNode(&n, body, &previous, 1, &p), "cuGraphAddKernelNode (hsad_loop_condition)");
+  add_kernel(previous, p, true, CU_GRAPH_KERNEL_NODE_PORT_LAUNCH_ORDER, "cuGraphAddNode (hsad_loop_condition)");
   // What the capture records next comes after the loop.
   check(d_.cuStreamUpdateCaptureDependencies(stream_, &node, nullptr, 1, CU_STREAM_SET_CAPTURE_DEPENDENCIES),
         "cuStreamUpdateCaptureDependencies");
