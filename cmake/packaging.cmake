@@ -34,5 +34,5 @@ set(CPACK_DEBIAN_TOOLS_PACKAGE_DEPENDS "${hsad_lib_package} (= ${PROJECT_VERSION
 set(CPACK_DEBIAN_TOOLS_PACKAGE_SUGGESTS "libhsa-runtime64-1, libcuda1, openmpi-bin")
 set(CPACK_COMPONENT_LIB_DESCRIPTION "the shared object")
 set(CPACK_COMPONENT_DEV_DESCRIPTION "headers, CMake package and pkg-config file")
-set(CPACK_COMPONENT_TOOLS_DESCRIPTION "bitonic-bench, laplacian-bench, memory-bench, dispatch-bench, hsad-info, hsad-sim")
+set(CPACK_COMPONENT_TOOLS_DESCRIPTION "bitonic-bench, laplacian-bench, memory-bench, dispatch-bench, jacobi-bench, hsad-info, hsad-sim")
 include(CPack)

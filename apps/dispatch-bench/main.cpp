@@ -9,7 +9,7 @@
 
 #include <chrono>
 #include <iostream>
-#include <sstream>
+#include <limits>
 
 #include "cli.hpp"
 #include "dispatch_peers.hpp"
@@ -21,28 +21,6 @@ namespace po = boost::program_options;
 using namespace hsad;
 
 namespace {
-
-std::vector<int> parse_counts(const std::string& text) {
-  std::vector<int> counts;
-  std::stringstream in(text);
-  std::string item;
-  while (std::getline(in, item, ',')) {
-    std::size_t used = 0;
-    int n = 0;
-    try {
-      n = std::stoi(item, &used);
-    } catch (const std::exception&) {
-      used = 0;
-    }
-    if (used != item.size() || n < 1) {
-      throw Error("dispatch-bench", "--count", "'" + item + "' is not a dispatch count of at least 1",
-                  "a number or a comma list: --count 1,16,64,256,1024");
-    }
-    counts.push_back(n);
-  }
-  if (counts.empty()) throw Error("dispatch-bench", "--count", "no dispatch count given");
-  return counts;
-}
 
 struct Measured {
   std::string impl;
@@ -108,7 +86,9 @@ int main(int argc, char** argv) {
     if (format != "table" && format != "csv" && format != "json") {
       throw Error("dispatch-bench", "--format", "unknown format '" + format + "'", "valid: table, csv, json");
     }
-    const std::vector<int> counts = parse_counts(count_text);
+    const std::vector<int> counts =
+        bench::parse_int_list(count_text, 1, std::numeric_limits<int>::max(), "dispatch-bench", "--count",
+                              "a dispatch count of at least 1", "a number or a comma list: --count 1,16,64,256,1024");
     const Options options = Options::parse(opt_text);
     Runtime rt = Runtime::open(backend);
     const Device& device = rt.device();

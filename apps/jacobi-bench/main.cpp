@@ -12,7 +12,6 @@
 #include <algorithm>
 #include <cmath>
 #include <iostream>
-#include <sstream>
 
 #include "cli.hpp"
 #include "hsad/hsad.hpp"
@@ -27,27 +26,6 @@ using namespace hsad;
 namespace {
 // --verify's host iteration is one thread of plain C++: grids up to this side.
 constexpr int kVerifyMax = 64;
-
-std::vector<int> parse_sizes(const std::string& text) {
-  std::vector<int> sizes;
-  std::stringstream in(text);
-  std::string item;
-  while (std::getline(in, item, ',')) {
-    std::size_t used = 0;
-    int n = 0;
-    try {
-      n = std::stoi(item, &used);
-    } catch (const std::exception&) {
-      used = 0;
-    }
-    if (used != item.size() || n < 3 || n > 1024) {
-      throw Error("jacobi-bench", "--size", "'" + item + "' is not a grid side from 3 to 1024", "for example --size 64,128,512");
-    }
-    sizes.push_back(n);
-  }
-  if (sizes.empty()) throw Error("jacobi-bench", "--size", "no grid size given");
-  return sizes;
-}
 
 struct Samples {
   std::string impl;
@@ -111,7 +89,8 @@ int main(int argc, char** argv) {
     if (reps < 1) throw Error("jacobi-bench", "--reps", "at least one repetition", "--reps 5");
     if (k < 1) throw Error("jacobi-bench", "--check-every", "at least 1");
     if (!(tolerance > 0)) throw Error("jacobi-bench", "--tol", "the tolerance must be positive");
-    const std::vector<int> sizes = parse_sizes(size_text);
+    const std::vector<int> sizes = bench::parse_int_list(size_text, 3, 1024, "jacobi-bench", "--size",
+                                                         "a grid side from 3 to 1024", "for example --size 64,128,512");
     const Options options = Options::parse(opt_text);
     Runtime rt = Runtime::open(backend);
     if (peers && rt.backend() != "cuda" && rt.backend() != "rocr") {

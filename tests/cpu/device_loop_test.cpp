@@ -118,6 +118,19 @@ std::vector<std::uint32_t> host_loop(std::uint32_t count, std::uint32_t extra, s
   return s.values();
 }
 
+// A loop counting down from 2 on a queue of its own: what a device that still works runs.
+std::uint64_t a_loop_of_two_on_a_new_queue() {
+  State t(2);
+  Batch c;
+  c.loop_begin();
+  record_body(c, t);
+  c.loop_while(t.counter, 10, 4);
+  Queue q = device().create_queue();
+  Submission sub = q.submit(c, Options{});
+  sub.wait();
+  return sub.loop_iterations();
+}
+
 Options replayed() {
   Options o = Options::all();
   o.replay = true;
@@ -361,15 +374,7 @@ TEST(CpuDeviceLoop, ALoopAbandonedByATimeoutLeavesTheProcessFreeToGoOn) {
     EXPECT_ERROR_CONTAINS(q.submit(b, Options{}), "runs nothing after it");
   }  // the queue goes: its loop ring stops with it
   // The device is still usable.
-  State t(2);
-  Batch c;
-  c.loop_begin();
-  record_body(c, t);
-  c.loop_while(t.counter, 10, 4);
-  Queue q = device().create_queue();
-  Submission sub = q.submit(c, Options{});
-  sub.wait();
-  EXPECT_EQ(sub.loop_iterations(), 2u);
+  EXPECT_EQ(a_loop_of_two_on_a_new_queue(), 2u);
 }
 
 // The workload the loops are for: the Jacobi solver iterates on the device until the norm of its
@@ -421,14 +426,5 @@ TEST(CpuDeviceLoop, AKernelThatFailsInsideTheLoopFailsTheWaitAndTheQueueSaysWhy)
     EXPECT_NE(std::string(e.what()).find("the loop's kernel gave up"), std::string::npos) << e.what();
   }
   EXPECT_ERROR_CONTAINS(q.submit(b, Options{}), "a device-run loop failed");
-  // A new queue works.
-  State t(2);
-  Batch c;
-  c.loop_begin();
-  record_body(c, t);
-  c.loop_while(t.counter, 10, 4);
-  Queue fresh = device().create_queue();
-  Submission ok = fresh.submit(c, Options{});
-  ok.wait();
-  EXPECT_EQ(ok.loop_iterations(), 2u);
+  EXPECT_EQ(a_loop_of_two_on_a_new_queue(), 2u);  // a new queue works
 }

@@ -10,6 +10,16 @@
 
 namespace hsad::cuda {
 
+CudaQueue::NodeParams::NodeParams(const Batch& batch, std::size_t i, ArgPassing passing)
+    : args(batch.dispatches()[i].kernel.info(), const_cast<unsigned char*>(batch.kernarg_image(i)),
+           batch.dispatches()[i].kernel.info().kernarg_segment_size, passing) {
+  const detail::Dispatch& d = batch.dispatches()[i];
+  p.func = static_cast<CUfunction>(d.kernel.impl().native);
+  set_shape(p, d);
+  p.kernelParams = args.kernel_params;
+  p.extra = args.launch_extra;
+}
+
 void CudaQueue::destroy(Graph& g) noexcept {
   for (Segment& s : g.segments) {
     if (s.exec) d_.cuGraphExecDestroy(s.exec);
@@ -34,16 +44,9 @@ bool CudaQueue::update_args(Graph& g, const Batch& batch) {
   std::sort(changed.begin(), changed.end());
   changed.erase(std::unique(changed.begin(), changed.end()), changed.end());
   for (std::uint32_t i : changed) {
-    const detail::Dispatch& d = batch.dispatches()[i];
-    const KernelInfo& k = d.kernel.info();
-    DriverArgs a(k, const_cast<unsigned char*>(batch.kernarg_image(i)), k.kernarg_segment_size, arg_passing_);
-    CUDA_KERNEL_NODE_PARAMS p{};
-    p.func = static_cast<CUfunction>(d.kernel.impl().native);
-    set_shape(p, d);
-    p.kernelParams = a.kernel_params;
-    p.extra = a.launch_extra;
+    const NodeParams node(batch, i, arg_passing_);
     // The driver copies the arguments now; a launch of the graph already in flight keeps its own.
-    check(d_.cuGraphExecKernelNodeSetParams(g.segments[g.nodes[i].segment].exec, g.nodes[i].node, &p),
+    check(d_.cuGraphExecKernelNodeSetParams(g.segments[g.nodes[i].segment].exec, g.nodes[i].node, &node.p),
           "cuGraphExecKernelNodeSetParams");
   }
   counters_.kernarg_writes.fetch_add(changed.size(), std::memory_order_relaxed);
@@ -120,14 +123,8 @@ void CudaQueue::capture_loop(const Batch& batch, std::size_t index, Graph& g) {
   CUgraphNode previous = nullptr;
   for (std::uint32_t i = l.first_dispatch; i < l.end_dispatch; ++i) {
     const detail::Dispatch& disp = batch.dispatches()[i];
-    const KernelInfo& k = disp.kernel.info();
-    DriverArgs a(k, const_cast<unsigned char*>(batch.kernarg_image(i)), k.kernarg_segment_size, arg_passing_);
-    CUDA_KERNEL_NODE_PARAMS p{};
-    p.func = static_cast<CUfunction>(disp.kernel.impl().native);
-    set_shape(p, disp);
-    p.kernelParams = a.kernel_params;
-    p.extra = a.launch_extra;
-    previous = add_kernel(previous, p, disp.kernel.impl().early_launch_ok || disp.config.early_launch,
+    const NodeParams node(batch, i, arg_passing_);
+    previous = add_kernel(previous, node.p, disp.kernel.impl().early_launch_ok || disp.config.early_launch,
                           CU_GRAPH_KERNEL_NODE_PORT_PROGRAMMATIC, "cuGraphAddNode (a loop's kernel)");
   }
   const auto condition = device_->kernel("hsad_loop_condition");

@@ -162,6 +162,15 @@ class CudaQueue : public detail::QueueImpl, public std::enable_shared_from_this<
     void** kernel_params = nullptr;
     void** launch_extra = nullptr;
   };
+  // Dispatch `i` of `batch` as a kernel node's parameters (the graph cache's set_args, a loop's
+  // body), pointing into its own DriverArgs.
+  struct NodeParams {
+    NodeParams(const Batch& batch, std::size_t i, ArgPassing passing);
+    NodeParams(const NodeParams&) = delete;
+    NodeParams& operator=(const NodeParams&) = delete;
+    DriverArgs args;
+    CUDA_KERNEL_NODE_PARAMS p{};
+  };
   // early: let this launch start before the previous kernel ends (it waits in the kernel).
   void launch(const detail::Dispatch& d, void* args, std::size_t bytes, bool early = false);
   void copy(const detail::Copy& c);
