@@ -14,6 +14,7 @@ packages=(
   llvm-15 lld-15                 # llvm-readelf (independent check of the reader), the v5 test code object
   llvm-15-dev                    # the AMDGPU disassembler the simulated GPU's ISA interpreter decodes with (tests)
   libhsakmt-dev                  # the KFD thunk's types, for the simulated GPU's stand-in libhsakmt (tests)
+  rocminfo                       # AMD's own tool, run under hsad-sim by the tests
   libopenmpi-dev openmpi-bin     # laplacian-bench --mpi and its tests (optional: without MPI it is left out)
   dpkg-dev file                  # CPack's Debian packages: dpkg-shlibdeps for their dependencies
   python3-matplotlib             # scripts/plot.py: the benches' JSON as SVG
