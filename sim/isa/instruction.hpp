@@ -73,6 +73,7 @@ struct Inst {
   std::int32_t simm = 0;       // SOPK/SOPP immediate
   std::uint8_t omod = 0;       // 0, or mul:2 (1), mul:4 (2), div:2 (3)
   std::uint8_t op_sel = 0, op_sel_hi = 0x7, neg_lo = 0, neg_hi = 0;  // VOP3 / VOP3P
+  bool op_sel_hi_given = false;  // printed: v_fma_mix*'s default is 0 (f32 sources), not 0x7
   Dpp dpp = Dpp::none;
   std::uint32_t dpp_ctrl = 0;  // quad_perm pattern, shift amount, dpp8 selects
   std::uint8_t row_mask = 0xf, bank_mask = 0xf;

@@ -258,7 +258,7 @@ void apply_modifier(Inst& in, std::string_view m) {
   else if (starts_with(m, "offset0:")) in.offset = std::int32_t(modifier_value(m, "offset0:"));
   else if (starts_with(m, "offset1:")) in.offset1 = std::int32_t(modifier_value(m, "offset1:"));
   else if (starts_with(m, "op_sel:")) in.op_sel = bits_of(list_of(m));
-  else if (starts_with(m, "op_sel_hi:")) in.op_sel_hi = bits_of(list_of(m));
+  else if (starts_with(m, "op_sel_hi:")) in.op_sel_hi = bits_of(list_of(m)), in.op_sel_hi_given = true;
   else if (starts_with(m, "neg_lo:")) in.neg_lo = bits_of(list_of(m));
   else if (starts_with(m, "neg_hi:")) in.neg_hi = bits_of(list_of(m));
   else if (starts_with(m, "quad_perm:")) {

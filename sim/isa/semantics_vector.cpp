@@ -4,6 +4,8 @@
 // v_rsq / v_sqrt correctly rounded (the hardware's are within 1 ulp of that).
 #include <algorithm>
 #include <climits>
+#include <cmath>
+#include <cstring>
 #include <limits>
 
 #include "valu.hpp"
@@ -231,6 +233,21 @@ void reg(const char* name, Handler fn, std::uint8_t nsrc, Type t0 = b32, Type t1
   register_op(name, info);
 }
 
+// An IEEE half's bits (the low 16 of v) and back. Sums and products of two halves are exact in
+// double, so f16 arithmetic done in double and rounded once to half is the hardware's (an fma's
+// double result is rounded twice, which can differ in the last bit, rarely).
+double f16(U v) {
+  const std::uint16_t bits = std::uint16_t(v);
+  _Float16 h;
+  std::memcpy(&h, &bits, 2);
+  return double(h);
+}
+U of16(double f) {
+  const _Float16 h = static_cast<_Float16>(f);
+  std::uint16_t bits;
+  std::memcpy(&bits, &h, 2);
+  return bits;
+}
 std::int32_t s32(U v) { return std::int32_t(std::uint32_t(v)); }
 std::uint32_t u32(U v) { return std::uint32_t(v); }
 std::uint32_t sext24(U v) { return std::uint32_t(std::int32_t(std::uint32_t(v) << 8) >> 8); }
@@ -257,6 +274,19 @@ bool fp_class(T x, std::uint32_t mask, bool signaling) {
   else if (x == 0) bit = std::signbit(x) ? 5 : 6;
   else if (std::fpclassify(x) == FP_SUBNORMAL) bit = x < 0 ? 4 : 7;
   else bit = x < 0 ? 3 : 8;
+  return (mask >> bit) & 1;
+}
+
+// The same for a half, from its bits: a half's subnormals are normal numbers once widened.
+bool fp_class16(std::uint64_t v, std::uint32_t mask) {
+  const std::uint32_t h = std::uint32_t(v) & 0xffff, exponent = (h >> 10) & 0x1f, mantissa = h & 0x3ff;
+  const bool negative = (h >> 15) != 0;
+  int bit;
+  if (exponent == 31 && mantissa) bit = (mantissa & 0x200) ? 1 : 0;
+  else if (exponent == 31) bit = negative ? 2 : 9;
+  else if (exponent == 0 && mantissa == 0) bit = negative ? 5 : 6;
+  else if (exponent == 0) bit = negative ? 4 : 7;
+  else bit = negative ? 3 : 8;
   return (mask >> bit) & 1;
 }
 
@@ -339,6 +369,24 @@ T div_fixup(T quotient, T den, T num) {
 // Packed f32 (gfx90a, gfx940): one half of source `src` as the low (hi = false) or high half of
 // the result takes it: op_sel picks for the low half, op_sel_hi for the high; neg_lo and neg_hi
 // negate the pick.
+// A source half of a packed f16 operation (VOP3P): op_sel picks the half for the result's low
+// half, op_sel_hi for its high half; neg_lo and neg_hi negate the pick.
+double pk_f16(const Inst& in, U v, int src, bool hi) {
+  const bool upper = (((hi ? in.op_sel_hi : in.op_sel) >> src) & 1) != 0;
+  const double d = f16(upper ? v >> 16 : v);
+  return (((hi ? in.neg_hi : in.neg_lo) >> src) & 1) ? -d : d;
+}
+U pk16(double lo, double hi) { return of16(lo) | (of16(hi) << 16); }
+
+// A source of v_fma_mix*: f32, or (op_sel_hi) the f16 half op_sel names; neg_lo negates it,
+// neg_hi takes its absolute value first (the mix instructions' own use of the two fields).
+double mix_source(const Inst& in, U v, int src) {
+  const std::uint8_t f16_sources = in.op_sel_hi_given ? in.op_sel_hi : 0;
+  double d = (f16_sources >> src) & 1 ? f16(((in.op_sel >> src) & 1) ? v >> 16 : v) : double(f32(v));
+  if ((in.neg_hi >> src) & 1) d = std::fabs(d);
+  return (in.neg_lo >> src) & 1 ? -d : d;
+}
+
 float pk_f32(const Inst& in, U v, int src, bool hi) {
   const bool upper = (((hi ? in.op_sel_hi : in.op_sel) >> src) & 1) != 0;
   const float f = f32(upper ? v >> 32 : v);
@@ -367,8 +415,11 @@ void register_vector_ops() {
   reg("v_accvgpr_read_b32", L(valu<1, b32>(w, in, F1(a))), 1);
   reg("v_accvgpr_write_b32", L(valu<1, b32>(w, in, F1(a))), 1);
   reg("v_accvgpr_mov_b32", L(valu<1, b32>(w, in, F1(a))), 1);
+  // Its VOP3 form takes float modifiers on both sources (-v, |v|): fp32 sign bits, as the
+  // compiler folds a negation into the select (rocRAND's erfinv: `v_cndmask_b32_e64 v3, v3, -v3`).
   reg("v_cndmask_b32", L(const std::uint64_t m = read_mask(w, in.src[2]);
-                         valu<2, b32>(w, in, [m](U a, U b, U, int lane) -> U { return (m >> lane) & 1 ? b : a; })), 3);
+                         valu<2, b32>(w, in, [m](U a, U b, U, int lane) -> U { return (m >> lane) & 1 ? b : a; })),
+      3, f32t, f32t);
 
   // ---- 32-bit integer
   reg("v_add_u32", L(valu<2, b32>(w, in, F2(u32(a + b)))), 2);
@@ -462,6 +513,86 @@ void register_vector_ops() {
   reg("v_cvt_f32_ubyte1", L(valu<1, f32t>(w, in, F1(of32(float((a >> 8) & 0xff))))), 1);
   reg("v_cvt_f32_ubyte2", L(valu<1, f32t>(w, in, F1(of32(float((a >> 16) & 0xff))))), 1);
   reg("v_cvt_f32_ubyte3", L(valu<1, f32t>(w, in, F1(of32(float((a >> 24) & 0xff))))), 1);
+
+  // ---- fp16 (the low half of each source, or the half op_sel names), through the host's
+  // IEEE half (_Float16): conversions round to nearest even, as the hardware's default mode.
+  constexpr Type f16t = Type::f16;
+  reg("v_cvt_f16_f32", L(valu<1, f16t>(w, in, F1(of16(f32(a))))), 1, f32t);
+  reg("v_cvt_f32_f16", L(valu<1, f32t>(w, in, F1(of32(f16(a))))), 1, f16t);
+  reg("v_add_f16", L(valu<2, f16t>(w, in, F2(of16(f16(a) + f16(b))))), 2, f16t, f16t);
+  reg("v_sub_f16", L(valu<2, f16t>(w, in, F2(of16(f16(a) - f16(b))))), 2, f16t, f16t);
+  reg("v_mul_f16", L(valu<2, f16t>(w, in, F2(of16(f16(a) * f16(b))))), 2, f16t, f16t);
+  reg("v_fma_f16", L(valu<3, f16t>(w, in, F3(of16(std::fma(f16(a), f16(b), f16(c)))))), 3, f16t, f16t, f16t);
+  // The destination is the addend (its low half; gfx10 keeps the high half, as for every f16 op).
+  reg("v_fmac_f16", L(const Operand acc = in.dst[0];
+                      valu<2, f16t>(w, in, [&w, acc](U a, U b, U, int lane) -> U {
+                        return of16(std::fma(f16(a), f16(b), f16(w.v[acc.reg * w.lanes + lane])));
+                      })), 2, f16t, f16t);
+  reg("v_mac_f16", L(const Operand acc = in.dst[0];
+                     valu<2, f16t>(w, in, [&w, acc](U a, U b, U, int lane) -> U {
+                       return of16(double(float(f16(of16(f16(a) * f16(b))))) + f16(w.v[acc.reg * w.lanes + lane]));
+                     })), 2, f16t, f16t);
+  reg("v_mad_f16", L(valu<3, f16t>(w, in, F3(of16(f16(of16(f16(a) * f16(b))) + f16(c))))), 3, f16t, f16t, f16t);
+  reg("v_fmaak_f16", L(valu<3, f16t>(w, in, F3(of16(std::fma(f16(a), f16(b), f16(c)))))), 3, f16t, f16t, f16t);
+  reg("v_fmamk_f16", L(valu<3, f16t>(w, in, F3(of16(std::fma(f16(a), f16(b), f16(c)))))), 3, f16t, f16t, f16t);
+  reg("v_madak_f16", L(valu<3, f16t>(w, in, F3(of16(f16(of16(f16(a) * f16(b))) + f16(c))))), 3, f16t, f16t, f16t);
+  reg("v_madmk_f16", L(valu<3, f16t>(w, in, F3(of16(f16(of16(f16(a) * f16(b))) + f16(c))))), 3, f16t, f16t, f16t);
+  reg("v_max_f16", L(valu<2, f16t>(w, in, F2(of16(std::fmax(f16(a), f16(b)))))), 2, f16t, f16t);
+  // Mixed precision: each source f32 or f16 (mix_source); the result f32, or f16 into the low or
+  // high half of the destination, the other half kept.
+  reg("v_fma_mix_f32", L(valu<3, b32>(w, in, [&in](U a, U b, U c, int) -> U {
+        return of32(std::fma(float(mix_source(in, a, 0)), float(mix_source(in, b, 1)), float(mix_source(in, c, 2))));
+      })), 3);
+  reg("v_fma_mixlo_f16", L(const Operand d = in.dst[0];
+                           valu<3, b32>(w, in, [&w, &in, d](U a, U b, U c, int lane) -> U {
+                             const U r = of16(std::fma(mix_source(in, a, 0), mix_source(in, b, 1), mix_source(in, c, 2)));
+                             return (w.v[d.reg * w.lanes + lane] & 0xffff0000u) | r;
+                           })), 3);
+  reg("v_fma_mixhi_f16", L(const Operand d = in.dst[0];
+                           valu<3, b32>(w, in, [&w, &in, d](U a, U b, U c, int lane) -> U {
+                             const U r = of16(std::fma(mix_source(in, a, 0), mix_source(in, b, 1), mix_source(in, c, 2)));
+                             return (w.v[d.reg * w.lanes + lane] & 0xffffu) | (r << 16);
+                           })), 3);
+  // Unary fp16: computed in double from the half, rounded once to half (the hardware's results
+  // for sqrt and rcp are within 1 ulp of that; log, exp, sin and cos are approximations there too).
+  reg("v_sqrt_f16", L(valu<1, f16t>(w, in, F1(of16(std::sqrt(f16(a)))))), 1, f16t);
+  reg("v_rcp_f16", L(valu<1, f16t>(w, in, F1(of16(1.0 / f16(a))))), 1, f16t);
+  reg("v_rsq_f16", L(valu<1, f16t>(w, in, F1(of16(1.0 / std::sqrt(f16(a)))))), 1, f16t);
+  reg("v_log_f16", L(valu<1, f16t>(w, in, F1(of16(std::log2(f16(a)))))), 1, f16t);
+  reg("v_exp_f16", L(valu<1, f16t>(w, in, F1(of16(std::exp2(f16(a)))))), 1, f16t);
+  reg("v_sin_f16", L(valu<1, f16t>(w, in, F1(of16(std::sin(f16(a) * 6.283185307179586))))), 1, f16t);
+  reg("v_cos_f16", L(valu<1, f16t>(w, in, F1(of16(std::cos(f16(a) * 6.283185307179586))))), 1, f16t);
+  reg("v_floor_f16", L(valu<1, f16t>(w, in, F1(of16(std::floor(f16(a)))))), 1, f16t);
+  reg("v_ceil_f16", L(valu<1, f16t>(w, in, F1(of16(std::ceil(f16(a)))))), 1, f16t);
+  reg("v_trunc_f16", L(valu<1, f16t>(w, in, F1(of16(std::trunc(f16(a)))))), 1, f16t);
+  reg("v_rndne_f16", L(valu<1, f16t>(w, in, F1(of16(std::nearbyint(f16(a)))))), 1, f16t);
+  reg("v_ldexp_f16", L(valu<2, f16t>(w, in, F2(of16(std::ldexp(f16(a), std::int16_t(b)))))), 2, f16t, Type::b16);
+  reg("v_cvt_f16_u16", L(valu<1, f16t>(w, in, F1(of16(double(std::uint16_t(a)))))), 1, Type::b16);
+  reg("v_cvt_f16_i16", L(valu<1, f16t>(w, in, F1(of16(double(std::int16_t(a)))))), 1, Type::b16);
+  reg("v_cvt_u16_f16", L(valu<1, Type::b16>(w, in, F1(U(std::uint16_t(std::min(65535.0, std::max(0.0, std::trunc(f16(a))))))))), 1, f16t);
+  reg("v_cvt_i16_f16", L(valu<1, Type::b16>(w, in, F1(U(std::uint16_t(std::int16_t(std::min(32767.0, std::max(-32768.0, std::trunc(f16(a)))))))))), 1, f16t);
+  // Packed fp16: both halves at once, each computed as its scalar twin.
+  reg("v_pk_add_f16", L(valu<2, b32>(w, in, [&in](U a, U b, U, int) -> U {
+        return pk16(pk_f16(in, a, 0, false) + pk_f16(in, b, 1, false), pk_f16(in, a, 0, true) + pk_f16(in, b, 1, true));
+      })), 2);
+  reg("v_pk_mul_f16", L(valu<2, b32>(w, in, [&in](U a, U b, U, int) -> U {
+        return pk16(pk_f16(in, a, 0, false) * pk_f16(in, b, 1, false), pk_f16(in, a, 0, true) * pk_f16(in, b, 1, true));
+      })), 2);
+  reg("v_pk_fma_f16", L(valu<3, b32>(w, in, [&in](U a, U b, U c, int) -> U {
+        return pk16(std::fma(pk_f16(in, a, 0, false), pk_f16(in, b, 1, false), pk_f16(in, c, 2, false)),
+                    std::fma(pk_f16(in, a, 0, true), pk_f16(in, b, 1, true), pk_f16(in, c, 2, true)));
+      })), 3);
+  reg("v_pk_max_f16", L(valu<2, b32>(w, in, [&in](U a, U b, U, int) -> U {
+        return pk16(std::fmax(pk_f16(in, a, 0, false), pk_f16(in, b, 1, false)),
+                    std::fmax(pk_f16(in, a, 0, true), pk_f16(in, b, 1, true)));
+      })), 2);
+  reg("v_pk_min_f16", L(valu<2, b32>(w, in, [&in](U a, U b, U, int) -> U {
+        return pk16(std::fmin(pk_f16(in, a, 0, false), pk_f16(in, b, 1, false)),
+                    std::fmin(pk_f16(in, a, 0, true), pk_f16(in, b, 1, true)));
+      })), 2);
+  // Two halves into one register: S0 low, S1 high (each the half op_sel names, with its modifiers).
+  reg("v_pack_b32_f16", L(valu<2, b32>(w, in, F2((a & 0xffff) | ((b & 0xffff) << 16)))), 2, f16t, f16t);
+  reg("v_min_f16", L(valu<2, f16t>(w, in, F2(of16(std::fmin(f16(a), f16(b)))))), 2, f16t, f16t);
 
   // ---- 16-bit integer (the low half of each source, or the half op_sel names)
   constexpr Type b16 = Type::b16;
@@ -566,6 +697,15 @@ void register_vector_ops() {
   reg("v_mul_legacy_f32", L(valu<2, f32t>(w, in, F2(of32(f32(a) == 0 || f32(b) == 0 ? 0.0f : f32(a) * f32(b))))), 2, f32t, f32t);
   reg("v_fma_f32", L(valu<3, f32t>(w, in, F3(of32(std::fma(f32(a), f32(b), f32(c)))))), 3, f32t, f32t, f32t);
   reg("v_mad_f32", L(valu<3, f32t>(w, in, F3(of32(float(f32(a) * f32(b)) + f32(c))))), 3, f32t, f32t, f32t);
+  // The forms with a literal K (VOP2 with a 32-bit constant after the instruction): the
+  // disassembler prints the operands in the order they are used, so each is fma (or mad) of its
+  // three sources as printed: v_fmaak_f32 D = S0 * S1 + K, v_fmamk_f32 D = S0 * K + S1 (gfx10 and
+  // later, where hipcc folds a constant into an fma); v_madak_f32 and v_madmk_f32 the same,
+  // unfused (gfx9).
+  reg("v_fmaak_f32", L(valu<3, f32t>(w, in, F3(of32(std::fma(f32(a), f32(b), f32(c)))))), 3, f32t, f32t, f32t);
+  reg("v_fmamk_f32", L(valu<3, f32t>(w, in, F3(of32(std::fma(f32(a), f32(b), f32(c)))))), 3, f32t, f32t, f32t);
+  reg("v_madak_f32", L(valu<3, f32t>(w, in, F3(of32(float(f32(a) * f32(b)) + f32(c))))), 3, f32t, f32t, f32t);
+  reg("v_madmk_f32", L(valu<3, f32t>(w, in, F3(of32(float(f32(a) * f32(b)) + f32(c))))), 3, f32t, f32t, f32t);
   // v_fmac / v_mac: the destination is the addend.
   reg("v_fmac_f32", L(const Operand acc = in.dst[0];
                       valu<2, f32t>(w, in, [&w, acc](U a, U b, U, int lane) -> U {
@@ -695,9 +835,7 @@ void register_vector_ops() {
   // from the mnemonic by a small per-condition trampoline below.
   for (const Cond& c : float_conds) {
     for (int x = 0; x < 2; ++x) {
-      for (int t = 0; t < 2; ++t) {  // f32, f64
-        names.push_back(std::string(x ? "v_cmpx_" : "v_cmp_") + c.name + (t ? "_f64" : "_f32"));
-      }
+      for (const char* t : {"_f32", "_f64", "_f16"}) names.push_back(std::string(x ? "v_cmpx_" : "v_cmp_") + c.name + t);
     }
   }
   for (const Cond& c : int_conds) {
@@ -729,6 +867,15 @@ void register_vector_ops() {
        CMP_F(4, true, f64, f64t), CMP_F(5, true, f64, f64t), CMP_F(6, true, f64, f64t), CMP_F(7, true, f64, f64t),
        CMP_F(8, true, f64, f64t), CMP_F(9, true, f64, f64t), CMP_F(10, true, f64, f64t), CMP_F(11, true, f64, f64t),
        CMP_F(12, true, f64, f64t), CMP_F(13, true, f64, f64t), CMP_F(14, true, f64, f64t), CMP_F(15, true, f64, f64t)}};
+  static const Handler f16_cmp[2][16] = {
+      {CMP_F(0, false, f16, f16t), CMP_F(1, false, f16, f16t), CMP_F(2, false, f16, f16t), CMP_F(3, false, f16, f16t),
+       CMP_F(4, false, f16, f16t), CMP_F(5, false, f16, f16t), CMP_F(6, false, f16, f16t), CMP_F(7, false, f16, f16t),
+       CMP_F(8, false, f16, f16t), CMP_F(9, false, f16, f16t), CMP_F(10, false, f16, f16t), CMP_F(11, false, f16, f16t),
+       CMP_F(12, false, f16, f16t), CMP_F(13, false, f16, f16t), CMP_F(14, false, f16, f16t), CMP_F(15, false, f16, f16t)},
+      {CMP_F(0, true, f16, f16t), CMP_F(1, true, f16, f16t), CMP_F(2, true, f16, f16t), CMP_F(3, true, f16, f16t),
+       CMP_F(4, true, f16, f16t), CMP_F(5, true, f16, f16t), CMP_F(6, true, f16, f16t), CMP_F(7, true, f16, f16t),
+       CMP_F(8, true, f16, f16t), CMP_F(9, true, f16, f16t), CMP_F(10, true, f16, f16t), CMP_F(11, true, f16, f16t),
+       CMP_F(12, true, f16, f16t), CMP_F(13, true, f16, f16t), CMP_F(14, true, f16, f16t), CMP_F(15, true, f16, f16t)}};
 #define I32S(v) std::int32_t(std::uint32_t(v))
 #define U32S(v) std::uint32_t(v)
 #define I64S(v) std::int64_t(v)
@@ -746,6 +893,7 @@ void register_vector_ops() {
     for (int x = 0; x < 2; ++x) {
       reg(names[k++].c_str(), f32_cmp[x][c.code], 2, f32t, f32t);
       reg(names[k++].c_str(), f64_cmp[x][c.code], 2, f64t, f64t);
+      reg(names[k++].c_str(), f16_cmp[x][c.code], 2, Type::f16, Type::f16);
     }
   }
   for (std::size_t ci = 0; ci < sizeof int_conds / sizeof int_conds[0]; ++ci) {
@@ -756,6 +904,8 @@ void register_vector_ops() {
   }
   reg("v_cmp_class_f32", L(vcmp<2>(w, in, false, [](U a, U b) { return fp_class(f32(a), u32(b), !(u32(a) & 0x400000)); })), 2, f32t, b32);
   reg("v_cmpx_class_f32", L(vcmp<2>(w, in, true, [](U a, U b) { return fp_class(f32(a), u32(b), !(u32(a) & 0x400000)); })), 2, f32t, b32);
+  reg("v_cmp_class_f16", L(vcmp<2>(w, in, false, [](U a, U b) { return fp_class16(a, u32(b)); })), 2, Type::f16, b32);
+  reg("v_cmpx_class_f16", L(vcmp<2>(w, in, true, [](U a, U b) { return fp_class16(a, u32(b)); })), 2, Type::f16, b32);
   reg("v_cmp_class_f64", L(vcmp<2>(w, in, false, [](U a, U b) { return fp_class(f64(a), u32(b), !(a & (1ull << 51))); })), 2, f64t, b32);
   reg("v_cmpx_class_f64", L(vcmp<2>(w, in, true, [](U a, U b) { return fp_class(f64(a), u32(b), !(a & (1ull << 51))); })), 2, f64t, b32);
 }
