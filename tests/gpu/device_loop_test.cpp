@@ -131,7 +131,7 @@ TEST(GpuDeviceLoop, ALoopLargerThanTheRingAndWorkBehindIt) {
   REQUIRE_GPU();
   if (test::runs_host_builds(device)) GTEST_SKIP() << "the application's kernels have no host builds";
   const Module m = app(device);
-  // rocr: a ring of 64 packets and a body of 72 dispatches, written by the control kernel in
+  // rocr: a ring of 64 packets and a body of 73 dispatches, written by the control kernel in
   // chunks; cuda has no ring, the same batch is one WHILE node.
   LoopState s(device, 3);
   Batch b;
