@@ -530,7 +530,7 @@ void register_vector_ops() {
                       })), 2, f16t, f16t);
   reg("v_mac_f16", L(const Operand acc = in.dst[0];
                      valu<2, f16t>(w, in, [&w, acc](U a, U b, U, int lane) -> U {
-                       return of16(double(float(f16(of16(f16(a) * f16(b))))) + f16(w.v[acc.reg * w.lanes + lane]));
+                       return of16(f16(of16(f16(a) * f16(b))) + f16(w.v[acc.reg * w.lanes + lane]));
                      })), 2, f16t, f16t);
   reg("v_mad_f16", L(valu<3, f16t>(w, in, F3(of16(f16(of16(f16(a) * f16(b))) + f16(c))))), 3, f16t, f16t, f16t);
   reg("v_fmaak_f16", L(valu<3, f16t>(w, in, F3(of16(std::fma(f16(a), f16(b), f16(c)))))), 3, f16t, f16t, f16t);
