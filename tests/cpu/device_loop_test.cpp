@@ -428,3 +428,26 @@ TEST(CpuDeviceLoop, AKernelThatFailsInsideTheLoopFailsTheWaitAndTheQueueSaysWhy)
   EXPECT_ERROR_CONTAINS(q.submit(b, Options{}), "a device-run loop failed");
   EXPECT_EQ(a_loop_of_two_on_a_new_queue(), 2u);  // a new queue works
 }
+
+// A careless application drops the buffers a running loop reads and writes (its condition among
+// them) right after submitting: the memory outlives the loop (parked until it ended), so the loop
+// counts exactly as it would have, and later allocations never share it.
+TEST(CpuDeviceLoop, BuffersDestroyedWhileTheLoopRunsOutliveIt) {
+  Queue q = device().create_queue();
+  Submission sub;
+  {
+    State s(300);
+    Batch b;
+    b.loop_begin();
+    record_body(b, s);
+    b.loop_while(s.counter, 1000, 4);
+    sub = q.submit(b, Options{});
+  }  // s's buffers go here, with the loop still running
+  State other(7);  // fresh allocations while it runs: they must not be the loop's memory
+  sub.wait();
+  EXPECT_EQ(sub.loop_iterations(), 300u);
+  EXPECT_EQ(other.count(), 7u);
+  std::vector<std::uint32_t> untouched(kN);
+  std::iota(untouched.begin(), untouched.end(), 0u);
+  EXPECT_EQ(other.values(), untouched);
+}
