@@ -84,8 +84,12 @@ double run(const SlabPeerConfig& c, int n, int nz) {
       int can = 0;
       check(cudaDeviceCanAccessPeer(&can, d, o), "can access peer");
       if (!can) continue;
+      // Already enabled (by the library in the same process, or by the one-device run before) is
+      // fine, but the runtime also records it as the thread's last error, which the first launch's
+      // cudaGetLastError() would then report: read it back here.
       const cudaError_t e = cudaDeviceEnablePeerAccess(o, 0);
-      if (e != cudaErrorPeerAccessAlreadyEnabled) check(e, "enable peer access");
+      if (e == cudaErrorPeerAccessAlreadyEnabled) (void)cudaGetLastError();
+      else check(e, "enable peer access");
     }
     const std::size_t bytes = (g[d].planes + 2) * plane * sizeof(double);
     check(cudaMalloc(&g[d].a, bytes), "malloc");
