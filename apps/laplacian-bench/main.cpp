@@ -151,7 +151,7 @@ int main(int argc, char** argv) {
       probe.split = 1;
       bench::validate(probe, DeviceInfo{});
     }
-    const int device_count = bench::parse_device_count(devices_text);
+    const int device_count = bench::parse_device_count("laplacian-bench", devices_text);
     const bench::HaloRoute route = bench::parse_halo_route(halo_text);
     if (scaling != "strong" && scaling != "weak") {
       throw Error("laplacian-bench", "--scaling", "unknown scaling '" + scaling + "'", "valid: strong, weak");
@@ -181,7 +181,7 @@ int main(int argc, char** argv) {
     if (inject_fault >= 0) throw Error("laplacian-bench", "--inject-fault", "--inject-fault is for --mpi runs");
     if (device_count > 1) bench::split_planes(scaling == "weak" ? device_count * (c.nz - 2) + 2 : c.nz, device_count);
     Runtime rt = Runtime::open(backend);
-    const std::vector<Device> devices = bench::pick_devices(rt, device_count);
+    const std::vector<Device> devices = bench::pick_devices("laplacian-bench", rt, device_count);
     const Device& device = rt.device();
     if (peers && rt.backend() != "cuda" && rt.backend() != "rocr") {
       throw Error("laplacian-bench", "--peers",

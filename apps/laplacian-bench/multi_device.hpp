@@ -5,17 +5,12 @@
 #include <string>
 #include <vector>
 
+#include "device_choice.hpp"
 #include "hsad/hsad.hpp"
 #include "laplacian_slabs.hpp"
 #include "report.hpp"
 
 namespace hsad::bench {
-
-// "all" (0) or a whole number of at least 1; throws hsad::Error naming the text otherwise.
-int parse_device_count(const std::string& text);
-// The first `count` devices of the runtime (all of them for 0); throws hsad::Error naming the
-// count asked for and the devices that exist when there are fewer.
-std::vector<Device> pick_devices(const Runtime& rt, int count);
 
 struct MultiDeviceRun {
   LaplacianConfig config;  // the grid of one device (weak scaling) or of all of them (strong)

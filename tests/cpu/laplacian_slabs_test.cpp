@@ -10,7 +10,7 @@
 #include <thread>
 #include <tuple>
 
-#include "env_pin.hpp"
+#include "cpu_agents.hpp"
 #include "error_text.hpp"
 #include "hsad/hsad.hpp"
 #include "laplacian_slabs.hpp"
@@ -19,19 +19,7 @@ using namespace hsad;
 using bench::LaplacianSlabs;
 
 namespace {
-// Three agents, opened once: the environment is read when the runtime opens.
-const Runtime& three_agents() {
-  static const Runtime rt = [] {
-    test::EnvPin pin("HSAD_CPU_DEVICES", "3");
-    return Runtime::open("cpu");
-  }();
-  return rt;
-}
-
-std::vector<Device> first(std::size_t n) {
-  const auto& all = three_agents().devices();
-  return {all.begin(), all.begin() + n};
-}
+std::vector<Device> first(std::size_t n) { return test::first_cpu_agents(n); }
 
 bench::LaplacianConfig grid(int kernel) {
   bench::LaplacianConfig c;
