@@ -49,10 +49,33 @@ void* DeviceImpl::allocate(std::size_t bytes, Memory kind) {
   if (has_deferred_.load(std::memory_order_acquire) && stuck().empty()) free_deferred();
   release_parked();
   void* p = raw_allocate(bytes, kind);
-  std::lock_guard<std::mutex> lock(pinned_mutex_);
-  allocated_[reinterpret_cast<std::uintptr_t>(p)] = bytes;
-  if (kind == Memory::pinned_host) pinned_[reinterpret_cast<std::uintptr_t>(p)] = bytes;
+  {
+    std::lock_guard<std::mutex> lock(pinned_mutex_);
+    allocated_[reinterpret_cast<std::uintptr_t>(p)] = bytes;
+    if (kind == Memory::pinned_host) pinned_[reinterpret_cast<std::uintptr_t>(p)] = bytes;
+  }
+  // After it is listed: whatever allocations() gives a concurrent grant, this one is seen by the
+  // grant or the grant by this call.
+  try {
+    allocated(p, bytes, kind);
+  } catch (...) {
+    {
+      std::lock_guard<std::mutex> lock(pinned_mutex_);
+      allocated_.erase(reinterpret_cast<std::uintptr_t>(p));
+      pinned_.erase(reinterpret_cast<std::uintptr_t>(p));
+    }
+    raw_deallocate(p, bytes, kind);
+    throw;
+  }
   return p;
+}
+
+std::vector<std::pair<void*, std::size_t>> DeviceImpl::allocations() const {
+  std::lock_guard<std::mutex> lock(pinned_mutex_);
+  std::vector<std::pair<void*, std::size_t>> out;
+  out.reserve(allocated_.size());
+  for (const auto& [base, bytes] : allocated_) out.emplace_back(reinterpret_cast<void*>(base), bytes);
+  return out;
 }
 
 void DeviceImpl::deallocate(void* ptr, std::size_t bytes, Memory kind, std::uint64_t generation) noexcept {

@@ -270,6 +270,44 @@ TEST(HsadSim, EveryGpuIsFoundAndRunsItsOwnQueue) {
   std::remove(path.c_str());
 }
 
+// Device::can_access_peer on rocr also opens the other GPU's memory to this GPU's kernels, as
+// cuCtxEnablePeerAccess does on cuda: before it, GPU 1's Buffer as an argument of a GPU 0 kernel
+// is refused when recorded (ROCr has not mapped it for GPU 0's agent: on an AMD GPU the kernel
+// would fault); after it, memory GPU 1 allocated before and after both pass, and GPU 0's kernel
+// writes them.
+TEST(HsadSimPeers, CanAccessPeerOpensTheOtherGpusMemoryToThisOnesKernels) {
+  if (std::stoul(env("HSAD_SIM_GPUS", "1")) < 2) GTEST_SKIP() << "one simulated GPU: run under hsad-sim --gpus 2";
+  const Device& d0 = rocr_device(0);
+  const Device& d1 = rocr_device(1);
+  constexpr unsigned long long kCount = 300;
+  std::vector<double> values(kCount);
+  std::iota(values.begin(), values.end(), 0.5);
+  Buffer src = d0.alloc(kCount * 8);
+  d0.copy_to_device(src, values.data(), kCount * 8);
+  Buffer early = d1.alloc(kCount * 8);
+  const Kernel copy = d0.kernel("hsad_copy_f64");
+  Batch refused;
+  const std::string m = test::error_text([&] { refused.exec(copy, Dim3{kCount}, Dim3{64}, {early, src, kCount}); });
+  EXPECT_NE(m.find("argument 0 ("), std::string::npos) << m;
+  EXPECT_NE(m.find("is not memory device"), std::string::npos) << m;
+  ASSERT_TRUE(d0.can_access_peer(d1));
+  Buffer late = d1.alloc(kCount * 8);
+  Batch b;
+  b.exec(copy, Dim3{kCount}, Dim3{64}, {early, src, kCount}).exec(copy, Dim3{kCount}, Dim3{64}, {late, src, kCount});
+  Queue q = d0.create_queue();
+  q.run(b);
+  for (const Buffer* written : {&early, &late}) {
+    std::vector<double> got(kCount);
+    d1.copy_to_host(got.data(), *written, kCount * 8);
+    EXPECT_EQ(got, values);
+  }
+  // The grant is one way: GPU 0's memory is still closed to GPU 1's kernels.
+  Batch back;
+  EXPECT_NE(test::error_text([&] { back.exec(d1.kernel("hsad_copy_f64"), Dim3{kCount}, Dim3{64}, {src, early, kCount}); })
+                .find("is not memory device"),
+            std::string::npos);
+}
+
 TEST(HsadSim, AFullRingMakesTheSubmitterWait) {
   Queue small = rocr_device().create_queue(64);
   const Kernel k = rocr_device().kernel("bitonic_step");

@@ -293,6 +293,15 @@ class DeviceImpl : public std::enable_shared_from_this<DeviceImpl> {
   virtual void reset_device(const std::vector<std::shared_ptr<QueueImpl>>& queues) = 0;
   // Frees memory kept while the device was stuck, once it no longer is (or after a reset).
   void free_deferred() noexcept;
+  // Told of each allocation once it is among the device's (rocr: other agents' kernels granted
+  // access to this device's memory get it). Throwing takes the allocation back.
+  virtual void allocated(void* ptr, std::size_t bytes, Memory kind) {
+    (void)ptr;
+    (void)bytes;
+    (void)kind;
+  }
+  // Every live allocation, base and bytes, at the time of the call.
+  std::vector<std::pair<void*, std::size_t>> allocations() const;
 
   DeviceInfo info_;
   Counters counters_;

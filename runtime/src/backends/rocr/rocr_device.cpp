@@ -429,12 +429,44 @@ std::shared_ptr<detail::ModuleImpl> RocrDevice::load_module(std::string_view byt
 
 bool RocrDevice::peer_access(detail::DeviceImpl& other_impl) {
   if (other_impl.info().backend != "rocr") return false;
-  const auto& other = static_cast<RocrDevice&>(other_impl);
+  auto& other = static_cast<RocrDevice&>(other_impl);
   hsa_amd_memory_pool_access_t access = HSA_AMD_MEMORY_POOL_ACCESS_NEVER_ALLOWED;
   check(api_.hsa_amd_agent_memory_pool_get_info(agent_, other.pools_.device, HSA_AMD_AGENT_MEMORY_POOL_INFO_ACCESS,
                                                 &access),
         "hsa_amd_agent_memory_pool_get_info(ACCESS)");
-  return access != HSA_AMD_MEMORY_POOL_ACCESS_NEVER_ALLOWED;
+  if (access == HSA_AMD_MEMORY_POOL_ACCESS_NEVER_ALLOWED) return false;
+  other.grant_access(agent_);
+  return true;
+}
+
+std::vector<hsa_agent_t> RocrDevice::access_list() {
+  std::lock_guard<std::mutex> lock(access_mutex_);
+  if (access_.empty()) access_.push_back(agent_);
+  return access_;
+}
+
+void RocrDevice::allow_access(void* ptr, const std::vector<hsa_agent_t>& agents) {
+  check(api_.hsa_amd_agents_allow_access(std::uint32_t(agents.size()), agents.data(), nullptr, ptr),
+        "hsa_amd_agents_allow_access");
+}
+
+void RocrDevice::grant_access(hsa_agent_t agent) {
+  std::vector<hsa_agent_t> agents;
+  {
+    std::lock_guard<std::mutex> lock(access_mutex_);
+    if (access_.empty()) access_.push_back(agent_);
+    for (const hsa_agent_t& a : access_) {
+      if (a.handle == agent.handle) return;  // granted before
+    }
+    access_.push_back(agent);
+    agents = access_;
+  }
+  for (const auto& [ptr, bytes] : allocations()) allow_access(ptr, agents);
+}
+
+void RocrDevice::allocated(void* ptr, std::size_t, Memory) {
+  const std::vector<hsa_agent_t> agents = access_list();
+  if (agents.size() > 1) allow_access(ptr, agents);  // the owner alone: raw_allocate did what it needs
 }
 
 void* RocrDevice::raw_allocate(std::size_t bytes, Memory kind) {

@@ -40,8 +40,13 @@ class RocrDevice : public detail::DeviceImpl, public detail::AqlAgent {
   std::uint32_t max_active_groups_per_cu(const detail::KernelImpl& kernel, std::uint32_t group_size,
                                          std::uint32_t dynamic_shared_bytes) const override;
   // Whether this agent may reach the other GPU's memory pool (ROCr: its access is not
-  // NEVER_ALLOWED), so that an async copy between their memory goes directly.
+  // NEVER_ALLOWED), so that an async copy between their memory goes directly. Where it may, the
+  // other device lets this agent's kernels read and write its memory from now on: its allocations
+  // made so far and every later one (grant_access), as cuCtxEnablePeerAccess and
+  // hipDeviceEnablePeerAccess make a peer's memory reachable.
   bool peer_access(detail::DeviceImpl& other) override;
+  // Adds `agent` to those that may access this device's memory (hsa_amd_agents_allow_access).
+  void grant_access(hsa_agent_t agent);
 
   hsa_signal_t create_signal(std::int64_t initial) override;
   void destroy_signal(hsa_signal_t signal) noexcept override;
@@ -78,6 +83,7 @@ class RocrDevice : public detail::DeviceImpl, public detail::AqlAgent {
   std::shared_ptr<const detail::KernelImpl> load_kernel(std::string_view name) override;
   void* raw_allocate(std::size_t bytes, Memory kind) override;
   void raw_deallocate(void* ptr, std::size_t bytes, Memory kind) noexcept override;
+  void allocated(void* ptr, std::size_t bytes, Memory kind) override;
   std::size_t transfer_to_device(void* dst, const void* src, std::size_t bytes, bool src_pinned) override;
   std::size_t transfer_to_host(void* dst, const void* src, std::size_t bytes, bool dst_pinned) override;
   // The queues are destroyed by the reset itself (hsa_queue_destroy); a memory fault is forgotten.
@@ -96,6 +102,10 @@ class RocrDevice : public detail::DeviceImpl, public detail::AqlAgent {
 
   const Api& api_;
   hsa_agent_t agent_;
+  std::mutex access_mutex_;
+  std::vector<hsa_agent_t> access_;  // the agents that may access this device's memory: itself, then those granted
+  std::vector<hsa_agent_t> access_list();
+  void allow_access(void* ptr, const std::vector<hsa_agent_t>& agents);
   std::once_flag hostcall_once_;
   std::unique_ptr<HostcallService> hostcall_;  // printf and malloc, started by the first kernel that calls them
   std::once_flag heap_once_;
