@@ -1,35 +1,16 @@
 // The Jacobi workload: buffers made once per solver, batches recorded per solve.
 #include "jacobi_workload.hpp"
 
-#include <time.h>
-
 #include <array>
-#include <chrono>
 #include <cmath>
 #include <cstring>
 #include <stdexcept>
 
 #include "jacobi.hpp"
+#include "laplacian_slabs.hpp"
+#include "run_timer.hpp"
 
 namespace hsad::bench {
-namespace {
-// The calling thread's CPU time: what the application's own thread spends submitting and
-// waiting. Not the process's: under hsad-sim that would count the simulated GPU's threads.
-double thread_cpu_seconds() {
-  timespec ts{};
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-  return double(ts.tv_sec) + double(ts.tv_nsec) * 1e-9;
-}
-
-struct Timer {
-  std::chrono::steady_clock::time_point wall = std::chrono::steady_clock::now();
-  double cpu = thread_cpu_seconds();
-  void stop(JacobiRun& r) const {
-    r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall).count();
-    r.cpu_seconds = thread_cpu_seconds() - cpu;
-  }
-};
-}  // namespace
 
 JacobiSolver::JacobiSolver(const Device& device, const JacobiProblem& problem)
     : d_(device), p_(problem), points_(std::uint64_t(problem.n) * problem.n * problem.n),
@@ -74,7 +55,7 @@ JacobiRun JacobiSolver::run_device_loop(Queue& q, const Options& o) {
   b.loop_while(state_, p_.max_iterations, 0);
   b.copy_to_host(pinned_.host_ptr(), state_, 16);
   JacobiRun r;
-  const Timer t;
+  const RunTimer t;
   Submission s = q.submit(b, o, std::chrono::milliseconds(600000));
   try {
     s.wait(kWaitForever);
@@ -82,7 +63,7 @@ JacobiRun JacobiSolver::run_device_loop(Queue& q, const Options& o) {
     if (e.code() != Errc::loop_limit) throw;
     r.at_guard = true;  // the commands after the loop (the copy of the state) still ran
   }
-  t.stop(r);
+  t.stop(r.seconds, r.cpu_seconds);
   r.iterations = s.loop_iterations(0);
   double norm2 = 0;
   std::memcpy(&norm2, static_cast<unsigned char*>(pinned_.host_ptr()) + 8, 8);
@@ -96,7 +77,7 @@ JacobiRun JacobiSolver::run_host_loop(Queue& q, const Options& o, unsigned k) {
   for (unsigned i = 0; i < k; ++i) record_iteration(b);
   b.copy_to_host(pinned_.host_ptr(), state_, 16);
   JacobiRun r;
-  const Timer t;
+  const RunTimer t;
   const auto* state = static_cast<const unsigned char*>(pinned_.host_ptr());
   for (;;) {
     q.run(b, o, std::chrono::milliseconds(600000));
@@ -109,7 +90,7 @@ JacobiRun JacobiSolver::run_host_loop(Queue& q, const Options& o, unsigned k) {
       break;
     }
   }
-  t.stop(r);
+  t.stop(r.seconds, r.cpu_seconds);
   double norm2 = 0;
   std::memcpy(&norm2, state + 8, 8);
   r.norm = std::sqrt(norm2);
@@ -122,38 +103,64 @@ std::vector<double> JacobiSolver::solution() const {
   return out;
 }
 
-std::vector<double> host_jacobi(const JacobiProblem& p, std::uint64_t* iterations, double* norm) {
+namespace {
+// One group's fixed-order tree (kernels/jacobi.cu's group_sum), and the check's: each of
+// kJacobiGroup work-items sums its stride of the partials in order, then the tree.
+double group_tree(std::array<double, kernels::kJacobiGroup>& s) {
+  for (unsigned step = kernels::kJacobiGroup / 2; step > 0; step /= 2) {
+    for (unsigned t = 0; t < step; ++t) s[t] += s[t + step];
+  }
+  return s[0];
+}
+
+double check_tree(const std::vector<double>& partials) {
+  std::array<double, kernels::kJacobiGroup> s{};
+  for (unsigned t = 0; t < kernels::kJacobiGroup; ++t) {
+    for (std::size_t i = t; i < partials.size(); i += kernels::kJacobiGroup) s[t] += partials[i];
+  }
+  return group_tree(s);
+}
+}  // namespace
+
+std::vector<double> host_jacobi(const JacobiProblem& p, std::uint64_t* iterations, double* norm, int devices) {
   const int n = p.n;
-  const std::uint64_t points = std::uint64_t(n) * n * n;
-  const unsigned groups = unsigned((points + kernels::kJacobiGroup - 1) / kernels::kJacobiGroup);
-  std::vector<double> u(points, 0.0), v(points, 0.0), f(points, 1.0), partials(groups);
+  const std::uint64_t plane = std::uint64_t(n) * n;
+  const std::uint64_t points = plane * n;
+  std::vector<double> u(points, 0.0), v(points, 0.0), f(points, 1.0), d2(points, 0.0);
   const double h = 1.0 / double(n - 1);
-  const auto sweep = [&](std::vector<double>& out, const std::vector<double>& in, bool reduce) {
+  // A point's update does not depend on the split: only the norm's order of summation does. Each
+  // device sums its slab and ghost planes (local index q is global index q + (first - 1) plane) in
+  // work-groups, then its partials, and every device adds the devices' norms in rank order.
+  const std::vector<Slab> slabs = devices == 1 ? std::vector<Slab>{Slab{1, n - 2}} : split_planes(n, devices);
+  const auto sweep = [&](std::vector<double>& out, const std::vector<double>& in) {
     const kernels::JacobiArgs a{out.data(), in.data(), f.data(), n, n, n, h * h, nullptr};
-    for (unsigned g = 0; g < groups; ++g) {
-      std::array<double, kernels::kJacobiGroup> s{};
-      for (unsigned t = 0; t < kernels::kJacobiGroup; ++t) s[t] = kernels::jacobi_point(a, std::uint64_t(g) * kernels::kJacobiGroup + t);
-      if (!reduce) continue;
-      for (unsigned step = kernels::kJacobiGroup / 2; step > 0; step /= 2) {
-        for (unsigned t = 0; t < step; ++t) s[t] += s[t + step];
+    for (std::uint64_t i = 0; i < points; ++i) d2[i] = kernels::jacobi_point(a, i);
+  };
+  const auto slab_norm2 = [&](const Slab& s) {
+    const std::uint64_t local = plane * std::uint64_t(s.planes + 2);
+    const std::uint64_t offset = plane * std::uint64_t(s.first - 1);
+    const std::uint64_t groups = (local + kernels::kJacobiGroup - 1) / kernels::kJacobiGroup;
+    std::vector<double> partials(groups);
+    for (std::uint64_t g = 0; g < groups; ++g) {
+      std::array<double, kernels::kJacobiGroup> s2{};
+      for (unsigned t = 0; t < kernels::kJacobiGroup; ++t) {
+        const std::uint64_t q = g * kernels::kJacobiGroup + t;
+        const bool ghost = q < plane || q >= local - plane;  // the slab's ghost planes: 0 on the device
+        s2[t] = q < local && !ghost ? d2[q + offset] : 0.0;
       }
-      partials[g] = s[0];
+      partials[g] = group_tree(s2);
     }
+    return check_tree(partials);
   };
   *iterations = 0;
   for (;;) {
-    sweep(v, u, false);
-    sweep(u, v, true);
+    sweep(v, u);
+    sweep(u, v);
     ++*iterations;
-    std::array<double, kernels::kJacobiGroup> s{};
-    for (unsigned t = 0; t < kernels::kJacobiGroup; ++t) {
-      for (unsigned i = t; i < groups; i += kernels::kJacobiGroup) s[t] += partials[i];
-    }
-    for (unsigned step = kernels::kJacobiGroup / 2; step > 0; step /= 2) {
-      for (unsigned t = 0; t < step; ++t) s[t] += s[t + step];
-    }
-    *norm = std::sqrt(s[0]);
-    if (s[0] <= p.tolerance * p.tolerance || *iterations >= p.max_iterations) break;
+    double total = 0.0;
+    for (const Slab& s : slabs) total += slab_norm2(s);
+    *norm = std::sqrt(total);
+    if (total <= p.tolerance * p.tolerance || *iterations >= p.max_iterations) break;
   }
   return u;
 }

@@ -54,7 +54,8 @@ class JacobiSolver {
 };
 
 // The same iteration on the host, in plain C++ (the sweeps' arithmetic, the norm in the order
-// the kernels sum it), for --verify and the tests.
-std::vector<double> host_jacobi(const JacobiProblem& p, std::uint64_t* iterations, double* norm);
+// the kernels sum it), for --verify and the tests. `devices`: the norm summed as JacobiSlabs sums
+// it over that many slabs (the points' values do not depend on the split).
+std::vector<double> host_jacobi(const JacobiProblem& p, std::uint64_t* iterations, double* norm, int devices = 1);
 
 }  // namespace hsad::bench

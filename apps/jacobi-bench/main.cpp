@@ -6,7 +6,9 @@
 // and each way's time against the device loop's in the same run. --peers adds the same solver
 // written for the vendor's runtime (CUDA: host loops and a hand-written WHILE graph; HIP: host
 // loops); --verify checks the first run against the same iteration on the host (small grids).
-// Under hsad-sim only host times are real: every row says so.
+// --devices N adds the solver over N devices (jacobi_slabs.hpp: a device-run loop on each, the
+// devices meeting on the devices), its host loops beside it, and the parallel efficiency against
+// the one-device rows of the same run. Under hsad-sim only host times are real: every row says so.
 #include <boost/program_options.hpp>
 
 #include <algorithm>
@@ -14,8 +16,10 @@
 #include <iostream>
 
 #include "cli.hpp"
+#include "device_choice.hpp"
 #include "hsad/hsad.hpp"
 #include "jacobi_peers.hpp"
+#include "jacobi_slabs.hpp"
 #include "jacobi_workload.hpp"
 #include "report.hpp"
 #include "summary.hpp"
@@ -43,27 +47,28 @@ void add(Samples& s, std::uint64_t iterations, double seconds, double cpu_second
   s.cpu_us_per_iteration.push_back(cpu_seconds * 1e6 / double(iterations));
 }
 
-// Checks the device's solution against the host's iteration: the same iteration count and the
-// same values to rounding (the devices may contract a multiply-add the host does not).
-void verify(const bench::JacobiSolver& solver, std::uint64_t iterations) {
+// Checks a solution against the host's iteration over the same number of slabs: the same
+// iteration count and the same values to rounding (the devices may contract a multiply-add the
+// host does not).
+void verify(const bench::JacobiProblem& problem, int devices, const std::vector<double>& got, std::uint64_t iterations) {
   std::uint64_t host_iterations = 0;
   double host_norm = 0;
-  const std::vector<double> want = bench::host_jacobi(solver.problem(), &host_iterations, &host_norm);
-  const std::vector<double> got = solver.solution();
+  const std::vector<double> want = bench::host_jacobi(problem, &host_iterations, &host_norm, devices);
   double worst = 0;
   for (std::size_t i = 0; i < want.size(); ++i) worst = std::max(worst, std::fabs(got[i] - want[i]));
+  const std::string on = devices == 1 ? "the device" : std::to_string(devices) + " devices";
   if (host_iterations != iterations || !(worst <= 1e-9)) {
     throw Error("jacobi-bench", "--verify",
-                "the device took " + std::to_string(iterations) + " iterations, the host " + std::to_string(host_iterations) +
+                on + " took " + std::to_string(iterations) + " iterations, the host " + std::to_string(host_iterations) +
                     "; largest difference " + std::to_string(worst));
   }
-  std::cerr << "jacobi-bench: n = " << solver.problem().n << ": verified against the host (" << host_iterations
+  std::cerr << "jacobi-bench: n = " << problem.n << ": " << on << " verified against the host (" << host_iterations
             << " iterations, largest difference " << worst << ")\n";
 }
 }  // namespace
 
 int main(int argc, char** argv) {
-  std::string backend, format, size_text, opt_text;
+  std::string backend, format, size_text, opt_text, devices_text;
   int reps = 5;
   unsigned k = 10;
   double tolerance = 1e-4;
@@ -78,6 +83,8 @@ int main(int argc, char** argv) {
       ("check-every", po::value(&k)->default_value(10), "the second host loop checks the norm every this many iterations")
       ("reps", po::value(&reps)->default_value(5), "timed solves per way (after one warm-up)")
       ("opt", po::value(&opt_text)->default_value("all"), "the library's flags: all | none | a comma list")
+      ("devices", po::value(&devices_text)->default_value("1"),
+       "also the solver over this many devices (a number or 'all'): each in a device-run loop, meeting on the devices")
       ("peers", po::bool_switch(&peers), "also the vendor runtime's solver (cuda: CUDA runtime and a WHILE graph; rocr: HIP)")
       ("verify", po::bool_switch(&do_verify), "check the first solve against the host's (grids up to 64 per side)")
       ("format", po::value(&format)->default_value("table"), "table | csv | json");
@@ -92,7 +99,9 @@ int main(int argc, char** argv) {
     const std::vector<int> sizes = bench::parse_int_list(size_text, 3, 1024, "jacobi-bench", "--size",
                                                          "a grid side from 3 to 1024", "for example --size 64,128,512");
     const Options options = Options::parse(opt_text);
+    const int device_count = bench::parse_device_count("jacobi-bench", devices_text);
     Runtime rt = Runtime::open(backend);
+    const std::vector<Device> devices = bench::pick_devices("jacobi-bench", rt, device_count);
     if (peers && rt.backend() != "cuda" && rt.backend() != "rocr") {
       throw Error("jacobi-bench", "--peers", "the " + rt.backend() + " backend has no vendor runtime to compare with",
                   "--backend cuda (the CUDA runtime) or rocr (HIP; hsad-sim runs it without an AMD GPU)");
@@ -112,7 +121,7 @@ int main(int argc, char** argv) {
         solver.reset();
         const bench::JacobiRun d = solver.run_device_loop(q, options);
         if (r == -1 && do_verify) {
-          if (n <= kVerifyMax) verify(solver, d.iterations);
+          if (n <= kVerifyMax) verify(problem, 1, solver.solution(), d.iterations);
           else std::cerr << "jacobi-bench: n = " << n << ": not verified (the host's iteration is for n <= " << kVerifyMax << ")\n";
         }
         if (d.at_guard && r == -1) {
@@ -140,11 +149,47 @@ int main(int argc, char** argv) {
           ways.push_back(s);
         }
       }
-      const double device_us = bench::summarize(ways[0].us_per_iteration).median;
-      for (const Samples& s : ways) {
+      const std::size_t one_device_ways = ways.size();
+      if (devices.size() > 1) {
+        const int count = int(devices.size());
+        bench::JacobiSlabs slabs(devices, problem);
+        std::vector<Queue> queues = slabs.make_queues();
+        const std::string on = " over " + std::to_string(count) + " devices";
+        const std::size_t first = ways.size();
+        ways.resize(first + 3);
+        ways[first].impl = "hsadispatch device loops" + on;
+        ways[first + 1].impl = "hsadispatch host loop" + on + ", check every iteration";
+        ways[first + 2].impl = "hsadispatch host loop" + on + ", check every " + std::to_string(k);
+        for (int r = -1; r < reps; ++r) {
+          slabs.reset();
+          const bench::JacobiRun d = slabs.run_device_loop(queues, options);
+          if (r == -1 && do_verify && n <= kVerifyMax) verify(problem, count, slabs.solution(), d.iterations);
+          slabs.reset();
+          const bench::JacobiRun h1 = slabs.run_host_loop(queues, options, 1);
+          slabs.reset();
+          const bench::JacobiRun hk = slabs.run_host_loop(queues, options, k);
+          if (r < 0) continue;
+          add(ways[first], d.iterations, d.seconds, d.cpu_seconds, d.norm, d.at_guard);
+          add(ways[first + 1], h1.iterations, h1.seconds, h1.cpu_seconds, h1.norm, h1.at_guard);
+          add(ways[first + 2], hk.iterations, hk.seconds, hk.cpu_seconds, hk.norm, hk.at_guard);
+        }
+      }
+      for (std::size_t w = 0; w < ways.size(); ++w) {
+        const Samples& s = ways[w];
+        // The device loop of the same device count is the yardstick; the N-device ways are also
+        // set against the same way on one device: the parallel efficiency t(1) / (N t(N)).
+        const bool multi = w >= one_device_ways;
+        const int count = multi ? int(devices.size()) : 1;
+        const double device_us = bench::summarize(ways[multi ? one_device_ways : 0].us_per_iteration).median;
         const bench::Summary us = bench::summarize(s.us_per_iteration), cpu = bench::summarize(s.cpu_us_per_iteration);
+        std::string efficiency = "null";
+        if (multi) {
+          const double one = bench::summarize(ways[w - one_device_ways].us_per_iteration).median;
+          efficiency = bench::fixed(one / (count * us.median), 3);
+        }
         rows.push_back({{"backend", rt.backend()},
                         {"device", device.info().name},
+                        {"devices", std::to_string(count), true},
                         {"n", std::to_string(n), true},
                         {"impl", s.impl},
                         {"iterations", std::to_string(s.iterations), true},
@@ -155,6 +200,7 @@ int main(int argc, char** argv) {
                         {"p90", bench::fixed(us.p90, 2), true},
                         {"host_cpu_us_per_iteration", bench::fixed(cpu.median, 2), true},
                         {"vs_device_loop", bench::fixed(us.median / device_us, 2), true},
+                        {"efficiency", efficiency, true},
                         {"reps", std::to_string(reps), true},
                         {"note", simulated ? "simulated GPU: only host times are real" : ""}});
       }

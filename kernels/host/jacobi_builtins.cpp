@@ -2,6 +2,8 @@
 // work-group's items through jacobi_point, then the GPU build's tree over their values, so the
 // norm is the same sum in the same order.
 #include <array>
+#include <atomic>
+#include <thread>
 
 #include "hsad/host_kernel.hpp"
 #include "jacobi.hpp"
@@ -10,6 +12,8 @@ namespace hsad::host_kernels {
 namespace {
 using kernels::JacobiArgs;
 using kernels::JacobiCheckArgs;
+using kernels::JacobiExchangeArgs;
+using kernels::JacobiSlabArgs;
 using kernels::kJacobiGroup;
 
 double tree(std::array<double, kJacobiGroup>& s) {
@@ -37,6 +41,43 @@ void jacobi_check(const WorkGroup& wg) {
   *a.norm2 = total;
   *a.condition = total > a.tolerance2 ? 1u : 0u;
 }
+void jacobi_sweep_slab(const WorkGroup& wg) {
+  const JacobiSlabArgs& a = wg.args<JacobiSlabArgs>();
+  std::array<double, kJacobiGroup> s{};
+  const std::uint64_t first = std::uint64_t(wg.id.x) * wg.size.x;
+  for (unsigned t = 0; t < wg.size.x; ++t) s[t] = kernels::jacobi_slab_point(a, first + t);
+  if (a.partials) a.partials[wg.id.x] = tree(s);
+}
+
+// The other agents are other threads of this process: the fences order this thread's stores and
+// loads against theirs; a wait gives its core away between looks.
+struct HostOps {
+  static void release() { std::atomic_thread_fence(std::memory_order_release); }
+  static void acquire() { std::atomic_thread_fence(std::memory_order_acquire); }
+  static void store(unsigned* p, unsigned v) { __atomic_store_n(p, v, __ATOMIC_RELAXED); }
+  static unsigned load(const unsigned* p) { return __atomic_load_n(p, __ATOMIC_RELAXED); }
+  static void pause() { std::this_thread::yield(); }
+};
+
+void jacobi_exchange(const WorkGroup& wg) {
+  const JacobiExchangeArgs& a = wg.args<JacobiExchangeArgs>();
+  double local = 0.0;
+  if (a.partials) {
+    std::array<double, kJacobiGroup> s{};
+    for (unsigned t = 0; t < kJacobiGroup; ++t) {
+      for (unsigned i = t; i < a.count; i += kJacobiGroup) s[t] += a.partials[i];
+    }
+    local = tree(s);
+  }
+  if (!kernels::jacobi_team_exchange<HostOps>(*a.team, a.partials != nullptr, local)) {
+    *a.condition = 0u;
+    return;
+  }
+  if (!a.partials) return;
+  const double total = kernels::jacobi_team_norm2(*a.team);
+  *a.norm2 = total;
+  *a.condition = total > a.tolerance2 ? 1u : 0u;
+}
 }  // namespace
 
 void register_jacobi_builtins() {
@@ -50,6 +91,17 @@ void register_jacobi_builtins() {
       {host_arg("partials", &JacobiCheckArgs::partials), host_arg("count", &JacobiCheckArgs::count),
        host_arg("tolerance2", &JacobiCheckArgs::tolerance2), host_arg("condition", &JacobiCheckArgs::condition),
        host_arg("norm2", &JacobiCheckArgs::norm2)}));
+  register_host_kernel(make_host_kernel<JacobiSlabArgs>(
+      "jacobi_sweep_slab", &jacobi_sweep_slab,
+      {host_arg("out", &JacobiSlabArgs::out), host_arg("in", &JacobiSlabArgs::in), host_arg("rhs", &JacobiSlabArgs::rhs),
+       host_arg("nx", &JacobiSlabArgs::nx), host_arg("ny", &JacobiSlabArgs::ny), host_arg("nz", &JacobiSlabArgs::nz),
+       host_arg("h2", &JacobiSlabArgs::h2), host_arg("partials", &JacobiSlabArgs::partials),
+       host_arg("lower", &JacobiSlabArgs::lower), host_arg("upper", &JacobiSlabArgs::upper)}));
+  register_host_kernel(make_host_kernel<JacobiExchangeArgs>(
+      "jacobi_exchange", &jacobi_exchange,
+      {host_arg("team", &JacobiExchangeArgs::team), host_arg("partials", &JacobiExchangeArgs::partials),
+       host_arg("count", &JacobiExchangeArgs::count), host_arg("tolerance2", &JacobiExchangeArgs::tolerance2),
+       host_arg("condition", &JacobiExchangeArgs::condition), host_arg("norm2", &JacobiExchangeArgs::norm2)}));
 }
 
 }  // namespace hsad::host_kernels

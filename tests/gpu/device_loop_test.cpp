@@ -13,6 +13,7 @@
 
 #include "gpu_backend.hpp"
 #include "hsad/hsad.hpp"
+#include "jacobi_slabs.hpp"
 #include "jacobi_workload.hpp"
 
 using namespace hsad;
@@ -169,4 +170,34 @@ TEST(GpuDeviceLoop, TheJacobiSolverMatchesTheHostsIteration) {
   EXPECT_LE(worst, 1e-12);  // a GPU may contract the sweep's multiply-add
   solver.reset();
   EXPECT_EQ(solver.run_host_loop(q, Options{}, 1).iterations, host_iterations);
+}
+
+// The same solver over every GPU of the backend (two or three under hsad-sim --gpus N, two on the
+// device tool's nvidia-h200-x2): a device-run loop on each GPU, the sweeps storing their outer
+// planes into the neighbours' memory and the GPUs meeting on the GPUs, with no host in the loop.
+// Every GPU stops after the host's iteration count for the same slabs; the values are the host's.
+TEST(GpuJacobiSlabs, EveryGpuLoopsOnItsOwnAndAllStopTogether) {
+  REQUIRE_GPU();
+  const std::vector<Device>& all = rt->devices();
+  if (all.size() < 2) GTEST_SKIP() << "one GPU of the " << device.info().backend << " backend";
+  const bench::JacobiProblem problem{test::simulated(device) ? 10 : 40, 1e-4, 100000};
+  for (std::size_t n = 2; n <= all.size(); ++n) {
+    SCOPED_TRACE(std::to_string(n) + " GPUs");
+    std::uint64_t host_iterations = 0;
+    double host_norm = 0;
+    const std::vector<double> want = bench::host_jacobi(problem, &host_iterations, &host_norm, int(n));
+    bench::JacobiSlabs slabs({all.begin(), all.begin() + n}, problem);
+    std::vector<Queue> queues = slabs.make_queues();
+    const Stats before = device.stats();
+    const bench::JacobiRun run = slabs.run_device_loop(queues, Options{});
+    EXPECT_EQ((device.stats() - before).host_waits, 1u);  // one wait per device for the whole solve
+    EXPECT_EQ(run.iterations, host_iterations);
+    EXPECT_NEAR(run.norm, host_norm, 1e-12);
+    const std::vector<double> got = slabs.solution();
+    double worst = 0;
+    for (std::size_t i = 0; i < want.size(); ++i) worst = std::max(worst, std::fabs(got[i] - want[i]));
+    EXPECT_LE(worst, 1e-12);  // a GPU may contract the sweep's multiply-add
+    slabs.reset();
+    EXPECT_EQ(slabs.run_host_loop(queues, Options{}, 1).iterations, host_iterations);
+  }
 }

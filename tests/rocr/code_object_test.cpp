@@ -89,7 +89,7 @@ TEST(CodeObject, BundleHasOneCodeObjectPerTarget) {
   for (const CodeObject& co : read_code_objects(bundle())) {
     wave[co.processor] = co.kernels.at(0).info.wavefront_size;
     EXPECT_GE(co.code_object_version, 4u) << co.target;
-    EXPECT_EQ(co.kernels.size(), 30u) << co.target;
+    EXPECT_EQ(co.kernels.size(), 32u) << co.target;
   }
   const std::map<std::string, std::uint32_t> expected = {{"gfx1030", 32}, {"gfx908", 64}, {"gfx90a", 64}, {"gfx940", 64}};
   EXPECT_EQ(wave, expected);
@@ -132,7 +132,7 @@ TEST(CodeObject, ReaderAgreesWithLlvmReadelfOnEveryEmbeddedKernel) {
       ++kernels;
     }
   }
-  EXPECT_EQ(kernels, 120u);  // 30 kernels x 4 targets
+  EXPECT_EQ(kernels, 128u);  // 32 kernels x 4 targets
   EXPECT_GT(args, 200u);
 }
 
