@@ -88,7 +88,7 @@ extern "C" __global__ void __launch_bounds__(256) jacobi_exchange(hsad::kernels:
     return;
   }
   if (!partials) return;
-  const double total = hsad::kernels::jacobi_team_norm2(*team);
+  const double total = hsad::kernels::jacobi_team_norm2(*team, hsad::kernels::jacobi_team_take_row(*team));
   *norm2 = total;
   *condition = total > tolerance2 ? 1u : 0u;
 }

@@ -60,10 +60,14 @@ HSAD_HD double jacobi_point(const JacobiArgs& a, std::uint64_t p) {
 constexpr unsigned kJacobiMaxDevices = 8;
 
 // In each device's own memory: slot r is written by device r alone (over the interconnect), and
-// read by this device alone.
+// read by this device alone. The norms alternate between two rows, by the norm exchange's parity:
+// with three devices or more, one that is not this device's neighbour passes the barrier between
+// the sweeps without waiting for this device, and may share its next norm while this device still
+// reads the last one; it cannot get two ahead (every device meets every other at each norm
+// exchange, and this device arrives at the next one only once it has read).
 struct JacobiMailbox {
-  unsigned arrived[kJacobiMaxDevices];  // device r's latest arrival: its epoch
-  double norm2[kJacobiMaxDevices];      // device r's squared norm at its latest norm exchange
+  unsigned arrived[kJacobiMaxDevices];     // device r's latest arrival: its epoch
+  double norm2[2][kJacobiMaxDevices];      // device r's squared norm at its norm exchanges, by parity
 };
 
 // Device `rank`'s view of the team, in its own memory: written by the host before a solve, then
@@ -73,6 +77,8 @@ struct JacobiTeam {
   unsigned size;
   unsigned epoch;   // the arrivals this device made
   unsigned failed;  // 0, or 1 + the rank of a device that did not arrive within the guard
+  unsigned shared;  // the norm exchanges this device made: their parity picks the mailboxes' row
+  unsigned pad;
   std::uint64_t guard_polls;  // how many looks at a mailbox before a wait gives up
   JacobiMailbox* mailbox[kJacobiMaxDevices];  // every device's, this one's at [rank]
 };
@@ -126,7 +132,8 @@ HSAD_HD bool jacobi_team_exchange(JacobiTeam& t, bool share_norm, double norm2) 
   const unsigned epoch = t.epoch + 1;
   t.epoch = epoch;
   if (share_norm) {
-    for (unsigned r = 0; r < t.size; ++r) t.mailbox[r]->norm2[t.rank] = norm2;
+    const unsigned row = t.shared % 2;
+    for (unsigned r = 0; r < t.size; ++r) t.mailbox[r]->norm2[row][t.rank] = norm2;
   }
   Ops::release();  // this device's halo stores (the sweep before) and its norm, before its arrival
   for (unsigned r = 0; r < t.size; ++r) {
@@ -147,10 +154,17 @@ HSAD_HD bool jacobi_team_exchange(JacobiTeam& t, bool share_norm, double norm2) 
   return true;
 }
 
+// After a norm exchange: the row the devices' norms are in, and the next exchange takes the other.
+HSAD_HD unsigned jacobi_team_take_row(JacobiTeam& t) {
+  const unsigned row = t.shared % 2;
+  t.shared += 1;
+  return row;
+}
+
 // The norm every device computes alike: the shared squared norms in rank order. Read through
 // volatile: the other devices stored them over the interconnect, after this kernel started.
-HSAD_HD double jacobi_team_norm2(const JacobiTeam& t) {
-  const volatile double* norms = t.mailbox[t.rank]->norm2;
+HSAD_HD double jacobi_team_norm2(const JacobiTeam& t, unsigned row) {
+  const volatile double* norms = t.mailbox[t.rank]->norm2[row];
   double total = 0.0;
   for (unsigned r = 0; r < t.size; ++r) total += norms[r];
   return total;

@@ -49,13 +49,14 @@ void jacobi_sweep_slab(const WorkGroup& wg) {
   if (a.partials) a.partials[wg.id.x] = tree(s);
 }
 
-// The other agents are other threads of this process: the fences order this thread's stores and
-// loads against theirs; a wait gives its core away between looks.
+// The other agents are other threads of this process. The arrival is itself a release store and
+// its look an acquire load (the fences alone would do, but ThreadSanitizer does not see fences); a
+// wait gives its core away between looks.
 struct HostOps {
   static void release() { std::atomic_thread_fence(std::memory_order_release); }
   static void acquire() { std::atomic_thread_fence(std::memory_order_acquire); }
-  static void store(unsigned* p, unsigned v) { __atomic_store_n(p, v, __ATOMIC_RELAXED); }
-  static unsigned load(const unsigned* p) { return __atomic_load_n(p, __ATOMIC_RELAXED); }
+  static void store(unsigned* p, unsigned v) { __atomic_store_n(p, v, __ATOMIC_RELEASE); }
+  static unsigned load(const unsigned* p) { return __atomic_load_n(p, __ATOMIC_ACQUIRE); }
   static void pause() { std::this_thread::yield(); }
 };
 
@@ -74,7 +75,7 @@ void jacobi_exchange(const WorkGroup& wg) {
     return;
   }
   if (!a.partials) return;
-  const double total = kernels::jacobi_team_norm2(*a.team);
+  const double total = kernels::jacobi_team_norm2(*a.team, kernels::jacobi_team_take_row(*a.team));
   *a.norm2 = total;
   *a.condition = total > a.tolerance2 ? 1u : 0u;
 }
