@@ -90,15 +90,16 @@ std::uint16_t f16_bits(double d) {
 }
 
 // A constant as a source of type t: an integer inline constant is its sign-extended bits; a
-// float one is that value in t's format; a literal (hex) is 32 bits: the high half of an f64,
-// sign-extended for i64, zero-extended otherwise.
+// float one is that value in t's format, a double for every 64-bit operand (as the hardware
+// expands it: gfx940's v_mov_b64 v[2:3], 1.0 is the double 1.0); a literal (hex) is 32 bits: the
+// high half of an f64, sign-extended for i64, zero-extended otherwise.
 Operand constant(std::string_view text, Type t) {
   Operand o;
   o.kind = Operand::constant;
   o.width = is_64(t) ? 2 : 1;
   if (looks_float(text)) {
     const double d = std::strtod(std::string(text).c_str(), nullptr);
-    if (t == Type::f64) o.bits = f64_bits(d);
+    if (is_64(t)) o.bits = f64_bits(d);
     else if (t == Type::f16 || t == Type::b16) o.bits = f16_bits(d);
     else o.bits = f32_bits(float(d));
     return o;

@@ -557,8 +557,11 @@ void register_memory_ops() {
   }
   reg("ds_gws_init", &ds_gws_init, nullptr);
   reg("ds_gws_barrier", &ds_gws_barrier, nullptr);
+  // Floating-point LDS atomics: IEEE adds (gfx90a and later for f64), fmin/fmax (gfx9 and RDNA).
   for (const char* s : {"ds_cmpst_b32", "ds_cmpst_rtn_b32", "ds_cmpst_b64", "ds_cmpst_rtn_b64", "ds_wrxchg_rtn_b32",
-                        "ds_wrxchg_rtn_b64", "ds_add_f32", "ds_add_rtn_f32"}) {
+                        "ds_wrxchg_rtn_b64", "ds_add_f32", "ds_add_rtn_f32", "ds_add_f64", "ds_add_rtn_f64",
+                        "ds_min_f32", "ds_min_rtn_f32", "ds_max_f32", "ds_max_rtn_f32", "ds_min_f64", "ds_min_rtn_f64",
+                        "ds_max_f64", "ds_max_rtn_f64"}) {
     add(s, &ds_atomic);
   }
 }

@@ -28,6 +28,24 @@ extern "C" __global__ void __launch_bounds__(256) isa_histogram(const unsigned* 
   if (threadIdx.x < 64) atomicAdd(&bins[threadIdx.x], local[threadIdx.x]);
 }
 
+// 16 bins of doubles in LDS, added with atomicAdd (gfx90a: ds_add_f64, ds_add_rtn_f64; the other
+// targets a compare-and-swap loop), the old value of one add kept per item; then written out.
+// The values are multiples of 1/4 under 2^20: every order of the adds gives the same sums.
+extern "C" __global__ void __launch_bounds__(256) isa_lds_double_sums(const unsigned* in, double* sums, double* olds,
+                                                                       unsigned n) {
+  __shared__ double bins[16];
+  if (threadIdx.x < 16) bins[threadIdx.x] = 0.0;
+  __syncthreads();
+  const unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) {
+    const double v = double(in[i] % 4096) * 0.25;
+    olds[i] = atomicAdd(&bins[in[i] % 16], v);  // returned: ds_add_rtn_f64
+    atomicAdd(&bins[(in[i] >> 4) % 16], 1.0);   // unused: ds_add_f64
+  }
+  __syncthreads();
+  if (threadIdx.x < 16) sums[blockIdx.x * 16 + threadIdx.x] = bins[threadIdx.x];
+}
+
 // Cross-lane: a butterfly sum over the wavefront (__shfl_xor), a lane read from a computed lane
 // (__shfl), and a ballot of odd inputs; what each depends on the wavefront's size.
 extern "C" __global__ void __launch_bounds__(256) isa_wave_ops(const int* in, int* sums, int* rotated,

@@ -76,6 +76,13 @@ TEST(Decode, ConstantsTakeTheOperandsType) {
   EXPECT_EQ(neg.src[0].bits, ~0ull);
   const Inst i32 = parse("gfx90a", "s_mov_b32 s0, -16");
   EXPECT_EQ(i32.src[0].bits, 0xfffffff0ull);
+  // A float inline constant of any 64-bit operand is a double, as the hardware expands it: gfx940's
+  // compiler moves the double 1.0 with v_mov_b64 (it was read as the float's bits, and an LDS
+  // atomic add of 1.0 added next to nothing).
+  const Inst mov64 = parse("gfx940", "v_mov_b64_e32 v[2:3], 1.0");
+  EXPECT_EQ(mov64.src[0].bits, 0x3ff0000000000000ull);
+  const Inst smov64 = parse("gfx90a", "s_mov_b64 s[0:1], -2.0");
+  EXPECT_EQ(smov64.src[0].bits, 0xc000000000000000ull);
 }
 
 TEST(Decode, RegistersAndModifiers) {

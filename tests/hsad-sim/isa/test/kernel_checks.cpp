@@ -60,6 +60,30 @@ void check_histogram(Runner& r) {
   for (int b = 0; b < 64; ++b) EXPECT_EQ(got[b], expect[b]) << "bin " << b;
 }
 
+// Every work-group's 16 sums exact; each returned old value is a partial sum of its bin: at least
+// 0, below the bin's total, and a multiple of 1/4 (a torn or lost update would break one of them).
+void check_lds_double_sums(Runner& r) {
+  const unsigned n = 3000, groups = (n + 255) / 256;
+  const auto in = random_u32(n, 0, 1u << 30, 5);
+  auto* sums = static_cast<double*>(r.alloc(groups * 16 * 8));
+  auto* olds = static_cast<double*>(r.alloc(n * 8));
+  r.run("isa_lds_double_sums", {groups * 256}, {256}, {r.upload(in), sums, olds, n});
+  const auto got = r.download(sums, groups * 16);
+  const auto old = r.download(olds, n);
+  std::vector<double> expect(groups * 16, 0.0);
+  for (unsigned i = 0; i < n; ++i) {
+    expect[i / 256 * 16 + in[i] % 16] += double(in[i] % 4096) * 0.25;
+    expect[i / 256 * 16 + (in[i] >> 4) % 16] += 1.0;
+  }
+  for (unsigned b = 0; b < groups * 16; ++b) EXPECT_EQ(got[b], expect[b]) << "group " << b / 16 << " bin " << b % 16;
+  for (unsigned i = 0; i < n; ++i) {
+    const double total = expect[i / 256 * 16 + in[i] % 16];
+    EXPECT_GE(old[i], 0.0) << i;
+    EXPECT_LT(old[i], total) << i;
+    EXPECT_EQ(old[i] * 4, std::floor(old[i] * 4)) << i;
+  }
+}
+
 // __shfl_xor, __shfl and __ballot: what they give depends on the wavefront's size. Every lane
 // of every wave runs (the grid is whole waves); items >= n hold 0.
 void check_wave_ops(Runner& r, const char* kernel) {

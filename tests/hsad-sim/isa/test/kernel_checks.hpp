@@ -50,6 +50,7 @@ class Runner {
 // The interpreter's own kernels (kernels/isa_test_kernels.hip; w64_* for gfx1030 in wave64).
 void check_reduce(Runner& r, const char* kernel = "isa_reduce");
 void check_histogram(Runner& r);
+void check_lds_double_sums(Runner& r);
 void check_wave_ops(Runner& r, const char* kernel = "isa_wave_ops");
 void check_collatz(Runner& r);
 void check_grids(Runner& r);
