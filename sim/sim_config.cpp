@@ -40,6 +40,7 @@ Config load() {
   }
   if (const char* t = std::getenv("HSAD_SIM_TRACE")) c.trace_path = t;
   if (const char* st = std::getenv("HSAD_SIM_STATS")) c.stats = *st && std::strcmp(st, "0") != 0;
+  if (const char* st = std::getenv("HSAD_SIM_STRICT_LDS")) c.strict_lds = *st && std::strcmp(st, "0") != 0;
   if (const char* f = std::getenv("HSAD_SIM_FAULT"); f && *f) c.fault_at = std::strtoull(f, nullptr, 10);
   return c;
 }

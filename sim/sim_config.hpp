@@ -25,6 +25,7 @@ struct Config {
   Target target{};
   std::string trace_path;      // HSAD_SIM_TRACE
   bool stats = false;          // HSAD_SIM_STATS: at exit, instructions the ISA interpreter executed
+  bool strict_lds = false;     // HSAD_SIM_STRICT_LDS: an LDS access outside the allocation faults
   std::uint64_t fault_at = 0;  // HSAD_SIM_FAULT: the Nth user dispatch (1-based) faults; 0: none
 };
 

@@ -145,6 +145,8 @@ IsaKernel isa_kernel(std::uint64_t object, const std::string& name) {
     if (!loaded || !loaded->code_segment(&code_address, &code_bytes) || object + 64 > loaded->base() + loaded->size()) {
       throw std::runtime_error("kernel '" + name + "': no loaded code object holds its descriptor at " + hex(object));
     }
+    static std::once_flag strict_once;
+    std::call_once(strict_once, [] { isa::set_strict_lds(config().strict_lds); });
     auto e = std::make_shared<Entry>();
     e->name = name;
     e->object = object;
@@ -197,5 +199,7 @@ void forget_isa_code(std::uint64_t base, std::uint64_t size) {
 
 std::uint64_t isa_instructions_executed() { return isa::instructions_executed(); }
 std::uint64_t isa_busy_ns() { return isa::interpreter_busy_ns(); }
+std::uint64_t isa_lds_accesses_outside() { return isa::lds_accesses_outside(); }
+std::string isa_first_lds_access_outside() { return isa::first_lds_access_outside(); }
 
 }  // namespace hsad::sim

@@ -265,6 +265,11 @@ std::uint64_t create_aql_queue(std::uint32_t node, void* ring, std::uint64_t rin
                      "hsad-sim: the ISA interpreter executed %.0f wave instructions in %.3f s of thread time "
                      "(%.2f million per second per thread)\n",
                      n, s, s > 0 ? n / s / 1e6 : 0.0);
+        if (const std::uint64_t outside = isa_lds_accesses_outside()) {
+          std::fprintf(stderr, "hsad-sim: %llu LDS accesses outside their work-group's allocation read 0 or wrote nowhere "
+                       "(as on the hardware; --strict-lds makes them faults); the first: %s\n",
+                       static_cast<unsigned long long>(outside), isa_first_lds_access_outside().c_str());
+        }
       });
     }
   });

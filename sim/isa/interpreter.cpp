@@ -10,6 +10,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <memory>
 #include <mutex>
 
@@ -22,6 +23,11 @@ namespace kd = llvm::amdhsa;
 namespace {
 std::atomic<std::uint64_t> executed{0};
 std::atomic<std::uint64_t> busy_ns{0};
+// LDS accesses outside the work-group's allocation: how many, and the first one's description.
+std::atomic<bool> strict_lds{false};
+std::atomic<std::uint64_t> lds_outside{0};
+std::mutex lds_outside_mutex;
+std::string first_lds_outside;
 // A wave that runs this many instructions is stopped: a kernel that never ends must not keep
 // the simulated GPU's thread forever.
 constexpr std::uint64_t kInstructionBudget = 1ull << 34;
@@ -124,11 +130,28 @@ bool WorkGroup::global_range(std::uint64_t address, std::uint64_t bytes) {
 }
 
 std::uint8_t* WorkGroup::shared(const Wave& wave, const Inst& inst, std::uint64_t offset, std::uint32_t bytes) {
-  if (offset + bytes > lds_bytes || offset + bytes < offset) {
-    fault(wave, inst, "an LDS access of " + std::to_string(bytes) + " bytes at " + std::to_string(offset) +
-                          " lies outside the work-group's " + std::to_string(lds_bytes) + " bytes (the hardware drops it)");
+  if (offset + bytes <= lds_bytes && offset + bytes >= offset) return lds + offset;
+  const std::string what = "an LDS access of " + std::to_string(bytes) + " bytes at " + std::to_string(offset) +
+                           " lies outside the work-group's " + std::to_string(lds_bytes) + " bytes";
+  if (strict_lds.load(std::memory_order_relaxed)) fault(wave, inst, what + " (strict LDS checking)");
+  // As the hardware does: the read gives zeros, the write (an atomic's too) goes nowhere. Every
+  // caller uses the bytes at once, before it asks for the next lane's.
+  if (lds_outside.fetch_add(1, std::memory_order_relaxed) == 0) {
+    std::lock_guard<std::mutex> lock(lds_outside_mutex);
+    first_lds_outside = "kernel '" + dispatch.kernel + "', '" + inst.text + "': " + what;
   }
-  return lds + offset;
+  if (bytes > sizeof outside_) fault(wave, inst, what);  // no instruction moves this much at once
+  std::memset(outside_, 0, sizeof outside_);
+  return outside_;
+}
+
+void set_strict_lds(bool strict) { strict_lds.store(strict, std::memory_order_relaxed); }
+
+std::uint64_t lds_accesses_outside() { return lds_outside.load(std::memory_order_relaxed); }
+
+std::string first_lds_access_outside() {
+  std::lock_guard<std::mutex> lock(lds_outside_mutex);
+  return first_lds_outside;
 }
 
 std::uint8_t* WorkGroup::private_dword(const Wave& wave, const Inst& inst, std::uint64_t wave_base, std::uint64_t offset,
@@ -148,6 +171,10 @@ std::uint8_t* WorkGroup::private_dword(const Wave& wave, const Inst& inst, std::
 }
 
 void unknown_instruction(WorkGroup& group, Wave& wave, const Inst& inst) {
+  const std::string_view base = base_mnemonic(std::string_view(inst.text).substr(0, inst.text.find(' ')));
+  if ((inst.flags & kClamp) && find_op(base)) {
+    group.fault(wave, inst, "an instruction the interpreter does not implement (clamp saturating its integer result)");
+  }
   group.fault(wave, inst, "an instruction the interpreter does not implement");
 }
 

@@ -108,4 +108,11 @@ void run_grid(const Program& program, const KernelDescriptor& kd, std::uint64_t 
 std::uint64_t instructions_executed();
 std::uint64_t interpreter_busy_ns();
 
+// LDS accesses outside a work-group's allocation read zeros and write nowhere, as on AMD GPUs
+// (rocPRIM's merge of an empty input reads one); strict: they fault instead, for a developer
+// looking for the bug. How many there were in this process, and the first one, named.
+void set_strict_lds(bool strict);
+std::uint64_t lds_accesses_outside();
+std::string first_lds_access_outside();
+
 }  // namespace hsad::isa

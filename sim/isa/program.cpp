@@ -5,6 +5,7 @@
 
 #include "semantics.hpp"
 
+#include <cctype>
 #include <llvm-c/Disassembler.h>
 #include <llvm-c/Target.h>
 
@@ -369,6 +370,23 @@ Target target_for(std::string_view processor, bool wave64) {
   throw std::runtime_error("the ISA interpreter does not know the processor '" + std::string(processor) + "'");
 }
 
+bool clamp_saturates_integer(std::string_view m) {
+  if (!starts_with(m, "v_") || starts_with(m, "v_cvt_")) return false;
+  std::size_t at = 2;
+  while (at < m.size()) {
+    const std::size_t end = std::min(m.find('_', at), m.size());
+    const std::string_view t = m.substr(at, end - at);
+    if (t.size() >= 2 && (t[0] == 'u' || t[0] == 'i' || t[0] == 'b') && std::isdigit(static_cast<unsigned char>(t[1]))) {
+      return true;
+    }
+    if (t.size() >= 2 && (t[0] == 'f' || (t[0] == 'b' && t[1] == 'f')) && std::isdigit(static_cast<unsigned char>(t.back()))) {
+      return false;
+    }
+    at = end + 1;
+  }
+  return false;
+}
+
 const OpInfo* find_op(std::string_view mnemonic) {
   const auto& t = op_table();
   auto it = t.find(mnemonic);
@@ -409,6 +427,7 @@ Inst parse_instruction(const Target& target, std::string_view text, std::uint64_
     mods.assign(tail.begin() + (tail.empty() ? 0 : 1), tail.end());
   }
   for (std::string_view m : mods) apply_modifier(in, m);
+  if ((in.flags & kClamp) && op && !op->int_clamp && clamp_saturates_integer(mnemonic)) in.fn = &unknown_instruction;
 
   const Format format = format_of(mnemonic);
   auto reg = [&](std::string_view s, Type t = Type::b32) { return parse_operand(s, t); };
@@ -565,7 +584,12 @@ Program::Program(const Target& target, std::uint64_t address, std::string_view c
     Inst in = parse_instruction(target_, text, address + off, std::uint32_t(len));
     by_word_[off / 4] = std::uint32_t(insts_.size() + 1);
     const std::string base(base_mnemonic(in.text.substr(0, in.text.find(' '))));
-    mnemonics_[base] = in.fn != &unknown_instruction;
+    // An integer instruction with clamp its handler does not saturate counts as an instruction of
+    // its own: "v_sub_u32 clamp".
+    const bool unsaturated = (in.flags & kClamp) && in.fn == &unknown_instruction && find_op(base) != nullptr;
+    const std::string key = unsaturated ? base + " clamp" : base;
+    const bool known = in.fn != &unknown_instruction;
+    if (auto it = mnemonics_.find(key); it == mnemonics_.end()) mnemonics_.emplace(key, known);
     if (base == "ds_swizzle_b32") {  // the printer spells the pattern as a macro: take the encoded bits
       std::uint32_t word;
       std::memcpy(&word, bytes + off, 4);

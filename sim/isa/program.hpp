@@ -35,7 +35,13 @@ struct OpInfo {
   std::uint8_t nsrc = 0;
   Type type[4] = {Type::b32, Type::b32, Type::b32, Type::b32};
   void (*prepare)(Inst& in) = nullptr;  // decode-time work of the semantics (memory widths, atomics)
+  // The handler saturates an integer result under VOP3's clamp bit. An instruction with an integer
+  // result and clamp whose handler does not decodes as unknown ("v_sub_u32 clamp"): it would be wrong.
+  bool int_clamp = false;
 };
+// Whether the mnemonic's result is an integer (its first type: "v_sub_u32", "v_mad_u64_u32") that
+// clamp saturates; float results are clamped to [0, 1] for every handler, conversions saturate anyway.
+bool clamp_saturates_integer(std::string_view mnemonic);
 // The semantics tables register here (by base mnemonic: "v_add_f32", without _e32 / _e64).
 const OpInfo* find_op(std::string_view mnemonic);
 void register_op(const char* mnemonic, const OpInfo& info);

@@ -81,7 +81,9 @@ class WorkGroup {
   std::uint8_t* global(const Wave& wave, const Inst& inst, std::uint64_t address, std::uint32_t bytes);
   // Whether [address, address + bytes) lies in one allocation (no fault where it does not).
   bool global_range(std::uint64_t address, std::uint64_t bytes);
-  // LDS bytes [offset, offset + bytes) of this work-group; faults outside the allocation.
+  // LDS bytes [offset, offset + bytes) of this work-group. Outside the allocation, as on the
+  // hardware, bytes that read as zeros and take a write nowhere (counted: lds_accesses_outside);
+  // a fault under set_strict_lds(true).
   std::uint8_t* shared(const Wave& wave, const Inst& inst, std::uint64_t offset, std::uint32_t bytes);
   // The lane's private dword at byte `offset` of the wave's private segment (swizzled by lane, as
   // the scratch buffer resource and flat scratch address it); faults outside the segment.
@@ -94,6 +96,7 @@ class WorkGroup {
   };
   Range cache_[8];
   std::uint32_t next_ = 0;
+  alignas(16) std::uint8_t outside_[64] = {};  // what an LDS access outside the allocation reads and writes
 };
 
 // The handler of a mnemonic the interpreter does not know: a fault naming it.

@@ -225,12 +225,28 @@ namespace {
 using U = std::uint64_t;
 constexpr Type b32 = Type::b32, i32 = Type::i32, f32t = Type::f32, b64 = Type::b64, i64 = Type::i64, f64t = Type::f64;
 
-void reg(const char* name, Handler fn, std::uint8_t nsrc, Type t0 = b32, Type t1 = b32, Type t2 = b32) {
+void reg(const char* name, Handler fn, std::uint8_t nsrc, Type t0 = b32, Type t1 = b32, Type t2 = b32,
+         bool int_clamp = false) {
   OpInfo info;
   info.fn = fn;
   info.nsrc = nsrc;
   info.type[0] = t0, info.type[1] = t1, info.type[2] = t2;
+  info.int_clamp = int_clamp;
   register_op(name, info);
+}
+
+// Unsigned adds and subtracts of `bits` bits; under clamp they saturate at 0 and the maximum, as
+// VOP3's clamp bit makes them (rocPRIM's merge path computes max(0, diag - n) as one clamped sub).
+template <int Bits>
+U add_sat(U a, U b, bool sat) {
+  constexpr U max = (U(1) << Bits) - 1;
+  const U r = (a & max) + (b & max);
+  return sat && r > max ? max : r & max;
+}
+template <int Bits>
+U sub_sat(U a, U b, bool sat) {
+  constexpr U max = (U(1) << Bits) - 1;
+  return sat && (b & max) > (a & max) ? 0 : ((a & max) - (b & max)) & max;
 }
 
 // An IEEE half's bits (the low 16 of v) and back. Sums and products of two halves are exact in
@@ -422,12 +438,16 @@ void register_vector_ops() {
       3, f32t, f32t);
 
   // ---- 32-bit integer
-  reg("v_add_u32", L(valu<2, b32>(w, in, F2(u32(a + b)))), 2);
-  reg("v_add_nc_u32", L(valu<2, b32>(w, in, F2(u32(a + b)))), 2);
-  reg("v_sub_u32", L(valu<2, b32>(w, in, F2(u32(a - b)))), 2);
-  reg("v_sub_nc_u32", L(valu<2, b32>(w, in, F2(u32(a - b)))), 2);
-  reg("v_subrev_u32", L(valu<2, b32>(w, in, F2(u32(b - a)))), 2);
-  reg("v_subrev_nc_u32", L(valu<2, b32>(w, in, F2(u32(b - a)))), 2);
+#define SAT2(expr) [sat = (in.flags & kClamp) != 0](U a, U b, U, int) -> U { return expr; }
+  for (const char* name : {"v_add_u32", "v_add_nc_u32"}) {
+    reg(name, L(valu<2, b32>(w, in, SAT2(add_sat<32>(a, b, sat)))), 2, b32, b32, b32, true);
+  }
+  for (const char* name : {"v_sub_u32", "v_sub_nc_u32"}) {
+    reg(name, L(valu<2, b32>(w, in, SAT2(sub_sat<32>(a, b, sat)))), 2, b32, b32, b32, true);
+  }
+  for (const char* name : {"v_subrev_u32", "v_subrev_nc_u32"}) {
+    reg(name, L(valu<2, b32>(w, in, SAT2(sub_sat<32>(b, a, sat)))), 2, b32, b32, b32, true);
+  }
   reg("v_add3_u32", L(valu<3, b32>(w, in, F3(u32(a + b + c)))), 3);
   reg("v_add_lshl_u32", L(valu<3, b32>(w, in, F3(u32(u32(a + b) << (c & 31))))), 3);
   reg("v_lshl_add_u32", L(valu<3, b32>(w, in, F3(u32((u32(a) << (b & 31)) + c)))), 3);
@@ -596,11 +616,13 @@ void register_vector_ops() {
 
   // ---- 16-bit integer (the low half of each source, or the half op_sel names)
   constexpr Type b16 = Type::b16;
-  reg("v_add_u16", L(valu<2, b16>(w, in, F2(a + b))), 2, b16, b16);
-  reg("v_add_nc_u16", L(valu<2, b16>(w, in, F2(a + b))), 2, b16, b16);
-  reg("v_sub_u16", L(valu<2, b16>(w, in, F2(a - b))), 2, b16, b16);
-  reg("v_sub_nc_u16", L(valu<2, b16>(w, in, F2(a - b))), 2, b16, b16);
-  reg("v_subrev_u16", L(valu<2, b16>(w, in, F2(b - a))), 2, b16, b16);
+  for (const char* name : {"v_add_u16", "v_add_nc_u16"}) {
+    reg(name, L(valu<2, b16>(w, in, SAT2(add_sat<16>(a, b, sat)))), 2, b16, b16, b32, true);
+  }
+  for (const char* name : {"v_sub_u16", "v_sub_nc_u16"}) {
+    reg(name, L(valu<2, b16>(w, in, SAT2(sub_sat<16>(a, b, sat)))), 2, b16, b16, b32, true);
+  }
+  reg("v_subrev_u16", L(valu<2, b16>(w, in, SAT2(sub_sat<16>(b, a, sat)))), 2, b16, b16, b32, true);
   reg("v_mul_lo_u16", L(valu<2, b16>(w, in, F2(a * b))), 2, b16, b16);
   reg("v_mad_u16", L(valu<3, b16>(w, in, F3(a * b + c))), 3, b16, b16, b16);
   reg("v_lshlrev_b16", L(valu<2, b16>(w, in, F2(b << (a & 15)))), 2, b16, b16);
@@ -628,6 +650,7 @@ void register_vector_ops() {
       if (op == 0) r = x + y + ci, c = r >> 32;              // add
       else if (op == 1) r = x - y - ci, c = y + ci > x;      // sub: borrow
       else r = y - x - ci, c = x + ci > y;                   // subrev
+      if ((in.flags & kClamp) && c) r = op == 0 ? 0xffffffffu : 0;  // clamp: saturated, the carry still out
       out.v[l] = u32(r);
       if (c) cout |= 1ull << l;
     }
@@ -635,15 +658,15 @@ void register_vector_ops() {
     write_mask(w, in.dst[1], cout);
   };
   static decltype(carry) carry_fn = carry;
-  reg("v_add_co_u32", L(carry_fn(w, in, false, 0)), 2);
-  reg("v_sub_co_u32", L(carry_fn(w, in, false, 1)), 2);
-  reg("v_subrev_co_u32", L(carry_fn(w, in, false, 2)), 2);
-  reg("v_addc_co_u32", L(carry_fn(w, in, true, 0)), 3);
-  reg("v_subb_co_u32", L(carry_fn(w, in, true, 1)), 3);
-  reg("v_subbrev_co_u32", L(carry_fn(w, in, true, 2)), 3);
-  reg("v_add_co_ci_u32", L(carry_fn(w, in, true, 0)), 3);
-  reg("v_sub_co_ci_u32", L(carry_fn(w, in, true, 1)), 3);
-  reg("v_subrev_co_ci_u32", L(carry_fn(w, in, true, 2)), 3);
+  reg("v_add_co_u32", L(carry_fn(w, in, false, 0)), 2, b32, b32, b32, true);
+  reg("v_sub_co_u32", L(carry_fn(w, in, false, 1)), 2, b32, b32, b32, true);
+  reg("v_subrev_co_u32", L(carry_fn(w, in, false, 2)), 2, b32, b32, b32, true);
+  reg("v_addc_co_u32", L(carry_fn(w, in, true, 0)), 3, b32, b32, b32, true);
+  reg("v_subb_co_u32", L(carry_fn(w, in, true, 1)), 3, b32, b32, b32, true);
+  reg("v_subbrev_co_u32", L(carry_fn(w, in, true, 2)), 3, b32, b32, b32, true);
+  reg("v_add_co_ci_u32", L(carry_fn(w, in, true, 0)), 3, b32, b32, b32, true);
+  reg("v_sub_co_ci_u32", L(carry_fn(w, in, true, 1)), 3, b32, b32, b32, true);
+  reg("v_subrev_co_ci_u32", L(carry_fn(w, in, true, 2)), 3, b32, b32, b32, true);
   // v_mad_u64_u32 / v_mad_i64_i32: 64-bit result, carry-out in the second destination.
   reg("v_mad_u64_u32", L(LaneValues a; LaneValues b; LaneValues c; LaneValues out; std::uint64_t wr = w.exec();
                          gather(w, in, 0, a, wr); gather(w, in, 1, b, wr); gather(w, in, 2, c, wr);

@@ -46,6 +46,34 @@ extern "C" __global__ void __launch_bounds__(256) isa_lds_double_sums(const unsi
   if (threadIdx.x < 16) sums[blockIdx.x * 16 + threadIdx.x] = bins[threadIdx.x];
 }
 
+// LDS past the work-group's 256 bytes: item `outside` of a 64-word array, written and read back.
+// On AMD GPUs the write goes nowhere and the read gives 0; the words inside are untouched.
+extern "C" __global__ void __launch_bounds__(64) isa_lds_outside(unsigned* out, unsigned outside) {
+  __shared__ unsigned s[64];
+  s[threadIdx.x] = threadIdx.x + 1;
+  __syncthreads();
+  if (threadIdx.x == 0) s[outside] = 0xdeadbeefu;
+  __syncthreads();
+  out[threadIdx.x] = s[threadIdx.x];
+  if (threadIdx.x == 0) out[64] = s[outside];
+}
+
+// Saturating arithmetic, which the compiler turns into VOP3 adds and subtracts with the clamp
+// bit: a - b at least 0, a + b at most the maximum, 32 and 16 bits.
+extern "C" __global__ void __launch_bounds__(256) isa_saturating(const unsigned* a, const unsigned* b, unsigned* out,
+                                                                  unsigned n) {
+  const unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  const unsigned x = a[i], y = b[i];
+  const unsigned sum = x + y;
+  out[4 * i] = x > y ? x - y : 0u;
+  out[4 * i + 1] = sum < x ? 0xffffffffu : sum;
+  const unsigned short hx = (unsigned short)x, hy = (unsigned short)y;
+  out[4 * i + 2] = hx > hy ? (unsigned short)(hx - hy) : 0u;
+  const unsigned hs = unsigned(hx) + hy;
+  out[4 * i + 3] = hs > 0xffffu ? 0xffffu : hs;
+}
+
 // Cross-lane: a butterfly sum over the wavefront (__shfl_xor), a lane read from a computed lane
 // (__shfl), and a ballot of odd inputs; what each depends on the wavefront's size.
 extern "C" __global__ void __launch_bounds__(256) isa_wave_ops(const int* in, int* sums, int* rotated,

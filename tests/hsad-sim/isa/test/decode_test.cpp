@@ -85,6 +85,22 @@ TEST(Decode, ConstantsTakeTheOperandsType) {
   EXPECT_EQ(smov64.src[0].bits, 0xc000000000000000ull);
 }
 
+// Clamp on an integer result saturates; where the interpreter does not model that for an
+// instruction, the instruction with clamp decodes as unknown (never silently wrong), and a walk
+// names it apart from the same instruction without clamp.
+TEST(Decode, ClampOnAnIntegerResultIsSaturatedOrUnknown) {
+  register_all_ops();
+  EXPECT_NE(parse("gfx90a", "v_sub_u32_e64 v5, v3, s6 clamp").fn, &unknown_instruction);
+  EXPECT_NE(parse("gfx1030", "v_add_nc_u32_e64 v1, v6, v2 clamp").fn, &unknown_instruction);
+  EXPECT_NE(parse("gfx90a", "v_mad_u32_u24 v0, v1, v2, v3").fn, &unknown_instruction);
+  EXPECT_EQ(parse("gfx90a", "v_mad_u32_u24 v0, v1, v2, v3 clamp").fn, &unknown_instruction);
+  EXPECT_NE(parse("gfx90a", "v_add_f32_e64 v0, v1, v2 clamp").fn, &unknown_instruction);  // [0, 1]
+  EXPECT_NE(parse("gfx90a", "v_cvt_u32_f32_e64 v0, v1 clamp").fn, &unknown_instruction);
+  EXPECT_TRUE(clamp_saturates_integer("v_mad_u64_u32"));
+  EXPECT_FALSE(clamp_saturates_integer("v_fma_f32"));
+  EXPECT_FALSE(clamp_saturates_integer("v_cvt_f32_u32"));
+}
+
 TEST(Decode, RegistersAndModifiers) {
   register_all_ops();
   const Inst v = parse("gfx90a", "v_fma_f64 v[4:5], -v[0:1], |v[2:3]|, s[6:7]");

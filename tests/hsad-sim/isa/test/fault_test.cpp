@@ -62,6 +62,24 @@ TEST_P(Faults, AMisalignedAtomicIsRefused) {
                "global_atomic_add", "misaligned");
 }
 
+// LDS outside the work-group's allocation is no fault on AMD GPUs: the write goes nowhere, the
+// read gives 0 (rocPRIM's merge of an empty input reads such a word). Counted; a fault only where
+// asked for (hsad-sim --strict-lds), for a developer looking for the bug.
+TEST_P(Faults, AnLdsAccessOutsideTheAllocationReadsZeroUnlessStrict) {
+  auto* out = memory.make<std::uint32_t>(65);
+  const std::uint64_t before = lds_accesses_outside();
+  code.run("isa_lds_outside", {64}, {64}, {out, 1000u}, memory);
+  EXPECT_EQ(lds_accesses_outside() - before, 2u);  // the write and the read
+  for (std::uint32_t i = 0; i < 64; ++i) EXPECT_EQ(out[i], i + 1) << "the words inside are untouched";
+  EXPECT_EQ(out[64], 0u);
+  EXPECT_NE(first_lds_access_outside().find("lies outside the work-group's 256 bytes"), std::string::npos)
+      << first_lds_access_outside();
+  set_strict_lds(true);
+  const std::string m = fault_of("isa_lds_outside", {64}, {64}, {out, 1000u});
+  set_strict_lds(false);
+  expect_names(m, "isa_lds_outside", "ds_write", "an LDS access of 4 bytes at 4000 lies outside the work-group's 256 bytes");
+}
+
 INSTANTIATE_TEST_SUITE_P(Targets, Faults, ::testing::Values("gfx90a", "gfx908", "gfx1030"));
 
 }  // namespace

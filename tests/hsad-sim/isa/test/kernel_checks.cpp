@@ -84,6 +84,26 @@ void check_lds_double_sums(Runner& r) {
   }
 }
 
+// Saturating adds and subtracts (VOP3 with clamp): edge values and random ones, exactly.
+void check_saturating(Runner& r) {
+  std::vector<std::uint32_t> a = {0, 1, 5, 0xffffffffu, 0x80000000u, 0xfffeu, 70000};
+  std::vector<std::uint32_t> b = {0, 2, 5, 1, 0x80000000u, 3, 65535};
+  const auto ra = random_u32(500, 0, 0xffffffffu, 6), rb = random_u32(500, 0, 0xffffffffu, 7);
+  a.insert(a.end(), ra.begin(), ra.end());
+  b.insert(b.end(), rb.begin(), rb.end());
+  const unsigned n = unsigned(a.size());
+  auto* out = static_cast<std::uint32_t*>(r.alloc(n * 16));
+  r.run("isa_saturating", {(n + 255) / 256 * 256}, {256}, {r.upload(a), r.upload(b), out, n});  // whole groups
+  const auto got = r.download(out, 4 * n);
+  for (unsigned i = 0; i < n; ++i) {
+    const std::uint64_t x = a[i], y = b[i], hx = x & 0xffff, hy = y & 0xffff;
+    EXPECT_EQ(got[4 * i], x > y ? x - y : 0) << a[i] << " - " << b[i];
+    EXPECT_EQ(got[4 * i + 1], std::min<std::uint64_t>(x + y, 0xffffffffu)) << a[i] << " + " << b[i];
+    EXPECT_EQ(got[4 * i + 2], hx > hy ? hx - hy : 0) << a[i] << " - " << b[i] << " (16 bits)";
+    EXPECT_EQ(got[4 * i + 3], std::min<std::uint64_t>(hx + hy, 0xffff)) << a[i] << " + " << b[i] << " (16 bits)";
+  }
+}
+
 // __shfl_xor, __shfl and __ballot: what they give depends on the wavefront's size. Every lane
 // of every wave runs (the grid is whole waves); items >= n hold 0.
 void check_wave_ops(Runner& r, const char* kernel) {
