@@ -16,6 +16,7 @@ packages=(
   libhsakmt-dev                  # the KFD thunk's types, for the simulated GPU's stand-in libhsakmt (tests)
   rocminfo                       # AMD's own tool, run under hsad-sim by the tests
   librocrand-dev libhiprand-dev  # AMD's own libraries, run under hsad-sim by the tests (label amd-libs)
+  librocsparse-dev libhipsparse-dev librocprim-dev  # ... and rocSPARSE, hipSPARSE, rocPRIM (headers)
   libopenmpi-dev openmpi-bin     # laplacian-bench --mpi and its tests (optional: without MPI it is left out)
   dpkg-dev file                  # CPack's Debian packages: dpkg-shlibdeps for their dependencies
   python3-matplotlib             # scripts/plot.py: the benches' JSON as SVG

@@ -1,0 +1,124 @@
+// isa_library_walk: every instruction of the AMD code objects inside host programs and libraries
+// (the offload bundles of their .hip_fatbin sections) decoded for one target, and each checked
+// against what the interpreter implements. Code its authors did not write: Debian's rocRAND and
+// rocSPARSE, and the test programs hipcc built from rocPRIM's headers.
+//   isa_library_walk --target gfx90a FILE...
+// Prints per file the code objects found, the distinct instructions and those the interpreter
+// lacks; exits 1 when any file lacks a .hip_fatbin or an instruction is unknown, 2 on bad usage.
+#include <elf.h>
+
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <iterator>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "codeobject/elf_sections.hpp"
+#include "hsad/code_object.hpp"
+#include "program.hpp"
+#include "semantics.hpp"
+
+namespace {
+using namespace hsad;
+
+std::string read_file(const char* path) {
+  std::ifstream f(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(f), {});
+}
+
+bool is_elf(std::string_view bytes) { return bytes.size() >= sizeof(Elf64_Ehdr) && bytes.compare(0, 4, "\x7f" "ELF") == 0; }
+
+// The executable segment of a code object, and the address it is loaded at.
+std::string_view code_of(std::string_view elf, std::uint64_t* address) {
+  Elf64_Ehdr eh;
+  std::memcpy(&eh, elf.data(), sizeof eh);
+  for (int i = 0; i < eh.e_phnum; ++i) {
+    Elf64_Phdr ph;
+    std::memcpy(&ph, elf.data() + eh.e_phoff + std::size_t(i) * sizeof ph, sizeof ph);
+    if (ph.p_type == PT_LOAD && (ph.p_flags & PF_X)) {
+      *address = ph.p_vaddr;
+      return elf.substr(ph.p_offset, ph.p_filesz);
+    }
+  }
+  return {};
+}
+
+// "hipv4-amdgcn-amd-amdhsa--gfx90a:xnack-" is a code object of gfx90a (any feature settings).
+bool for_target(const std::string& id, const std::string& target) {
+  const std::string key = "--" + target;
+  const auto at = id.find(key);
+  if (at == std::string::npos) return false;
+  const auto end = at + key.size();
+  return end == id.size() || id[end] == ':';
+}
+
+struct Walk {
+  int code_objects = 0;
+  std::set<std::string> used, unknown;
+};
+
+// Every offload bundle in the .hip_fatbin section (a library has one per translation unit).
+Walk walk(std::string_view file, const std::string& target) {
+  Elf64_Ehdr eh;
+  std::memcpy(&eh, file.data(), sizeof eh);
+  std::string_view fatbin;
+  for (const auto& s : codeobject::elf_sections(file, eh)) {
+    if (s.name == ".hip_fatbin") fatbin = s.bytes;
+  }
+  Walk w;
+  const std::string magic = "__CLANG_OFFLOAD_BUNDLE__";
+  for (std::size_t at = fatbin.find(magic); at != std::string_view::npos; at = fatbin.find(magic, at + 1)) {
+    std::vector<BundleEntry> entries;
+    try {
+      entries = unbundle(fatbin.substr(at));
+    } catch (const std::exception&) {
+      continue;  // the magic inside another bundle's bytes
+    }
+    for (const BundleEntry& e : entries) {
+      if (!for_target(e.id, target) || !is_elf(e.bytes)) continue;
+      std::uint64_t address = 0;
+      const std::string_view code = code_of(e.bytes, &address);
+      if (code.empty()) continue;
+      const isa::Program program(isa::target_for(target), address, code);
+      ++w.code_objects;
+      for (const auto& [mnemonic, implemented] : program.mnemonics()) {
+        w.used.insert(mnemonic);
+        if (!implemented) w.unknown.insert(mnemonic);
+      }
+    }
+  }
+  return w;
+}
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 4 || std::string(argv[1]) != "--target") {
+    std::fprintf(stderr, "usage: isa_library_walk --target gfx90a|gfx908|gfx1030|... FILE...\n");
+    return 2;
+  }
+  const std::string target = argv[2];
+  hsad::isa::register_all_ops();
+  int failures = 0;
+  for (int a = 3; a < argc; ++a) {
+    const std::string bytes = read_file(argv[a]);
+    if (!is_elf(bytes)) {
+      std::printf("%s: not an ELF file, or not readable\n", argv[a]);
+      ++failures;
+      continue;
+    }
+    const Walk w = walk(bytes, target);
+    if (w.code_objects == 0) {
+      std::printf("%s: no %s code object in a .hip_fatbin section\n", argv[a], target.c_str());
+      ++failures;
+      continue;
+    }
+    std::string unknown;
+    for (const std::string& m : w.unknown) unknown += " " + m;
+    std::printf("%s: %s: %d code objects, %zu distinct instructions, unknown:%s\n", argv[a], target.c_str(),
+                w.code_objects, w.used.size(), unknown.empty() ? " none" : unknown.c_str());
+    failures += !w.unknown.empty();
+  }
+  return failures == 0 ? 0 : 1;
+}
