@@ -274,15 +274,11 @@ void init_wave(Wave& w, WorkGroup& g, const Target& target, const KernelDescript
 
   const std::uint32_t ids = field(d.rsrc2, kd::COMPUTE_PGM_RSRC2_ENABLE_VGPR_WORKITEM_ID,
                                   kd::COMPUTE_PGM_RSRC2_ENABLE_VGPR_WORKITEM_ID_SHIFT);
-  std::uint64_t exec = 0;
-  for (std::uint32_t lane = 0; lane < w.lanes; ++lane) {
-    const std::uint32_t flat = first_item + lane;
-    if (flat >= items) {
-      w.vreg(0, lane) = 0;
-      continue;
-    }
-    exec |= 1ull << lane;
-    const std::uint32_t x = flat % size[0], y = (flat / size[0]) % size[1], z = flat / (size[0] * size[1]);
+  // The work-item ids: the first lane's by division, the others by counting on (this runs for
+  // every wave of every work-group, and divisions per lane were a good part of a short kernel).
+  const std::uint32_t active = first_item >= items ? 0 : std::min(w.lanes, items - first_item);
+  std::uint32_t x = first_item % size[0], y = (first_item / size[0]) % size[1], z = first_item / (size[0] * size[1]);
+  for (std::uint32_t lane = 0; lane < active; ++lane) {
     if (target.packed_workitem_ids) {
       w.vreg(0, lane) = x | (y << 10) | (z << 20);
     } else {
@@ -290,8 +286,13 @@ void init_wave(Wave& w, WorkGroup& g, const Target& target, const KernelDescript
       if (ids >= 1 && w.num_v > 1) w.vreg(1, lane) = y;
       if (ids >= 2 && w.num_v > 2) w.vreg(2, lane) = z;
     }
+    if (++x == size[0]) {
+      x = 0;
+      if (++y == size[1]) y = 0, ++z;
+    }
   }
-  w.set_exec(exec);
+  for (std::uint32_t lane = active; lane < w.lanes; ++lane) w.vreg(0, lane) = 0;
+  w.set_exec(active == 64 ? ~0ull : (1ull << active) - 1);
 }
 
 }  // namespace

@@ -34,9 +34,60 @@ inline double f64(std::uint64_t b) { return as_f64(b); }
 inline std::uint64_t of32(float f) { return bits32(f); }
 inline std::uint64_t of64(double d) { return bits64(d); }
 
+// Whether the first `n` sources of an instruction can be read as 32-bit rows: no DPP or SDWA,
+// each 32 bits wide and unmodified (a VGPR, an AGPR or one scalar). Most VALU instructions can.
+inline bool plain_sources32(const Inst& in, int n) {
+  if (in.dpp != Dpp::none || in.sdwa) return false;
+  for (int i = 0; i < n; ++i) {
+    const Type t = in.type[i];
+    if (is_64(t) || t == Type::b16 || t == Type::f16 || in.src[i].abs || in.src[i].neg) return false;
+  }
+  return true;
+}
+
+// ... and its result `r` written as one: 32 bits to a VGPR or AGPR, without an output modifier.
+inline bool plain32(const Inst& in, int n, Type r) {
+  if (in.omod || (in.flags & kClamp) || is_64(r) || r == Type::b16 || r == Type::f16) return false;
+  if (in.dst[0].kind != Operand::vgpr && in.dst[0].kind != Operand::agpr) return false;
+  return plain_sources32(in, n);
+}
+
+// The lanes of source `i` as 32-bit words: its register's row, or `broadcast` filled with the scalar.
+inline const std::uint32_t* lanes32(const Wave& w, const Inst& in, int i, std::uint32_t* broadcast) {
+  const Operand& o = in.src[i];
+  if (o.kind == Operand::vgpr) return w.v + std::size_t(vreg_of(w, o, std::uint8_t(1u << i))) * w.lanes;
+  if (o.kind == Operand::agpr) return w.a + std::size_t(o.reg) * w.lanes;
+  const std::uint32_t v = scalar32(w, o);
+  for (std::uint32_t l = 0; l < w.lanes; ++l) broadcast[l] = v;
+  return broadcast;
+}
+
 // One VALU instruction: N sources of the OpInfo's types, result of type R, f(a, b, c, lane).
 template <int N, Type R, class F>
 void valu(Wave& w, const Inst& in, F f) {
+  if constexpr (R == Type::b32 || R == Type::i32 || R == Type::f32) {
+    if (plain32(in, N, R)) {
+      // Straight from the register rows to the destination's, 32 bits a lane: no widening copies.
+      // A destination that is also a source is read and written lane by lane, so it stays right.
+      alignas(64) std::uint32_t broadcast[N > 0 ? N : 1][64];
+      const std::uint32_t* s[3] = {nullptr, nullptr, nullptr};
+      for (int i = 0; i < N; ++i) s[i] = lanes32(w, in, i, broadcast[i]);
+      std::uint32_t* d = dst32(w, in.dst[0], 0);
+      const auto at = [&](int i, std::uint32_t l) -> std::uint64_t { return i < N ? s[i][l] : 0; };
+      const std::uint64_t exec = w.exec();
+      if (exec == w.lane_mask()) {
+        for (std::uint32_t l = 0; l < w.lanes; ++l) d[l] = std::uint32_t(f(at(0, l), at(1, l), at(2, l), int(l)));
+      } else {
+        std::uint64_t e = exec;
+        while (e) {
+          const std::uint32_t l = std::uint32_t(__builtin_ctzll(e));
+          e &= e - 1;
+          d[l] = std::uint32_t(f(at(0, l), at(1, l), at(2, l), int(l)));
+        }
+      }
+      return;
+    }
+  }
   LaneValues src[N > 0 ? N : 1];
   LaneValues out;
   std::uint64_t writable = w.exec();
@@ -61,6 +112,20 @@ void valu(Wave& w, const Inst& in, F f) {
 // A compare: the lanes' booleans as a mask, to dst (and, for v_cmpx, to EXEC).
 template <int N, class F>
 void vcmp(Wave& w, const Inst& in, bool to_exec, F f) {
+  if (plain_sources32(in, N)) {
+    alignas(64) std::uint32_t broadcast[N][64];
+    const std::uint32_t* s[2] = {nullptr, nullptr};
+    for (int i = 0; i < N; ++i) s[i] = lanes32(w, in, i, broadcast[i]);
+    std::uint64_t mask = 0, e = w.exec();
+    while (e) {
+      const int lane = __builtin_ctzll(e);
+      e &= e - 1;
+      if (f(s[0][lane], N > 1 ? s[1][lane] : 0)) mask |= 1ull << lane;
+    }
+    if (in.ndst > 0) write_mask(w, in.dst[0], mask);
+    if (to_exec) w.set_exec(mask);
+    return;
+  }
   LaneValues src[N];
   std::uint64_t writable = w.exec();
   for (int i = 0; i < N; ++i) gather(w, in, i, src[i], writable);
