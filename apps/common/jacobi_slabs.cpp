@@ -222,28 +222,12 @@ JacobiRun JacobiSlabs::run_host_loop(std::vector<Queue>& queues, const Options& 
     batches[d].copy_to_host(parts_[d]->pinned.host_ptr(), parts_[d]->state, 16);
     batches[d].copy_to_host(static_cast<unsigned char*>(parts_[d]->pinned.host_ptr()) + 16, parts_[d]->team, kTeamHead);
   }
-  JacobiRun r;
-  const RunTimer t;
-  const auto* state = static_cast<const unsigned char*>(parts_[0]->pinned.host_ptr());
-  for (;;) {
+  return drive_from_host(p_, k, static_cast<const unsigned char*>(parts_[0]->pinned.host_ptr()), [&] {
     std::vector<Submission> subs;
     for (std::size_t d = 0; d < parts_.size(); ++d) subs.push_back(queues[d].submit(batches[d], o, std::chrono::milliseconds(600000)));
     for (Submission& s : subs) s.wait(kWaitForever);
     check_team();
-    r.iterations += k;
-    std::uint32_t condition = 0;
-    std::memcpy(&condition, state, 4);
-    if (condition == 0) break;
-    if (r.iterations >= p_.max_iterations) {
-      r.at_guard = true;
-      break;
-    }
-  }
-  t.stop(r.seconds, r.cpu_seconds);
-  double norm2 = 0;
-  std::memcpy(&norm2, state + 8, 8);
-  r.norm = std::sqrt(norm2);
-  return r;
+  });
 }
 
 std::vector<double> JacobiSlabs::solution() const {

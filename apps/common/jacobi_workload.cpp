@@ -76,16 +76,21 @@ JacobiRun JacobiSolver::run_host_loop(Queue& q, const Options& o, unsigned k) {
   Batch b;
   for (unsigned i = 0; i < k; ++i) record_iteration(b);
   b.copy_to_host(pinned_.host_ptr(), state_, 16);
+  return drive_from_host(p_, k, static_cast<const unsigned char*>(pinned_.host_ptr()),
+                         [&] { q.run(b, o, std::chrono::milliseconds(600000)); });
+}
+
+JacobiRun drive_from_host(const JacobiProblem& p, unsigned k, const unsigned char* state,
+                          const std::function<void()>& step) {
   JacobiRun r;
   const RunTimer t;
-  const auto* state = static_cast<const unsigned char*>(pinned_.host_ptr());
   for (;;) {
-    q.run(b, o, std::chrono::milliseconds(600000));
+    step();
     r.iterations += k;
     std::uint32_t condition = 0;
     std::memcpy(&condition, state, 4);
     if (condition == 0) break;
-    if (r.iterations >= p_.max_iterations) {
+    if (r.iterations >= p.max_iterations) {
       r.at_guard = true;
       break;
     }

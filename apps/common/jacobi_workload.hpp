@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -52,6 +53,12 @@ class JacobiSolver {
   Buffer pinned_;    // the host loops' copy of the state
   std::vector<double> zeros_;  // what reset() copies into u and v
 };
+
+// The host-driven loop both solvers run: `step` submits k iterations and waits for them; after
+// each step the condition (a uint32 at 0 of `state`, host memory the batches copy it to) says
+// whether to go on, up to the problem's max_iterations; the squared norm is the double at 8.
+JacobiRun drive_from_host(const JacobiProblem& p, unsigned k, const unsigned char* state,
+                          const std::function<void()>& step);
 
 // The same iteration on the host, in plain C++ (the sweeps' arithmetic, the norm in the order
 // the kernels sum it), for --verify and the tests. `devices`: the norm summed as JacobiSlabs sums

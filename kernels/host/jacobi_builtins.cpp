@@ -23,11 +23,14 @@ double tree(std::array<double, kJacobiGroup>& s) {
   return s[0];
 }
 
-void jacobi_sweep(const WorkGroup& wg) {
-  const JacobiArgs& a = wg.args<JacobiArgs>();
+// A sweep's work-group, its points through `point`: the whole grid's (jacobi_sweep) or a slab's,
+// whose outer planes also go to the neighbours (jacobi_sweep_slab).
+template <class Args, double (*point)(const Args&, std::uint64_t)>
+void sweep(const WorkGroup& wg) {
+  const Args& a = wg.args<Args>();
   std::array<double, kJacobiGroup> s{};
   const std::uint64_t first = std::uint64_t(wg.id.x) * wg.size.x;
-  for (unsigned t = 0; t < wg.size.x; ++t) s[t] = kernels::jacobi_point(a, first + t);
+  for (unsigned t = 0; t < wg.size.x; ++t) s[t] = point(a, first + t);
   if (a.partials) a.partials[wg.id.x] = tree(s);
 }
 
@@ -40,13 +43,6 @@ void jacobi_check(const WorkGroup& wg) {
   const double total = tree(s);
   *a.norm2 = total;
   *a.condition = total > a.tolerance2 ? 1u : 0u;
-}
-void jacobi_sweep_slab(const WorkGroup& wg) {
-  const JacobiSlabArgs& a = wg.args<JacobiSlabArgs>();
-  std::array<double, kJacobiGroup> s{};
-  const std::uint64_t first = std::uint64_t(wg.id.x) * wg.size.x;
-  for (unsigned t = 0; t < wg.size.x; ++t) s[t] = kernels::jacobi_slab_point(a, first + t);
-  if (a.partials) a.partials[wg.id.x] = tree(s);
 }
 
 // The other agents are other threads of this process. The arrival is itself a release store and
@@ -83,7 +79,7 @@ void jacobi_exchange(const WorkGroup& wg) {
 
 void register_jacobi_builtins() {
   register_host_kernel(make_host_kernel<JacobiArgs>(
-      "jacobi_sweep", &jacobi_sweep,
+      "jacobi_sweep", &sweep<JacobiArgs, &kernels::jacobi_point>,
       {host_arg("out", &JacobiArgs::out), host_arg("in", &JacobiArgs::in), host_arg("rhs", &JacobiArgs::rhs),
        host_arg("nx", &JacobiArgs::nx), host_arg("ny", &JacobiArgs::ny), host_arg("nz", &JacobiArgs::nz),
        host_arg("h2", &JacobiArgs::h2), host_arg("partials", &JacobiArgs::partials)}));
@@ -93,7 +89,7 @@ void register_jacobi_builtins() {
        host_arg("tolerance2", &JacobiCheckArgs::tolerance2), host_arg("condition", &JacobiCheckArgs::condition),
        host_arg("norm2", &JacobiCheckArgs::norm2)}));
   register_host_kernel(make_host_kernel<JacobiSlabArgs>(
-      "jacobi_sweep_slab", &jacobi_sweep_slab,
+      "jacobi_sweep_slab", &sweep<JacobiSlabArgs, &kernels::jacobi_slab_point>,
       {host_arg("out", &JacobiSlabArgs::out), host_arg("in", &JacobiSlabArgs::in), host_arg("rhs", &JacobiSlabArgs::rhs),
        host_arg("nx", &JacobiSlabArgs::nx), host_arg("ny", &JacobiSlabArgs::ny), host_arg("nz", &JacobiSlabArgs::nz),
        host_arg("h2", &JacobiSlabArgs::h2), host_arg("partials", &JacobiSlabArgs::partials),

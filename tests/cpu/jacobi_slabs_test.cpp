@@ -24,42 +24,44 @@ constexpr bench::JacobiProblem kProblem{14, 1e-4, 10000};
 std::vector<double> host(int devices, std::uint64_t* iterations, double* norm) {
   return bench::host_jacobi(kProblem, iterations, norm, devices);
 }
+
+// What the host's iteration over the same slabs gives, and the solver over the first `count` agents.
+struct Solve {
+  std::uint64_t iterations = 0;
+  double norm = 0;
+  std::vector<double> values;
+  bench::JacobiSlabs slabs;
+  std::vector<Queue> queues;
+  explicit Solve(int count)
+      : values(host(count, &iterations, &norm)), slabs(first_cpu_agents(std::size_t(count)), kProblem),
+        queues(slabs.make_queues()) {}
+};
 }  // namespace
 
 class JacobiSlabsDevices : public ::testing::TestWithParam<int> {};
 
 TEST_P(JacobiSlabsDevices, TheDeviceLoopsMatchTheHostsIterationOverTheSameSlabs) {
-  const int count = GetParam();
-  std::uint64_t want_iterations = 0;
-  double want_norm = 0;
-  const std::vector<double> want = host(count, &want_iterations, &want_norm);
-  bench::JacobiSlabs slabs(first_cpu_agents(std::size_t(count)), kProblem);
-  std::vector<Queue> queues = slabs.make_queues();
-  const bench::JacobiRun run = slabs.run_device_loop(queues, Options{});
-  EXPECT_EQ(run.iterations, want_iterations);
+  Solve s(GetParam());
+  const bench::JacobiRun run = s.slabs.run_device_loop(s.queues, Options{});
+  EXPECT_EQ(run.iterations, s.iterations);
   EXPECT_GT(run.iterations, 10u);
   EXPECT_FALSE(run.at_guard);
-  EXPECT_EQ(run.norm, want_norm);
-  EXPECT_EQ(slabs.solution(), want);
+  EXPECT_EQ(run.norm, s.norm);
+  EXPECT_EQ(s.slabs.solution(), s.values);
   // Again, from the start: the arrivals and mailboxes were reset with the arrays.
-  slabs.reset();
-  EXPECT_EQ(slabs.run_device_loop(queues, Options::all()).iterations, want_iterations);
-  EXPECT_EQ(slabs.solution(), want);
+  s.slabs.reset();
+  EXPECT_EQ(s.slabs.run_device_loop(s.queues, Options::all()).iterations, s.iterations);
+  EXPECT_EQ(s.slabs.solution(), s.values);
 }
 
 TEST_P(JacobiSlabsDevices, TheHostLoopsTakeTheSameIterations) {
-  const int count = GetParam();
-  std::uint64_t want_iterations = 0;
-  double want_norm = 0;
-  const std::vector<double> want = host(count, &want_iterations, &want_norm);
-  bench::JacobiSlabs slabs(first_cpu_agents(std::size_t(count)), kProblem);
-  std::vector<Queue> queues = slabs.make_queues();
-  EXPECT_EQ(slabs.run_host_loop(queues, Options{}, 1).iterations, want_iterations);
-  EXPECT_EQ(slabs.solution(), want);
-  slabs.reset();
-  const bench::JacobiRun every3 = slabs.run_host_loop(queues, Options{}, 3);  // may run up to 2 more
-  EXPECT_GE(every3.iterations, want_iterations);
-  EXPECT_LT(every3.iterations, want_iterations + 3);
+  Solve s(GetParam());
+  EXPECT_EQ(s.slabs.run_host_loop(s.queues, Options{}, 1).iterations, s.iterations);
+  EXPECT_EQ(s.slabs.solution(), s.values);
+  s.slabs.reset();
+  const bench::JacobiRun every3 = s.slabs.run_host_loop(s.queues, Options{}, 3);  // may run up to 2 more
+  EXPECT_GE(every3.iterations, s.iterations);
+  EXPECT_LT(every3.iterations, s.iterations + 3);
 }
 
 INSTANTIATE_TEST_SUITE_P(CpuJacobiSlabs, JacobiSlabsDevices, ::testing::Values(1, 2, 3));
