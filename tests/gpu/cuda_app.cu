@@ -37,6 +37,17 @@ bool has_device() {
   int n = 0;
   return cudaGetDeviceCount(&n) == cudaSuccess && n > 0;
 }
+int device_count() {
+  int n = 0;
+  CUDA(cudaGetDeviceCount(&n));
+  return n;
+}
+void set_device(int device) { CUDA(cudaSetDevice(device)); }
+int current_device() {
+  int d = -1;
+  CUDA(cudaGetDevice(&d));
+  return d;
+}
 void* device_alloc(std::size_t bytes) {
   void* p = nullptr;
   CUDA(cudaMalloc(&p, bytes));

@@ -9,6 +9,9 @@
 namespace cuda_app {
 
 bool has_device();  // cudaGetDeviceCount > 0 (false where no driver loads)
+int device_count();             // cudaGetDeviceCount
+void set_device(int device);    // cudaSetDevice
+int current_device();           // cudaGetDevice: the runtime's, from the thread's current context
 void* device_alloc(std::size_t bytes);  // cudaMalloc
 void device_free(void* p);
 void* host_alloc(std::size_t bytes);    // cudaMallocHost (pinned)

@@ -16,7 +16,9 @@
 using namespace hsad;
 
 namespace {
-const Device* cuda_device(std::string* why) {
+// Opened before the application's first CUDA runtime call that makes a context (has_device does
+// not), as an application that opens the library first does.
+const Runtime* cuda_runtime(std::string* why) {
   static std::string reasons;
   static std::unique_ptr<Runtime> rt = [] {
     for (const BackendStatus& b : Runtime::probe()) {
@@ -26,6 +28,11 @@ const Device* cuda_device(std::string* why) {
     return std::unique_ptr<Runtime>();
   }();
   *why = reasons;
+  return rt.get();
+}
+
+const Device* cuda_device(std::string* why) {
+  const Runtime* rt = cuda_runtime(why);
   return rt ? &rt->device() : nullptr;
 }
 
@@ -58,6 +65,30 @@ std::vector<std::uint32_t> read(const std::uint32_t* d, std::size_t n) {
   return v;
 }
 }  // namespace
+
+// The library leaves the application's current device as it found it. CUDA's runtime takes that
+// device from the thread's current context, which the library sets to reach each of its devices:
+// on two GPUs, opening the runtime (or any call on the last device) left GPU 1 current, and the
+// application's next cudaMalloc went there (found on the device tool's nvidia-h200-x2).
+TEST(GpuCudaInterop, TheApplicationsCurrentDeviceStaysItsOwn) {
+  REQUIRE_CUDA();
+  const Runtime& rt = *cuda_runtime(&why);
+  EXPECT_EQ(cuda_app::current_device(), 0) << "after Runtime::open";
+  for (int mine = 0; mine < cuda_app::device_count(); ++mine) {
+    cuda_app::set_device(mine);
+    for (const Device& d : rt.devices()) {
+      Buffer b = d.alloc(4096, Memory::pinned_host);
+      Buffer on_device = d.alloc(4096);
+      Queue q = d.create_queue();
+      Batch batch;
+      batch.copy_to_device(on_device, b.host_ptr(), 4096).exec(d.kernel("hsad_empty"), Dim3{1}, Dim3{1}, {});
+      q.run(batch);
+      d.copy_to_host(b.host_ptr(), on_device, 4096);
+      EXPECT_EQ(cuda_app::current_device(), mine) << "after work on " << d.info().name << " " << d.native().ordinal;
+    }
+  }
+  cuda_app::set_device(0);
+}
 
 TEST(GpuCudaInterop, ACudaRuntimeProgramAndABatchOrderEachOtherWithNoHostWait) {
   REQUIRE_CUDA();

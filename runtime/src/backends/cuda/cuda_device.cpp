@@ -104,6 +104,7 @@ CudaDevice::CudaDevice(const Driver& d, int ordinal) : d_(d) {
     guard_ = guard_slot(p, ordinal);
   }
   retain_context();
+  const CurrentContext scope = current();  // until the library's module is loaded; then the caller's again
   char name[256] = {};
   check(d_.cuDeviceGetName(name, sizeof name, device_), "cuDeviceGetName");
   auto attr = [&](CUdevice_attribute a) {
@@ -151,7 +152,6 @@ void CudaDevice::retain_context() {
   primary_.reset(context_, [drv, dev, guard](CUcontext) {
     if (guard->can_free()) drv->cuDevicePrimaryCtxRelease(dev);
   });
-  make_current();
 }
 
 void CudaDevice::refuse_while_stuck(const char* call) {
@@ -165,7 +165,6 @@ void CudaDevice::refuse_while_stuck(const char* call) {
 
 void CudaDevice::reset_device(const std::vector<std::shared_ptr<detail::QueueImpl>>&) {
   refuse_while_stuck("cuDevicePrimaryCtxReset");
-  make_current();
   check(d_.cuDevicePrimaryCtxReset(device_), "cuDevicePrimaryCtxReset");
   // Every handle of the old context is gone: what still holds one must not free it.
   guard_->reset.store(true, std::memory_order_release);
@@ -187,6 +186,7 @@ void CudaDevice::reset_device(const std::vector<std::shared_ptr<detail::QueueImp
   }
   d_.cuDevicePrimaryCtxRelease(device_);  // retain_context takes the one the device holds
   retain_context();
+  const CurrentContext scope = current();
   CUmodule module = nullptr;
   check(d_.cuModuleLoadData(&module, hsad_cuda_fatbin), "cuModuleLoadData");
   module_ = own_module(module);
@@ -208,8 +208,11 @@ std::shared_ptr<CUmod_st> CudaDevice::own_module(CUmodule module) const {
   std::shared_ptr<ContextGuard> guard = guard_;
   return {module, [drv, context, guard](CUmodule m) {
             if (!guard->can_free()) return;  // reset (gone), or a kernel runs (the unload would wait)
-            drv->cuCtxSetCurrent(context.get());  // cuModuleUnload acts on the current context
+            CUcontext previous = nullptr;  // cuModuleUnload acts on the current context
+            drv->cuCtxGetCurrent(&previous);
+            drv->cuCtxSetCurrent(context.get());
             drv->cuModuleUnload(m);
+            drv->cuCtxSetCurrent(previous);
           }};
 }
 
@@ -221,7 +224,7 @@ bool CudaDevice::peer_access(detail::DeviceImpl& other_impl) {
   int can = 0;
   check(d_.cuDeviceCanAccessPeer(&can, device_, other.device_), "cuDeviceCanAccessPeer");
   if (can) {
-    make_current();
+    const CurrentContext scope = current();
     const CUresult r = d_.cuCtxEnablePeerAccess(other.context_, 0);
     if (r != CUDA_SUCCESS && r != CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED) check(r, "cuCtxEnablePeerAccess");
   }
@@ -229,7 +232,16 @@ bool CudaDevice::peer_access(detail::DeviceImpl& other_impl) {
   return can != 0;
 }
 
-void CudaDevice::make_current() const { check(d_.cuCtxSetCurrent(context_), "cuCtxSetCurrent"); }
+CurrentContext::CurrentContext(const Driver& d, CUcontext context) : d_(d) {
+  check(d_.cuCtxGetCurrent(&previous_), "cuCtxGetCurrent");
+  if (previous_ == context) return;
+  check(d_.cuCtxSetCurrent(context), "cuCtxSetCurrent");
+  switched_ = true;
+}
+
+CurrentContext::~CurrentContext() {
+  if (switched_) d_.cuCtxSetCurrent(previous_);
+}
 
 std::shared_ptr<detail::QueueImpl> CudaDevice::create_queue(std::uint32_t, Priority priority) {
   return std::make_shared<CudaQueue>(std::static_pointer_cast<CudaDevice>(shared_from_this()), priority);
@@ -237,7 +249,7 @@ std::shared_ptr<detail::QueueImpl> CudaDevice::create_queue(std::uint32_t, Prior
 
 std::shared_ptr<detail::KernelImpl> CudaDevice::make_kernel(CUmodule module, std::string_view image,
                                                             const std::string& name, const std::string& where) {
-  make_current();
+  const CurrentContext scope = current();
   CUfunction f = nullptr;
   if (d_.cuModuleGetFunction(&f, module, name.c_str()) != CUDA_SUCCESS) {
     throw Error(Errc::invalid_argument, "cuda", "kernel", "no kernel named '" + name + "' in " + where);
@@ -306,7 +318,7 @@ std::shared_ptr<detail::ModuleImpl> CudaDevice::load_module(std::string_view byt
   if (!detail::is_cuda(f)) throw Error(Errc::invalid_argument, "cuda", "load_module", "'" + origin + "' is " + detail::describe(f));
   const std::string targets = detail::cuda_image_targets(bytes);
   refuse_while_stuck("cuModuleLoadDataEx");
-  make_current();
+  const CurrentContext scope = current();
   // PTX must end in a NUL; the driver's JIT log says what is wrong with bad PTX.
   const std::string image(bytes);
   char log[4096] = {};
@@ -349,7 +361,7 @@ void CudaDevice::allow_dynamic_group_memory(const detail::KernelImpl& kernel, st
   // maximum was raised first (CUDA Programming Guide, "Shared Memory" for compute capability 7.x+).
   constexpr std::uint32_t kDefaultMax = 48 * 1024;
   if (bytes <= kDefaultMax) return;
-  make_current();
+  const CurrentContext scope = current();
   check(d_.cuFuncSetAttribute(static_cast<CUfunction>(kernel.native), CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
                               int(bytes)),
         "cuFuncSetAttribute(MAX_DYNAMIC_SHARED_SIZE_BYTES)");
@@ -357,7 +369,7 @@ void CudaDevice::allow_dynamic_group_memory(const detail::KernelImpl& kernel, st
 
 std::uint32_t CudaDevice::max_active_groups_per_cu(const detail::KernelImpl& kernel, std::uint32_t group_size,
                                                    std::uint32_t dynamic_shared_bytes) const {
-  make_current();
+  const CurrentContext scope = current();
   int blocks = 0;
   check(d_.cuOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, static_cast<CUfunction>(kernel.native), int(group_size),
                                                        dynamic_shared_bytes),
@@ -366,7 +378,7 @@ std::uint32_t CudaDevice::max_active_groups_per_cu(const detail::KernelImpl& ker
 }
 
 void* CudaDevice::raw_allocate(std::size_t bytes, Memory kind) {
-  make_current();
+  const CurrentContext scope = current();
   if (kind == Memory::pinned_host) {
     void* p = nullptr;
     // Portable: pinned for every context, so another device's copy from it is a DMA too.
@@ -390,14 +402,14 @@ void CudaDevice::raw_deallocate(void* ptr, std::size_t, Memory kind) noexcept {
 // contents (seen on the H100: 4 MiB of keys, the next batch sorted stale data). Waiting for the
 // legacy stream, where the copy runs, makes the copy complete on return as the API promises.
 std::size_t CudaDevice::transfer_to_device(void* dst, const void* src, std::size_t bytes, bool src_pinned) {
-  make_current();
+  const CurrentContext scope = current();
   check(d_.cuMemcpyHtoD(reinterpret_cast<CUdeviceptr>(dst), src, bytes), "cuMemcpyHtoD");
   if (!src_pinned) check(d_.cuStreamSynchronize(CU_STREAM_LEGACY), "cuStreamSynchronize (after a pageable copy)");
   return src_pinned ? 0 : bytes;
 }
 
 std::size_t CudaDevice::transfer_to_host(void* dst, const void* src, std::size_t bytes, bool dst_pinned) {
-  make_current();
+  const CurrentContext scope = current();
   check(d_.cuMemcpyDtoH(dst, reinterpret_cast<CUdeviceptr>(src), bytes), "cuMemcpyDtoH");
   return dst_pinned ? 0 : bytes;
 }

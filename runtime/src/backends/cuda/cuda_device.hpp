@@ -20,8 +20,44 @@ namespace hsad::cuda {
 struct ContextGuard {
   std::atomic<int> abandoned_running{0};  // abandoned submissions not yet seen to end
   std::atomic<bool> reset{false};         // the context these handles belong to was reset
-  // Whether a call that waits for the context's kernels returns now, on a live handle.
-  bool can_free() const { return abandoned_running.load(std::memory_order_acquire) == 0 && !reset.load(std::memory_order_acquire); }
+  // Abandoned submissions not yet seen to end, in every context of the process. A call that tears
+  // a context's things down can wait for a kernel of another GPU's context too: on two H200s the
+  // release of the idle GPU's primary context at exit waited for ever for the other GPU's stuck
+  // kernel (cuDevicePrimaryCtxRelease, seen in the stuck-exit probe's backtrace).
+  static std::atomic<int>& anywhere() {
+    static std::atomic<int> count{0};
+    return count;
+  }
+  void abandon() {
+    abandoned_running.fetch_add(1, std::memory_order_acq_rel);
+    anywhere().fetch_add(1, std::memory_order_acq_rel);
+  }
+  void ended() {
+    abandoned_running.fetch_sub(1, std::memory_order_acq_rel);
+    anywhere().fetch_sub(1, std::memory_order_acq_rel);
+  }
+  // Whether a call that may wait for kernels (a free, an unload, a release) returns now, on a live
+  // handle: no abandoned kernel runs in any context (what is not freed now is freed at exit).
+  bool can_free() const {
+    return anywhere().load(std::memory_order_acquire) == 0 && !reset.load(std::memory_order_acquire);
+  }
+};
+
+// A context current on the calling thread for as long as the scope lives, then the one that was
+// current before: the application's, or none. CUDA's runtime takes its current device from the
+// current context, so a library call that left another device's context current would move the
+// application's own work (cudaMalloc, launches) to that device.
+class CurrentContext {
+ public:
+  CurrentContext(const Driver& d, CUcontext context);
+  ~CurrentContext();
+  CurrentContext(const CurrentContext&) = delete;
+  CurrentContext& operator=(const CurrentContext&) = delete;
+
+ private:
+  const Driver& d_;
+  CUcontext previous_ = nullptr;
+  bool switched_ = false;
 };
 
 class CudaDevice : public detail::DeviceImpl {
@@ -36,7 +72,8 @@ class CudaDevice : public detail::DeviceImpl {
                                          std::uint32_t dynamic_shared_bytes) const override;
   // cuDeviceCanAccessPeer, then cuCtxEnablePeerAccess from this context (once per peer).
   bool peer_access(detail::DeviceImpl& other) override;
-  void make_current() const;
+  // This device's context current on the calling thread until the returned scope ends.
+  [[nodiscard]] CurrentContext current() const { return CurrentContext(d_, context_); }
   const Driver& driver() const { return d_; }
   CUcontext context() const { return context_; }
   const std::shared_ptr<ContextGuard>& guard() const { return guard_; }

@@ -12,7 +12,7 @@ namespace hsad::cuda {
 #define HSAD_CUDA_CALLS(X)                                                                       \
   X(cuInit) X(cuDriverGetVersion) X(cuDeviceGetCount) X(cuDeviceGet) X(cuDeviceGetName)           \
   X(cuDeviceGetAttribute) X(cuDeviceTotalMem) X(cuDevicePrimaryCtxRetain)                         \
-  X(cuDevicePrimaryCtxRelease) X(cuDevicePrimaryCtxReset) X(cuCtxSetCurrent) X(cuModuleLoadData) X(cuModuleUnload)           \
+  X(cuDevicePrimaryCtxRelease) X(cuDevicePrimaryCtxReset) X(cuCtxSetCurrent) X(cuCtxGetCurrent) X(cuModuleLoadData) X(cuModuleUnload)           \
   X(cuModuleGetFunction) X(cuFuncGetParamInfo) X(cuFuncGetAttribute) X(cuFuncSetAttribute) X(cuOccupancyMaxActiveBlocksPerMultiprocessor) X(cuStreamCreate) \
   X(cuStreamDestroy) X(cuStreamSynchronize) X(cuLaunchKernel) X(cuEventCreate) X(cuEventRecord)   \
   X(cuEventQuery) X(cuEventDestroy) X(cuMemAlloc) X(cuMemFree) X(cuMemHostAlloc) X(cuMemFreeHost) \

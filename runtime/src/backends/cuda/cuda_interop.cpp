@@ -15,7 +15,7 @@ std::string hex(const void* p) {
 }  // namespace
 
 Memory CudaDevice::adopt_memory(void* ptr, std::size_t bytes) {
-  make_current();
+  const CurrentContext scope = current();
   unsigned int type = 0;
   CUcontext context = nullptr;
   int ordinal = -1;

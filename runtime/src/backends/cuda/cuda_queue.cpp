@@ -29,7 +29,7 @@ CudaQueue::CudaQueue(std::shared_ptr<CudaDevice> device, Priority priority)
       completion_(env_is("HSAD_CUDA_COMPLETION", "event") ? Completion::event : Completion::memwrite),
       arg_passing_(env_is("HSAD_CUDA_ARGS", "params") ? ArgPassing::params : ArgPassing::buffer),
       early_launch_(std::stoi(device_->info().isa.substr(3)) >= 90 && !env_is("HSAD_CUDA_EARLY_LAUNCH", "0")),
-      made_current_((device_->make_current(), true)), kernarg_memory_(std::aligned_alloc(64, kKernargBytes)),
+      setup_context_(std::in_place, device_->driver(), device_->context()), kernarg_memory_(std::aligned_alloc(64, kKernargBytes)),
       kernarg_pool_(kernarg_memory_, kKernargBytes),
       signals_(
           kEvents,
@@ -61,13 +61,14 @@ CudaQueue::CudaQueue(std::shared_ptr<CudaDevice> device, Priority priority)
   } else {
     check(d_.cuStreamCreate(&stream_, CU_STREAM_NON_BLOCKING), "cuStreamCreate");
   }
+  setup_context_.reset();  // the caller's context current again
 }
 
 CudaQueue::~CudaQueue() {
   // cuLaunchKernel copied every argument block: the host memory is free whatever runs.
   std::free(kernarg_memory_);
   if (guard_->reset.load(std::memory_order_acquire)) return;  // the reset destroyed every handle
-  device_->make_current();
+  const CurrentContext scope = device_->current();
   if (!guard_->can_free()) {
     // A kernel still runs: synchronizing, or freeing its slots, would wait for it. The stream is
     // released once its work ends; the rest is kept until exit.
@@ -87,7 +88,7 @@ std::string CudaQueue::still_running() {
     if (!reached(it->signal) && error().empty()) return it->what;
     if (!reached(it->signal)) return {};  // a fault: the stream's error refuses work itself
     give_back(it->signal, it->pooled);
-    guard_->abandoned_running.fetch_sub(1, std::memory_order_acq_rel);
+    guard_->ended();
     it = abandoned_.erase(it);
   }
   if (abandoned_.empty()) any_abandoned_.store(false, std::memory_order_release);
@@ -96,7 +97,7 @@ std::string CudaQueue::still_running() {
 
 void CudaQueue::abandon(CudaSignal signal, SignalPool::Handle pooled, std::string what) {
   std::lock_guard<std::mutex> lock(abandoned_mutex_);
-  guard_->abandoned_running.fetch_add(1, std::memory_order_acq_rel);
+  guard_->abandon();
   abandoned_.push_back({signal, pooled, std::move(what)});
   any_abandoned_.store(true, std::memory_order_release);
 }
@@ -107,7 +108,7 @@ bool CudaQueue::abandoned_still_running(const CudaSignal& signal) {
     if (it->signal.event != signal.event || it->signal.flag != signal.flag) continue;
     if (!reached(it->signal)) return true;
     give_back(it->signal, it->pooled);
-    guard_->abandoned_running.fetch_sub(1, std::memory_order_acq_rel);
+    guard_->ended();
     abandoned_.erase(it);
     return false;
   }
@@ -165,7 +166,7 @@ std::shared_ptr<detail::CompletionImpl> CudaQueue::native_wait(std::uint64_t han
 }
 
 CUevent CudaQueue::native_event(const CudaSignal& s, bool pending, std::uint64_t serial) {
-  device_->make_current();
+  const CurrentContext scope = device_->current();
   CUevent e = nullptr;
   check(d_.cuEventCreate(&e, CU_EVENT_DISABLE_TIMING), "cuEventCreate");
   try {
@@ -378,7 +379,7 @@ std::unique_ptr<detail::SubmissionImpl> CudaQueue::submit(const Batch& batch, co
                                                           detail::Clock::time_point deadline,
                                                           const detail::ResolvedWaits& waits) {
   std::lock_guard<std::mutex> lock(mutex_);  // one stream: capture and launches must not interleave
-  device_->make_current();
+  const CurrentContext scope = device_->current();
   check_submittable(batch, waits);
   auto sub = std::make_unique<CudaSubmission>(shared_from_this());
   sub->serial = ++serial_;

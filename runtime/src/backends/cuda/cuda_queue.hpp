@@ -200,7 +200,7 @@ class CudaQueue : public detail::QueueImpl, public std::enable_shared_from_this<
   Completion completion_;
   ArgPassing arg_passing_;
   bool early_launch_;  // sm_90+: programmatic dependent launch for the barrier bit
-  bool made_current_;
+  std::optional<CurrentContext> setup_context_;  // the device's context current while the constructor runs
   std::uint32_t* slots_ = nullptr;  // the memwrite pool's pinned slots
   std::uint32_t next_target_ = 0;
   std::uint64_t next_slot_ = 0;  // before the pools: the event pool creates events in the device's context
