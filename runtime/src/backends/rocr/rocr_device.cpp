@@ -174,7 +174,8 @@ std::vector<std::shared_ptr<detail::DeviceImpl>> RocrDevice::open() {
   return all;
 }
 
-RocrDevice::RocrDevice(const Api& api, hsa_agent_t agent, const Pools& pools) : api_(api), agent_(agent), pools_(pools) {
+RocrDevice::RocrDevice(const Api& api, hsa_agent_t agent, const Pools& pools)
+    : api_(api), agent_(agent), access_{agent}, pools_(pools) {
   info_.backend = "rocr";
   hardware_id_ = agent.handle;
   info_.isa = agent_string(api_, agent_, HSA_AGENT_INFO_NAME, "hsa_agent_get_info(NAME)");
@@ -441,7 +442,6 @@ bool RocrDevice::peer_access(detail::DeviceImpl& other_impl) {
 
 std::vector<hsa_agent_t> RocrDevice::access_list() {
   std::lock_guard<std::mutex> lock(access_mutex_);
-  if (access_.empty()) access_.push_back(agent_);
   return access_;
 }
 
@@ -454,7 +454,6 @@ void RocrDevice::grant_access(hsa_agent_t agent) {
   std::vector<hsa_agent_t> agents;
   {
     std::lock_guard<std::mutex> lock(access_mutex_);
-    if (access_.empty()) access_.push_back(agent_);
     for (const hsa_agent_t& a : access_) {
       if (a.handle == agent.handle) return;  // granted before
     }
