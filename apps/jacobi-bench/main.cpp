@@ -111,31 +111,42 @@ int main(int argc, char** argv) {
     std::vector<bench::Row> rows;
     for (const int n : sizes) {
       const bench::JacobiProblem problem{n, tolerance, max_iterations};
-      bench::JacobiSolver solver(device, problem);
-      Queue q = device.create_queue();
-      std::vector<Samples> ways(3);
-      ways[0].impl = "hsadispatch device loop";
-      ways[1].impl = "hsadispatch host loop, check every iteration";
-      ways[2].impl = "hsadispatch host loop, check every " + std::to_string(k);
-      for (int r = -1; r < reps; ++r) {  // -1: the warm-up (graphs, the loop ring, code loaded)
-        solver.reset();
-        const bench::JacobiRun d = solver.run_device_loop(q, options);
-        if (r == -1 && do_verify) {
-          if (n <= kVerifyMax) verify(problem, 1, solver.solution(), d.iterations);
-          else std::cerr << "jacobi-bench: n = " << n << ": not verified (the host's iteration is for n <= " << kVerifyMax << ")\n";
+      std::vector<Samples> ways;
+      // The library's three ways on a solver of one device (JacobiSolver, a Queue) or of several
+      // (JacobiSlabs, a Queue each), appended to `ways` in this order: the device loop, the host
+      // loop every iteration, every k.
+      const auto measure = [&](auto& solver, auto& queues, int count) {
+        const std::string on = count == 1 ? "" : " over " + std::to_string(count) + " devices";
+        const std::size_t first = ways.size();
+        ways.resize(first + 3);
+        ways[first].impl = "hsadispatch device loop" + std::string(count == 1 ? "" : "s") + on;
+        ways[first + 1].impl = "hsadispatch host loop" + on + ", check every iteration";
+        ways[first + 2].impl = "hsadispatch host loop" + on + ", check every " + std::to_string(k);
+        for (int r = -1; r < reps; ++r) {  // -1: the warm-up (graphs, the loop ring, code loaded)
+          solver.reset();
+          const bench::JacobiRun d = solver.run_device_loop(queues, options);
+          if (r == -1 && do_verify) {
+            if (n <= kVerifyMax) verify(problem, count, solver.solution(), d.iterations);
+            else if (count == 1) std::cerr << "jacobi-bench: n = " << n << ": not verified (the host's iteration is for n <= " << kVerifyMax << ")\n";
+          }
+          if (d.at_guard && r == -1 && count == 1) {
+            std::cerr << "jacobi-bench: n = " << n << ": the norm is " << d.norm << " after --max-iterations "
+                      << max_iterations << ", above --tol " << tolerance << ": every way stops at the guard\n";
+          }
+          solver.reset();
+          const bench::JacobiRun h1 = solver.run_host_loop(queues, options, 1);
+          solver.reset();
+          const bench::JacobiRun hk = solver.run_host_loop(queues, options, k);
+          if (r < 0) continue;
+          add(ways[first], d.iterations, d.seconds, d.cpu_seconds, d.norm, d.at_guard);
+          add(ways[first + 1], h1.iterations, h1.seconds, h1.cpu_seconds, h1.norm, h1.at_guard);
+          add(ways[first + 2], hk.iterations, hk.seconds, hk.cpu_seconds, hk.norm, hk.at_guard);
         }
-        if (d.at_guard && r == -1) {
-          std::cerr << "jacobi-bench: n = " << n << ": the norm is " << d.norm << " after --max-iterations "
-                    << max_iterations << ", above --tol " << tolerance << ": every way stops at the guard\n";
-        }
-        solver.reset();
-        const bench::JacobiRun h1 = solver.run_host_loop(q, options, 1);
-        solver.reset();
-        const bench::JacobiRun hk = solver.run_host_loop(q, options, k);
-        if (r < 0) continue;
-        add(ways[0], d.iterations, d.seconds, d.cpu_seconds, d.norm, d.at_guard);
-        add(ways[1], h1.iterations, h1.seconds, h1.cpu_seconds, h1.norm, h1.at_guard);
-        add(ways[2], hk.iterations, hk.seconds, hk.cpu_seconds, hk.norm, hk.at_guard);
+      };
+      {
+        bench::JacobiSolver solver(device, problem);
+        Queue q = device.create_queue();
+        measure(solver, q, 1);
       }
       if (peers) {
         const bench::JacobiPeerConfig config{n, tolerance, max_iterations, k, reps};
@@ -151,28 +162,9 @@ int main(int argc, char** argv) {
       }
       const std::size_t one_device_ways = ways.size();
       if (devices.size() > 1) {
-        const int count = int(devices.size());
         bench::JacobiSlabs slabs(devices, problem);
         std::vector<Queue> queues = slabs.make_queues();
-        const std::string on = " over " + std::to_string(count) + " devices";
-        const std::size_t first = ways.size();
-        ways.resize(first + 3);
-        ways[first].impl = "hsadispatch device loops" + on;
-        ways[first + 1].impl = "hsadispatch host loop" + on + ", check every iteration";
-        ways[first + 2].impl = "hsadispatch host loop" + on + ", check every " + std::to_string(k);
-        for (int r = -1; r < reps; ++r) {
-          slabs.reset();
-          const bench::JacobiRun d = slabs.run_device_loop(queues, options);
-          if (r == -1 && do_verify && n <= kVerifyMax) verify(problem, count, slabs.solution(), d.iterations);
-          slabs.reset();
-          const bench::JacobiRun h1 = slabs.run_host_loop(queues, options, 1);
-          slabs.reset();
-          const bench::JacobiRun hk = slabs.run_host_loop(queues, options, k);
-          if (r < 0) continue;
-          add(ways[first], d.iterations, d.seconds, d.cpu_seconds, d.norm, d.at_guard);
-          add(ways[first + 1], h1.iterations, h1.seconds, h1.cpu_seconds, h1.norm, h1.at_guard);
-          add(ways[first + 2], hk.iterations, hk.seconds, hk.cpu_seconds, hk.norm, hk.at_guard);
-        }
+        measure(slabs, queues, int(devices.size()));
       }
       for (std::size_t w = 0; w < ways.size(); ++w) {
         const Samples& s = ways[w];
