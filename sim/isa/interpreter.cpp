@@ -131,16 +131,18 @@ bool WorkGroup::global_range(std::uint64_t address, std::uint64_t bytes) {
 
 std::uint8_t* WorkGroup::shared(const Wave& wave, const Inst& inst, std::uint64_t offset, std::uint32_t bytes) {
   if (offset + bytes <= lds_bytes && offset + bytes >= offset) return lds + offset;
-  const std::string what = "an LDS access of " + std::to_string(bytes) + " bytes at " + std::to_string(offset) +
-                           " lies outside the work-group's " + std::to_string(lds_bytes) + " bytes";
-  if (strict_lds.load(std::memory_order_relaxed)) fault(wave, inst, what + " (strict LDS checking)");
+  const auto what = [&] {  // written only where it is used: a kernel may do this on every lane
+    return "an LDS access of " + std::to_string(bytes) + " bytes at " + std::to_string(offset) +
+           " lies outside the work-group's " + std::to_string(lds_bytes) + " bytes";
+  };
+  if (strict_lds.load(std::memory_order_relaxed)) fault(wave, inst, what() + " (strict LDS checking)");
+  if (bytes > sizeof outside_) fault(wave, inst, what());  // no instruction moves this much at once
   // As the hardware does: the read gives zeros, the write (an atomic's too) goes nowhere. Every
   // caller uses the bytes at once, before it asks for the next lane's.
   if (lds_outside.fetch_add(1, std::memory_order_relaxed) == 0) {
     std::lock_guard<std::mutex> lock(lds_outside_mutex);
-    first_lds_outside = "kernel '" + dispatch.kernel + "', '" + inst.text + "': " + what;
+    first_lds_outside = "kernel '" + dispatch.kernel + "', '" + inst.text + "': " + what();
   }
-  if (bytes > sizeof outside_) fault(wave, inst, what);  // no instruction moves this much at once
   std::memset(outside_, 0, sizeof outside_);
   return outside_;
 }
