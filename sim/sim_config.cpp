@@ -42,6 +42,15 @@ Config load() {
   if (const char* st = std::getenv("HSAD_SIM_STATS")) c.stats = *st && std::strcmp(st, "0") != 0;
   if (const char* st = std::getenv("HSAD_SIM_STRICT_LDS")) c.strict_lds = *st && std::strcmp(st, "0") != 0;
   if (const char* f = std::getenv("HSAD_SIM_FAULT"); f && *f) c.fault_at = std::strtoull(f, nullptr, 10);
+  if (const char* m = std::getenv("HSAD_SIM_CACHE"); m && *m) {
+    if (std::strcmp(m, "on") == 0 || std::strcmp(m, "1") == 0) c.cache_model = true;
+    else if (std::strcmp(m, "off") == 0 || std::strcmp(m, "0") == 0) c.cache_model = false;
+    else {
+      std::fprintf(stderr, "hsad-sim: HSAD_SIM_CACHE must be on or off, not '%s'\n", m);
+      std::exit(2);
+    }
+  }
+  if (c.exec == Exec::host) c.cache_model = false;
   return c;
 }
 }  // namespace

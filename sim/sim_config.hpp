@@ -26,6 +26,10 @@ struct Config {
   std::string trace_path;      // HSAD_SIM_TRACE
   bool stats = false;          // HSAD_SIM_STATS: at exit, instructions the ISA interpreter executed
   bool strict_lds = false;     // HSAD_SIM_STRICT_LDS: an LDS access outside the allocation faults
+  // HSAD_SIM_CACHE (on unless "off" or "0"): each GPU's L2 caches its device memory write-back
+  // (isa/l2_cache.hpp), so a fence too narrow gives wrong results. Off under --exec host, whose
+  // kernels reach memory directly.
+  bool cache_model = true;
   std::uint64_t fault_at = 0;  // HSAD_SIM_FAULT: the Nth user dispatch (1-based) faults; 0: none
 };
 

@@ -10,6 +10,7 @@
 
 #include "agent/queue_fault.hpp"
 #include "interpreter.hpp"
+#include "l2_cache.hpp"
 #include "semantics.hpp"
 #include "sim_code_object.hpp"
 #include "sim_config.hpp"
@@ -47,12 +48,24 @@ std::map<std::uint64_t, std::shared_ptr<const Entry>>& entries() {
   return *m;
 }
 
-// What a kernel may touch: KFD's allocations and the host memory ROCr registered.
+// What a kernel may touch: KFD's allocations and the host memory ROCr registered; through its
+// GPU's L2 where the cache model caches them.
 class SimMemory : public isa::Memory {
  public:
+  explicit SimMemory(std::uint32_t node) : node_(node) {}
   bool allocation(std::uint64_t address, std::uint64_t* base, std::uint64_t* size) override {
     return find_gpu_reachable(address, base, size);
   }
+  isa::CachedRange* cached(std::uint64_t base) override { return cached_range(node_, base); }
+  void write_back_l2() override {
+    if (isa::L2Cache* l2 = l2_of(node_)) l2->write_back();
+  }
+  void invalidate_l2() override {
+    if (isa::L2Cache* l2 = l2_of(node_)) l2->invalidate();
+  }
+
+ private:
+  std::uint32_t node_;
 };
 
 // A lookup per work-group (no thread_local cache: this library is dlopened, see interpreter.cpp).
@@ -116,7 +129,7 @@ void run_group(const WorkGroup& wg) {
     if (!cooperative && e->grid_barrier) throw std::runtime_error(needs.too_large(e->name));
   }
   if (cooperative && (group[0] || group[1] || group[2])) return;
-  SimMemory memory;
+  SimMemory memory(queue ? queue->node : 0);
   try {
     if (cooperative) {
       isa::run_grid(*e->code->program, e->kd, e->object, dispatch, memory);

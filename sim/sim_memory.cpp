@@ -7,7 +7,11 @@
 #include <atomic>
 #include <deque>
 #include <map>
+#include <memory>
 #include <mutex>
+
+#include "l2_cache.hpp"
+#include "sim_config.hpp"
 
 namespace hsad::sim {
 namespace {
@@ -24,12 +28,38 @@ std::map<std::uint64_t, std::uint64_t>& registered() {
 struct Placement {
   std::uint32_t node = 0;
   std::vector<std::uint32_t> mapped;
+  isa::CachedRange* cached = nullptr;  // its GPU's L2 lines (cache model), owned by live_ranges()
 };
 std::map<std::uint64_t, Placement>& placements() {
   static auto* m = new std::map<std::uint64_t, Placement>();
   return *m;
 }
 std::atomic<void (*)(std::uint64_t, std::uint64_t)> release_hook{nullptr};
+
+// Each GPU's L2 (nodes 1..8), and the cached ranges by base, alive until their memory is unmapped
+// (a kernel still running on freed memory may use them). Never destroyed: ROCr frees at exit.
+isa::L2Cache* l2_caches() {
+  static auto* l2 = new isa::L2Cache[9];
+  return l2;
+}
+std::map<std::uint64_t, std::unique_ptr<isa::CachedRange>>& live_ranges() {
+  static auto* m = new std::map<std::uint64_t, std::unique_ptr<isa::CachedRange>>();
+  return *m;
+}
+std::mutex ranges_mutex;  // live_ranges(); never held with `mutex`
+
+// The memory at `ptr` is unmapped: its L2 lines go too.
+void drop_range(void* ptr) {
+  std::unique_ptr<isa::CachedRange> range;
+  {
+    std::lock_guard<std::mutex> lock(ranges_mutex);
+    auto it = live_ranges().find(reinterpret_cast<std::uint64_t>(ptr));
+    if (it == live_ranges().end()) return;
+    range = std::move(it->second);
+    live_ranges().erase(it);
+  }
+  range->l2().retire(range.get());
+}
 
 bool find_in(const std::map<std::uint64_t, std::uint64_t>& m, std::uint64_t address, std::uint64_t* base,
              std::uint64_t* size) {
@@ -43,14 +73,22 @@ bool find_in(const std::map<std::uint64_t, std::uint64_t>& m, std::uint64_t addr
 }
 }  // namespace
 
-void* allocate(std::uint64_t bytes, bool reserve_only, std::uint32_t node) {
+void* allocate(std::uint64_t bytes, bool reserve_only, std::uint32_t node, bool l2_cached) {
   const std::uint64_t size = (bytes + 4095) & ~std::uint64_t(4095);
   void* p = mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | (reserve_only ? MAP_NORESERVE : 0),
                  -1, 0);
   if (p == MAP_FAILED) return nullptr;
+  const auto base = reinterpret_cast<std::uint64_t>(p);
+  isa::CachedRange* cached = nullptr;
+  if (isa::L2Cache* l2 = l2_cached && !reserve_only ? l2_of(node) : nullptr) {
+    auto range = std::make_unique<isa::CachedRange>(*l2, base, size);
+    cached = range.get();
+    std::lock_guard<std::mutex> lock(ranges_mutex);
+    live_ranges()[base] = std::move(range);
+  }
   std::lock_guard<std::mutex> lock(mutex);
-  allocations()[reinterpret_cast<std::uint64_t>(p)] = size;
-  placements()[reinterpret_cast<std::uint64_t>(p)] = {node, {}};
+  allocations()[base] = size;
+  placements()[base] = {node, {}, cached};
   return p;
 }
 
@@ -67,12 +105,14 @@ void quarantine(void* ptr, std::uint64_t size) {
   static std::uint64_t bytes = 0;
   std::lock_guard<std::mutex> lock(*m);
   if (size > kQuarantineBytes / 2) {  // ROCr's scratch reservation: never touched by the interpreter
+    drop_range(ptr);
     munmap(ptr, size);
     return;
   }
   held->emplace_back(ptr, size);
   bytes += size;
   while (bytes > kQuarantineBytes) {
+    drop_range(held->front().first);
     munmap(held->front().first, held->front().second);
     bytes -= held->front().second;
     held->pop_front();
@@ -82,14 +122,18 @@ void quarantine(void* ptr, std::uint64_t size) {
 
 bool release(void* ptr) {
   std::uint64_t size = 0;
+  isa::CachedRange* cached = nullptr;
   {
     std::lock_guard<std::mutex> lock(mutex);
     auto it = allocations().find(reinterpret_cast<std::uint64_t>(ptr));
     if (it == allocations().end()) return false;
     size = it->second;
     allocations().erase(it);
+    cached = placements()[reinterpret_cast<std::uint64_t>(ptr)].cached;
     placements().erase(reinterpret_cast<std::uint64_t>(ptr));
   }
+  // What the L2 held dirty of freed memory never needs to reach it.
+  if (cached) cached->l2().retire(cached);
   if (auto hook = release_hook.load()) hook(reinterpret_cast<std::uint64_t>(ptr), size);
   quarantine(ptr, size);
   return true;
@@ -141,5 +185,37 @@ bool find_gpu_reachable(std::uint64_t address, std::uint64_t* base, std::uint64_
 }
 
 void set_release_hook(void (*hook)(std::uint64_t, std::uint64_t)) { release_hook.store(hook); }
+
+isa::L2Cache* l2_of(std::uint32_t node) {
+  if (!config().cache_model || node == 0 || node > 8) return nullptr;
+  return &l2_caches()[node];
+}
+
+isa::CachedRange* cached_range(std::uint32_t node, std::uint64_t base) {
+  isa::L2Cache* l2 = l2_of(node);
+  if (!l2) return nullptr;
+  std::lock_guard<std::mutex> lock(mutex);
+  auto it = placements().find(base);
+  if (it == placements().end() || !it->second.cached || &it->second.cached->l2() != l2) return nullptr;
+  return it->second.cached;
+}
+
+namespace {
+// GPU `node`'s own cached range holding [address, address + bytes), if any.
+isa::CachedRange* own_range(std::uint32_t node, std::uint64_t address, std::uint64_t bytes) {
+  std::uint64_t base = 0, size = 0;
+  if (!l2_of(node) || !bytes || !find_allocation(address, &base, &size)) return nullptr;
+  return cached_range(node, base);
+}
+}  // namespace
+
+void before_engine_copy(std::uint32_t node, std::uint64_t dst, std::uint64_t src, std::uint64_t bytes) {
+  if (isa::CachedRange* from = own_range(node, src, bytes)) from->write_back(src, src + bytes);
+  if (isa::CachedRange* to = own_range(node, dst, bytes)) to->forget(dst, dst + bytes);
+}
+
+void after_engine_copy(std::uint32_t node, std::uint64_t dst, std::uint64_t bytes) {
+  if (isa::CachedRange* to = own_range(node, dst, bytes)) to->forget(dst, dst + bytes);
+}
 
 }  // namespace hsad::sim

@@ -7,10 +7,17 @@
 #include <string_view>
 #include <vector>
 
-namespace hsad::sim {
+namespace hsad {
+namespace isa {
+class CachedRange;
+class L2Cache;
+}  // namespace isa
+namespace sim {
 
 // `node`: the topology node the memory belongs to (0: the host, 1..: the GPUs), as the KFD records it.
-void* allocate(std::uint64_t bytes, bool reserve_only, std::uint32_t node = 0);
+// `l2_cached`: GPU memory its GPU's L2 caches write-back (coarse-grained device memory), under
+// the cache model.
+void* allocate(std::uint64_t bytes, bool reserve_only, std::uint32_t node = 0, bool l2_cached = false);
 bool release(void* ptr);
 // The allocation holding `address`: its base and size, or false.
 bool find_allocation(std::uint64_t address, std::uint64_t* base, std::uint64_t* size);
@@ -33,7 +40,18 @@ bool find_region(std::uint64_t address, Region* region);
 // hsaKmtMapMemoryToGPUNodes: the nodes the range at `ptr` is now mapped to (replacing the last list).
 void set_mapped(const void* ptr, std::vector<std::uint32_t> nodes);
 
+// The cache model (sim_config.hpp): GPU `node`'s L2, or null where the model is off.
+isa::L2Cache* l2_of(std::uint32_t node);
+// The L2 lines of the allocation at `base` where GPU `node`'s L2 caches it; null otherwise.
+isa::CachedRange* cached_range(std::uint32_t node, std::uint64_t base);
+// What a copy by GPU `node` outside its shaders (ROCr's blit, done here as memmove) does to its
+// L2: before, the source's dirty bytes go to memory and the destination's lines are let go of
+// (their dirty bytes written first); after, the destination's lines are let go of again.
+void before_engine_copy(std::uint32_t node, std::uint64_t dst, std::uint64_t src, std::uint64_t bytes);
+void after_engine_copy(std::uint32_t node, std::uint64_t dst, std::uint64_t bytes);
+
 // Called with each allocation about to be freed (the simulated GPU forgets code it decoded there).
 void set_release_hook(void (*hook)(std::uint64_t base, std::uint64_t size));
 
-}  // namespace hsad::sim
+}  // namespace sim
+}  // namespace hsad

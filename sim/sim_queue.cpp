@@ -18,6 +18,7 @@
 #include "agent/packet_processor.hpp"
 #include "agent/signal_ops.hpp"
 #include "hsad/host_kernel.hpp"
+#include "l2_cache.hpp"
 #include "sim_code_object.hpp"
 #include "sim_config.hpp"
 #include "sim_events.hpp"
@@ -52,19 +53,30 @@ bool consistent_copy(const void* k, int pairs) {
   return true;
 }
 
+// A blit kernel's copy, as memmove: it runs on the GPU, so it reads what the GPU's L2 holds and
+// its writes replace what the L2 held of the destination (the cache model).
+void blit_copy(std::uint32_t node, std::uint64_t dst, std::uint64_t src, std::uint64_t bytes) {
+  before_engine_copy(node, dst, src, bytes);
+  std::memmove(reinterpret_cast<void*>(dst), reinterpret_cast<const void*>(src), bytes);
+  after_engine_copy(node, dst, bytes);
+}
+
 // One work-group does the whole blit: the processor runs the rest as no-ops.
 void blit(const WorkGroup& wg) {
   if (wg.id.x != 0 || wg.id.y != 0 || wg.id.z != 0) return;
   const void* k = wg.kernarg;
+  const auto* queue = static_cast<const QueueContext*>(wg.queue_context);
+  const std::uint32_t node = queue ? queue->node : 0;
   if (u32_at(k, 80) == wg.grid.x && consistent_copy(k, 5)) {  // CopyAligned: 4 phases + ends
-    std::memmove(reinterpret_cast<void*>(u64_at(k, 8)), reinterpret_cast<const void*>(u64_at(k, 0)),
-                 u64_at(k, 64) - u64_at(k, 0));
+    blit_copy(node, u64_at(k, 8), u64_at(k, 0), u64_at(k, 64) - u64_at(k, 0));
   } else if (u32_at(k, 48) == wg.grid.x && consistent_copy(k, 3)) {  // CopyMisaligned: 2 phases + ends
-    std::memmove(reinterpret_cast<void*>(u64_at(k, 8)), reinterpret_cast<const void*>(u64_at(k, 0)),
-                 u64_at(k, 32) - u64_at(k, 0));
+    blit_copy(node, u64_at(k, 8), u64_at(k, 0), u64_at(k, 32) - u64_at(k, 0));
   } else if (u32_at(k, 28) == wg.grid.x) {  // Fill: 2 phases + end, value, work-items
     const std::uint32_t value = u32_at(k, 24);
-    for (std::uint64_t p = u64_at(k, 0); p + 4 <= u64_at(k, 16); p += 4) std::memcpy(reinterpret_cast<void*>(p), &value, 4);
+    const std::uint64_t lo = u64_at(k, 0), hi = u64_at(k, 16);
+    before_engine_copy(node, lo, 0, hi > lo ? hi - lo : 0);
+    for (std::uint64_t p = lo; p + 4 <= hi; p += 4) std::memcpy(reinterpret_cast<void*>(p), &value, 4);
+    after_engine_copy(node, lo, hi > lo ? hi - lo : 0);
   } else {
     throw std::runtime_error("hsad-sim: a ROCr blit kernel with an unknown argument layout");
   }
@@ -265,6 +277,17 @@ std::uint64_t create_aql_queue(std::uint32_t node, void* ring, std::uint64_t rin
                      "hsad-sim: the ISA interpreter executed %.0f wave instructions in %.3f s of thread time "
                      "(%.2f million per second per thread)\n",
                      n, s, s > 0 ? n / s / 1e6 : 0.0);
+        for (std::uint32_t node = 1; node <= config().gpus; ++node) {
+          const isa::L2Cache* l2 = l2_of(node);
+          if (!l2) continue;
+          const isa::L2Cache::Counters c = l2->counters();
+          std::fprintf(stderr,
+                       "hsad-sim: GPU %u's modelled L2 (a model's count, not a measurement): %llu system-scope releases "
+                       "wrote back %llu lines, %llu system-scope acquires invalidated %llu lines\n",
+                       node, static_cast<unsigned long long>(c.write_backs),
+                       static_cast<unsigned long long>(c.lines_written_back), static_cast<unsigned long long>(c.invalidations),
+                       static_cast<unsigned long long>(c.lines_invalidated));
+        }
         if (const std::uint64_t outside = isa_lds_accesses_outside()) {
           std::fprintf(stderr, "hsad-sim: %llu LDS accesses outside their work-group's allocation read 0 or wrote nowhere "
                        "(as on the hardware; --strict-lds makes them faults); the first: %s\n",
@@ -288,6 +311,16 @@ std::uint64_t create_aql_queue(std::uint32_t node, void* ring, std::uint64_t rin
   hooks.trace = &trace;
   hooks.fault = &fault;
   hooks.on_signal = [](hsa_signal_t s) { signal_updated(reinterpret_cast<const amd_signal_t*>(s.handle)); };
+  // The command processor's cache actions at a packet's fences: only system scope reaches past
+  // the agent's L2 (agent scope: the L2 is the agent's point of coherence).
+  if (isa::L2Cache* l2 = l2_of(node)) {
+    hooks.acquire = [l2](aql::Scope s) {
+      if (s == aql::Scope::system) l2->invalidate();
+    };
+    hooks.release = [l2](aql::Scope s) {
+      if (s == aql::Scope::system) l2->write_back();
+    };
+  }
   hooks.on_error = [node, read_index, error_reason, ring](const agent::QueueFault& fault) {
     {
       std::lock_guard<std::mutex> lock(errors_mutex);

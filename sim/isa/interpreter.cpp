@@ -93,15 +93,20 @@ void WorkGroup::fault(const Wave& wave, const Inst& inst, const std::string& wha
               std::to_string(wave.index) + "): '" + inst.text + "': " + what);
 }
 
-std::uint8_t* WorkGroup::global(const Wave& wave, const Inst& inst, std::uint64_t address, std::uint32_t bytes) {
+std::uint8_t* WorkGroup::global(const Wave& wave, const Inst& inst, std::uint64_t address, std::uint32_t bytes,
+                                CachedRange** cached) {
   const std::uint64_t end = address + bytes;
   for (const Range& r : cache_) {
-    if (address >= r.lo && end <= r.hi && end >= address) return reinterpret_cast<std::uint8_t*>(address);
+    if (address >= r.lo && end <= r.hi && end >= address) {
+      if (cached) *cached = r.cached;
+      return reinterpret_cast<std::uint8_t*>(address);
+    }
   }
   auto inside = [&](std::uint64_t lo, std::uint64_t size) { return address >= lo && end <= lo + size && end >= address; };
   const auto packet = reinterpret_cast<std::uint64_t>(dispatch.packet);
   const auto scratch_lo = reinterpret_cast<std::uint64_t>(scratch);
   std::uint64_t base = 0, size = 0;
+  CachedRange* lines = nullptr;
   if (inside(packet, sizeof(DispatchPacket))) {
     base = packet, size = sizeof(DispatchPacket);
   } else if (scratch && inside(scratch_lo, scratch_bytes)) {
@@ -112,20 +117,40 @@ std::uint8_t* WorkGroup::global(const Wave& wave, const Inst& inst, std::uint64_
                           std::to_string(wave.index) + "): '" + inst.text + "': an access of " + std::to_string(bytes) +
                           " bytes at " + hex(address) + " lies outside every allocation",
                       address, inst.text.find("store") != std::string::npos || inst.text.find("atomic") != std::string::npos);
+  } else {
+    lines = memory.cached(base);
   }
-  cache_[next_++ % 8] = {base, base + size};
+  cache_[next_++ % 8] = {base, base + size, lines};
+  if (cached) *cached = lines;
   return reinterpret_cast<std::uint8_t*>(address);
 }
 
-bool WorkGroup::global_range(std::uint64_t address, std::uint64_t bytes) {
+const std::uint8_t* WorkGroup::read_global(const Wave& wave, const Inst& inst, std::uint64_t address, std::uint32_t bytes) {
+  CachedRange* lines = nullptr;
+  std::uint8_t* p = global(wave, inst, address, bytes, &lines);
+  return lines ? lines->read(address, bytes) : p;
+}
+
+void WorkGroup::write_global(const Wave& wave, const Inst& inst, std::uint64_t address, const void* src, std::uint32_t bytes) {
+  CachedRange* lines = nullptr;
+  std::uint8_t* p = global(wave, inst, address, bytes, &lines);
+  if (lines) lines->write(address, src, bytes);
+  else std::memcpy(p, src, bytes);
+}
+
+bool WorkGroup::global_range(std::uint64_t address, std::uint64_t bytes, CachedRange** cached) {
   const std::uint64_t end = address + bytes;
   if (end < address) return false;
   for (const Range& r : cache_) {
-    if (address >= r.lo && end <= r.hi) return true;
+    if (address >= r.lo && end <= r.hi) {
+      *cached = r.cached;
+      return true;
+    }
   }
   std::uint64_t base = 0, size = 0;
   if (!memory.allocation(address, &base, &size) || end > base + size) return false;
-  cache_[next_++ % 8] = {base, base + size};
+  *cached = memory.cached(base);
+  cache_[next_++ % 8] = {base, base + size, *cached};
   return true;
 }
 

@@ -26,12 +26,24 @@ struct DispatchPacket {
 };
 static_assert(sizeof(DispatchPacket) == 64);
 
+class CachedRange;
+
 // Where the kernel may read and write: the allocations its runtime made.
 class Memory {
  public:
   virtual ~Memory() = default;
   // The allocation holding `address`: its base and size, or false where none does.
   virtual bool allocation(std::uint64_t address, std::uint64_t* base, std::uint64_t* size) = 0;
+  // The L2 lines of the allocation at `base` where the dispatching GPU's L2 caches it (its own
+  // device memory, under the cache model: l2_cache.hpp); null where accesses reach memory.
+  virtual CachedRange* cached(std::uint64_t base) {
+    (void)base;
+    return nullptr;
+  }
+  // gfx90a's cache controls: buffer_wbl2 (a release at system scope) and buffer_invl2 (an
+  // acquire at system scope) on the dispatching GPU's L2.
+  virtual void write_back_l2() {}
+  virtual void invalidate_l2() {}
 };
 
 // The kernel did something a GPU would stop it for, or the interpreter cannot do: the message

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "interpreter.hpp"
+#include "l2_cache.hpp"
 
 namespace hsad::isa {
 
@@ -77,10 +78,16 @@ class WorkGroup {
   [[noreturn]] void fault(const Wave& wave, const Inst& inst, const std::string& what) const;
 
   // The host address of [address, address + bytes) in memory the kernel may reach (an
-  // allocation, the dispatch packet, this work-group's scratch); faults otherwise.
-  std::uint8_t* global(const Wave& wave, const Inst& inst, std::uint64_t address, std::uint32_t bytes);
-  // Whether [address, address + bytes) lies in one allocation (no fault where it does not).
-  bool global_range(std::uint64_t address, std::uint64_t bytes);
+  // allocation, the dispatch packet, this work-group's scratch); faults otherwise. `cached`: set
+  // to the allocation's L2 lines where the GPU's L2 caches it (then access it through them).
+  std::uint8_t* global(const Wave& wave, const Inst& inst, std::uint64_t address, std::uint32_t bytes,
+                       CachedRange** cached = nullptr);
+  // A read and a write of global memory, through the L2 where it caches the allocation.
+  const std::uint8_t* read_global(const Wave& wave, const Inst& inst, std::uint64_t address, std::uint32_t bytes);
+  void write_global(const Wave& wave, const Inst& inst, std::uint64_t address, const void* src, std::uint32_t bytes);
+  // Whether [address, address + bytes) lies in one allocation (no fault where it does not), and
+  // the allocation's L2 lines where the L2 caches it.
+  bool global_range(std::uint64_t address, std::uint64_t bytes, CachedRange** cached);
   // LDS bytes [offset, offset + bytes) of this work-group. Outside the allocation, as on the
   // hardware, bytes that read as zeros and take a write nowhere (counted: lds_accesses_outside);
   // a fault under set_strict_lds(true).
@@ -93,6 +100,7 @@ class WorkGroup {
  private:
   struct Range {
     std::uint64_t lo = 0, hi = 0;
+    CachedRange* cached = nullptr;
   };
   Range cache_[8];
   std::uint32_t next_ = 0;

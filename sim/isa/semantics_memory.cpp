@@ -5,6 +5,7 @@
 // the private segment.
 #include <atomic>
 #include <map>
+#include <optional>
 
 #include "valu.hpp"
 
@@ -88,7 +89,7 @@ std::uint32_t load_element(WorkGroup& g, Wave& w, const Inst& in, const Where& a
   std::uint32_t v = 0;
   const std::uint64_t a = at.address + U(k) * 4;
   switch (at.space) {
-    case Space::global: std::memcpy(&v, g.global(w, in, a, bytes), bytes); break;
+    case Space::global: std::memcpy(&v, g.read_global(w, in, a, bytes), bytes); break;
     case Space::shared: std::memcpy(&v, g.shared(w, in, a, bytes), bytes); break;
     case Space::private_: std::memcpy(&v, g.private_dword(w, in, flat_scratch_base(g, w), a, std::uint32_t(lane)), bytes); break;
   }
@@ -99,7 +100,7 @@ void store_element(WorkGroup& g, Wave& w, const Inst& in, const Where& at, std::
                    std::uint32_t v) {
   const std::uint64_t a = at.address + U(k) * 4;
   switch (at.space) {
-    case Space::global: std::memcpy(g.global(w, in, a, bytes), &v, bytes); break;
+    case Space::global: g.write_global(w, in, a, &v, bytes); break;
     case Space::shared: std::memcpy(g.shared(w, in, a, bytes), &v, bytes); break;
     case Space::private_: std::memcpy(g.private_dword(w, in, flat_scratch_base(g, w), a, std::uint32_t(lane)), &v, bytes); break;
   }
@@ -119,10 +120,12 @@ void write_loaded(Wave& w, const Operand& dst, int lane, std::uint32_t k, std::u
 }
 
 // Every active lane's address, and whether all are global and within one allocation: then the
-// accesses need no check each (one for the instruction).
+// accesses need no check each (one for the instruction). `cached`: that allocation's L2 lines,
+// where the GPU's L2 caches it.
 struct Addresses {
   Where at[64];
   bool one_allocation = false;
+  CachedRange* cached = nullptr;
 };
 
 template <bool Flat, bool Scratch>
@@ -136,7 +139,7 @@ void addresses_of(WorkGroup& g, const Wave& w, const Inst& in, std::uint32_t spa
     lo = std::min(lo, at.address);
     hi = std::max(hi, at.address + span);
   });
-  out.one_allocation = global && lo < hi && g.global_range(lo, hi - lo);
+  out.one_allocation = global && lo < hi && g.global_range(lo, hi - lo, &out.cached);
 }
 
 template <bool Flat, bool Scratch>
@@ -145,8 +148,12 @@ void load(WorkGroup& g, Wave& w, const Inst& in) {
   Addresses ad;
   addresses_of<Flat, Scratch>(g, w, in, a.count == 1 ? a.bytes : 4 * a.count, ad);
   if (ad.one_allocation) {
+    const std::uint32_t span = 4 * (a.count - 1) + a.bytes;
+    std::optional<CachedRange::Lanes> l2;
+    if (ad.cached) l2.emplace(*ad.cached);
     for_lanes(w, [&](std::uint32_t lane) {
-      const auto* p = reinterpret_cast<const std::uint8_t*>(ad.at[lane].address);
+      const std::uint64_t at = ad.at[lane].address;
+      const auto* p = l2 ? l2->read(at, span) : reinterpret_cast<const std::uint8_t*>(at);
       for (std::uint32_t k = 0; k < a.count; ++k) {
         std::uint32_t v = 0;
         std::memcpy(&v, p + 4 * k, a.bytes);
@@ -169,6 +176,18 @@ void store(WorkGroup& g, Wave& w, const Inst& in) {
   const Access a = access_of(in);
   Addresses ad;
   addresses_of<Flat, Scratch>(g, w, in, a.count == 1 ? a.bytes : 4 * a.count, ad);
+  if (ad.one_allocation && ad.cached) {
+    CachedRange::Lanes l2(*ad.cached);
+    for_lanes(w, [&](std::uint32_t lane) {
+      std::uint32_t v[4];
+      for (std::uint32_t k = 0; k < a.count; ++k) {
+        v[k] = src32(w, in.src[1], k, 2)[lane];
+        if (a.d16 == 2) v[k] >>= 16;
+      }
+      l2.write(ad.at[lane].address, v, a.count == 1 ? a.bytes : 4 * a.count);
+    });
+    return;
+  }
   if (ad.one_allocation) {
     for_lanes(w, [&](std::uint32_t lane) {
       auto* p = reinterpret_cast<std::uint8_t*>(ad.at[lane].address);
@@ -270,9 +289,15 @@ void vmem_atomic(WorkGroup& g, Wave& w, const Inst& in) {
                          : src32(w, in.src[1], 1, 2)[lane];
     U old;
     if (at.space == Space::private_) g.fault(w, in, "an atomic on private memory");
-    std::uint8_t* p = at.space == Space::shared ? g.shared(w, in, at.address, size) : g.global(w, in, at.address, size);
-    if (wide) old = atomic_rmw(reinterpret_cast<U*>(p), op, v, cmp);
-    else old = atomic_rmw(reinterpret_cast<std::uint32_t*>(p), op, std::uint32_t(v), std::uint32_t(cmp));
+    CachedRange* lines = nullptr;
+    std::uint8_t* p = at.space == Space::shared ? g.shared(w, in, at.address, size) : g.global(w, in, at.address, size, &lines);
+    auto rmw = [&](std::uint8_t* q) {
+      if (wide) old = atomic_rmw(reinterpret_cast<U*>(q), op, v, cmp);
+      else old = atomic_rmw(reinterpret_cast<std::uint32_t*>(q), op, std::uint32_t(v), std::uint32_t(cmp));
+    };
+    // Device-memory atomics execute in the L2, where it caches the allocation.
+    if (lines) lines->atomic(at.address, size, rmw);
+    else rmw(p);
     if (returns) {
       dst32(w, in.dst[0], 0)[lane] = std::uint32_t(old);
       if (wide) dst32(w, in.dst[0], 1)[lane] = std::uint32_t(old >> 32);
@@ -333,12 +358,12 @@ void buffer(WorkGroup& g, Wave& w, const Inst& in) {
       const std::uint64_t address = buffer_address(r, index, offset, soffset);
       if (Load) {
         std::uint32_t v = 0;
-        if (in_range) std::memcpy(&v, g.global(w, in, address, a.bytes), a.bytes);
+        if (in_range) std::memcpy(&v, g.read_global(w, in, address, a.bytes), a.bytes);
         write_loaded(w, in.dst[0], int(lane), k, extend(v, a), a);
       } else if (in_range) {
         std::uint32_t v = src32(w, in.src[1], k, 2)[lane];
         if (a.d16 == 2) v >>= 16;
-        std::memcpy(g.global(w, in, address, a.bytes), &v, a.bytes);
+        g.write_global(w, in, address, &v, a.bytes);
       }
     }
   });

@@ -113,7 +113,7 @@ template <int N>
 void s_load(WorkGroup& g, Wave& w, const Inst& in) {
   std::uint64_t address = scalar64(w, in.src[0]) + std::int64_t(in.offset);
   if (in.nsrc > 1) address += scalar32(w, in.src[1]);
-  const std::uint8_t* p = g.global(w, in, address, 4 * N);
+  const std::uint8_t* p = g.read_global(w, in, address, 4 * N);
   std::uint32_t v[N];
   std::memcpy(v, p, sizeof v);
   for (int i = 0; i < N; ++i) write_scalar32(w, in.dst[0], v[i], i);
@@ -129,7 +129,7 @@ void s_buffer_load(WorkGroup& g, Wave& w, const Inst& in) {
   for (int i = 0; i < N; ++i) {
     const std::uint64_t at = offset + 4 * i;
     std::uint32_t v = 0;
-    if (at + 4 <= records) std::memcpy(&v, g.global(w, in, base + at, 4), 4);
+    if (at + 4 <= records) std::memcpy(&v, g.read_global(w, in, base + at, 4), 4);
     write_scalar32(w, in.dst[0], v, i);
   }
 }
@@ -405,9 +405,13 @@ void register_scalar_ops() {
   for (const char* n : {"s_nop", "s_waitcnt", "s_waitcnt_vscnt", "s_waitcnt_vmcnt", "s_waitcnt_lgkmcnt", "s_waitcnt_expcnt",
                         "s_clause", "s_inst_prefetch", "s_sleep", "s_setprio", "s_icache_inv", "s_dcache_inv",
                         "s_dcache_wb", "s_sendmsg", "s_ttracedata", "buffer_gl0_inv", "buffer_gl1_inv", "buffer_wbinvl1",
-                        "buffer_wbinvl1_vol", "buffer_wbl2", "buffer_invl2", "buffer_inv", "s_dcache_inv_vol", "s_round_mode"}) {
-    reg(n, nothing, 0);
+                        "buffer_wbinvl1_vol", "buffer_inv", "s_dcache_inv_vol", "s_round_mode"}) {
+    reg(n, nothing, 0);  // the caches nearer the CUs are not modelled: they hold nothing
   }
+  // gfx90a's L2 controls, which a release and an acquire at system scope emit (LLVM's memory
+  // model for GFX90A): what the cache model's L2 does at a packet's system-scope fences.
+  reg("buffer_wbl2", [](WorkGroup& g, Wave&, const Inst&) { g.memory.write_back_l2(); }, 0);
+  reg("buffer_invl2", [](WorkGroup& g, Wave&, const Inst&) { g.memory.invalidate_l2(); }, 0);
   reg("s_denorm_mode", [](WorkGroup&, Wave& w, const Inst& in) { w.mode = (w.mode & ~0xf0u) | ((in.simm & 0xf) << 4); }, 0);
   reg("s_endpgm", [](WorkGroup&, Wave& w, const Inst&) { w.state = Wave::State::done; }, 0);
   reg("s_code_end", [](WorkGroup& g, Wave& w, const Inst& in) { g.fault(w, in, "execution ran past the end of the kernel"); }, 0);

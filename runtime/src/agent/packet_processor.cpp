@@ -122,7 +122,8 @@ bool PacketProcessor::profiling() const {
   return ring_.profiling_word && (__atomic_load_n(ring_.profiling_word, __ATOMIC_RELAXED) & ring_.profiling_mask) != 0;
 }
 
-void PacketProcessor::complete(hsa_signal_t signal, std::uint64_t start_ns) {
+void PacketProcessor::complete(hsa_signal_t signal, std::uint64_t start_ns, aql::Scope release) {
+  if (hooks_.release && release != aql::Scope::none) hooks_.release(release);
   if (signal.handle == 0) return;
   if (start_ns && profiling()) {
     // amd_signal_t's start_ts and end_ts, written before the decrement that a waiter sees.
@@ -192,6 +193,7 @@ void PacketProcessor::main() {
     }
     alignas(64) unsigned char packet[aql::kPacketBytes];
     std::memcpy(packet, slot, sizeof(packet));
+    if (hooks_.acquire && header.acquire != aql::Scope::none) hooks_.acquire(header.acquire);
     // The slot is free for the producer once its header is INVALID again and read_index passed it.
     __atomic_store_n(reinterpret_cast<std::uint32_t*>(slot), kInvalidWord, __ATOMIC_RELAXED);
     __atomic_store_n(ring_.read_index, index + 1, __ATOMIC_RELEASE);
@@ -213,7 +215,7 @@ void PacketProcessor::main() {
         // Vendor-specific packets have no meaning here: count, complete.
         ignored_.fetch_add(1, std::memory_order_relaxed);
         if (hooks_.trace) hooks_.trace({ring_.queue_id, id, header, {}, {}, {}, false});
-        complete(reinterpret_cast<const hsa_barrier_and_packet_t*>(packet)->completion_signal, 0);
+        complete(reinterpret_cast<const hsa_barrier_and_packet_t*>(packet)->completion_signal, 0, header.release);
       }
     }
   }
@@ -241,7 +243,7 @@ void PacketProcessor::execute_barrier(const hsa_barrier_and_packet_t& p, bool an
     if (++idle > 256) std::this_thread::sleep_for(std::chrono::microseconds(20));
     else cpu_relax();
   }
-  complete(p.completion_signal, start);
+  complete(p.completion_signal, start, aql::decode(p.header).release);
 }
 
 void PacketProcessor::staged_copy(void* dst, const void* src, std::size_t bytes) {
@@ -260,7 +262,7 @@ void PacketProcessor::execute_agent_dispatch(const hsa_agent_dispatch_packet_t& 
   if (p.type != aql::kAgentCopy) {
     ignored_.fetch_add(1, std::memory_order_relaxed);
     if (hooks_.trace) hooks_.trace({ring_.queue_id, id, header, {}, {}, {}, p.completion_signal.handle != 0});
-    return complete(p.completion_signal, 0);
+    return complete(p.completion_signal, 0, header.release);
   }
   auto* dst = reinterpret_cast<unsigned char*>(p.arg[0]);
   const auto* src = reinterpret_cast<const unsigned char*>(p.arg[1]);
@@ -299,7 +301,7 @@ void PacketProcessor::execute_agent_dispatch(const hsa_agent_dispatch_packet_t& 
   } else {
     std::memmove(dst, src, bytes);
   }
-  complete(p.completion_signal, start);
+  complete(p.completion_signal, start, header.release);
 }
 
 Job& PacketProcessor::free_job() {
@@ -381,7 +383,11 @@ void PacketProcessor::job_done(Job& job) {
           job.access()},
          job.packet_id);
   } else {
-    complete(hsa_signal_t{job.completion_signal}, job.start_ns);
+    // A dispatch's release is its packet's; the processor's own parallel copy has no packet (the
+    // cpu agent's, whose memory has no cache to fence).
+    const aql::Scope release =
+        job.has_packet ? aql::decode(*reinterpret_cast<const std::uint16_t*>(job.packet)).release : aql::Scope::none;
+    complete(hsa_signal_t{job.completion_signal}, job.start_ns, release);
   }
   const std::size_t index = static_cast<std::size_t>(&job - jobs_);
   job_busy_[index].store(false, std::memory_order_release);

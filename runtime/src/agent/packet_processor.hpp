@@ -62,6 +62,10 @@ struct ProcessorHooks {
   // Called after the processor decremented a completion signal (optional): where a driver would
   // raise the signal's interrupt (the simulated GPU's KFD events).
   std::function<void(hsa_signal_t)> on_signal;
+  // A packet's acquire fence, before it runs, and its release fence, after it ended and before its
+  // completion signal changes (optional): where a GPU's command processor invalidates and writes
+  // back its caches (the simulated GPU's L2 model).
+  std::function<void(aql::Scope)> acquire, release;
 };
 
 class PacketProcessor : private JobSink {
@@ -98,8 +102,9 @@ class PacketProcessor : private JobSink {
   void execute_agent_dispatch(const hsa_agent_dispatch_packet_t& packet, std::uint64_t id);
   void staged_copy(void* dst, const void* src, std::size_t bytes);
   bool profiling() const;
-  // Decrements the completion signal, after writing the packet's times where profiling is on.
-  void complete(hsa_signal_t signal, std::uint64_t start_ns);
+  // The packet's release fence, then decrements the completion signal, after writing the
+  // packet's times where profiling is on.
+  void complete(hsa_signal_t signal, std::uint64_t start_ns, aql::Scope release);
   Job& free_job();
   void job_done(Job& job) override;
   void fail(QueueFault fault, std::uint64_t packet = UINT64_MAX);

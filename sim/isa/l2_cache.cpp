@@ -1,0 +1,215 @@
+#include "l2_cache.hpp"
+
+#include <sys/mman.h>
+
+#include <algorithm>
+#include <new>
+
+namespace hsad::isa {
+namespace {
+
+// Pages are committed only where lines are used: a large allocation costs nothing until touched.
+void* map_zeroed(std::uint64_t bytes) {
+  void* p = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  if (p == MAP_FAILED) throw std::bad_alloc();
+  return p;
+}
+
+std::uint64_t page_round(std::uint64_t bytes) { return (bytes + 4095) & ~std::uint64_t(4095); }
+
+inline void relax() { __builtin_ia32_pause(); }
+
+// Bits [offset, offset + bytes) of a line's two 64-bit dirty words.
+void set_bits(std::uint64_t dirty[2], std::uint32_t offset, std::uint32_t bytes) {
+  for (int w = 0; w < 2; ++w) {
+    const std::uint32_t lo = std::max(offset, std::uint32_t(64 * w)), hi = std::min(offset + bytes, std::uint32_t(64 * w + 64));
+    if (lo >= hi) continue;
+    const std::uint32_t n = hi - lo;
+    dirty[w] |= (n == 64 ? ~0ull : ((1ull << n) - 1)) << (lo - 64 * w);
+  }
+}
+
+}  // namespace
+
+CachedRange::CachedRange(L2Cache& l2, std::uint64_t base, std::uint64_t size) : l2_(l2), base_(base), size_(size) {
+  line_count_ = (size + kLineBytes - 1) / kLineBytes;
+  mapped_bytes_ = page_round(line_count_ * kLineBytes);
+  lines_bytes_ = page_round(line_count_ * sizeof(Line));
+  shadow_ = static_cast<std::uint8_t*>(map_zeroed(mapped_bytes_));
+  // Zeroed pages are lines never filled (state 0) and clean: no constructor needs to run.
+  static_assert(sizeof(Line) == 24 && alignof(Line) == 8);
+  lines_ = static_cast<Line*>(map_zeroed(lines_bytes_));
+}
+
+CachedRange::~CachedRange() {
+  munmap(shadow_, mapped_bytes_);
+  munmap(lines_, lines_bytes_);
+}
+
+std::uint32_t CachedRange::lock_current(Line& l, std::uint64_t i) {
+  std::uint32_t s = l.state.load(std::memory_order_relaxed);
+  for (;;) {
+    if (s & kHeld) {
+      relax();
+      s = l.state.load(std::memory_order_relaxed);
+      continue;
+    }
+    if (l.state.compare_exchange_weak(s, s | kHeld, std::memory_order_acquire, std::memory_order_relaxed)) break;
+  }
+  const std::uint32_t epoch = l2_.epoch();
+  if (s != epoch) {
+    fill(l, i);
+    l2_.current_lines_.fetch_add(1, std::memory_order_relaxed);
+  }
+  return epoch;
+}
+
+void CachedRange::fill(Line& l, std::uint64_t i) {
+  // The bytes the L2 holds dirty are newer than memory's: only the others are read again.
+  std::uint8_t* to = shadow_ + i * kLineBytes;
+  const auto* from = reinterpret_cast<const std::uint8_t*>(base_ + i * kLineBytes);
+  const std::uint32_t n = std::uint32_t(std::min<std::uint64_t>(kLineBytes, size_ - i * kLineBytes));
+  if ((l.dirty[0] | l.dirty[1]) == 0) {
+    std::memcpy(to, from, n);
+    return;
+  }
+  for (std::uint32_t b = 0; b < n; ++b) {
+    if (!((l.dirty[b / 64] >> (b % 64)) & 1)) to[b] = from[b];
+  }
+}
+
+void CachedRange::mark_dirty(Line& l, std::uint64_t i, std::uint32_t offset, std::uint32_t bytes) {
+  set_bits(l.dirty, offset, bytes);
+  if (!l.listed) {
+    l.listed = 1;
+    l2_.listed(this, i);
+  }
+}
+
+bool CachedRange::flush(Line& l, std::uint64_t i) {
+  if ((l.dirty[0] | l.dirty[1]) == 0) return false;
+  const std::uint8_t* from = shadow_ + i * kLineBytes;
+  auto* to = reinterpret_cast<std::uint8_t*>(base_ + i * kLineBytes);
+  const std::uint32_t n = std::uint32_t(std::min<std::uint64_t>(kLineBytes, size_ - i * kLineBytes));
+  if (~l.dirty[0] == 0 && ~l.dirty[1] == 0 && n == kLineBytes) {
+    std::memcpy(to, from, kLineBytes);
+  } else {
+    for (std::uint32_t b = 0; b < n; ++b) {
+      if ((l.dirty[b / 64] >> (b % 64)) & 1) to[b] = from[b];
+    }
+  }
+  l.dirty[0] = l.dirty[1] = 0;
+  return true;
+}
+
+const std::uint8_t* CachedRange::read(std::uint64_t address, std::uint32_t bytes) {
+  const std::uint32_t epoch = l2_.epoch();
+  const std::uint64_t first = index(address), last = index(address + bytes - 1);
+  for (std::uint64_t i = first; i <= last; ++i) {
+    Line& l = lines_[i];
+    // Filled in this epoch and not held: the L2 has it (a read racing a write may see either).
+    if (l.state.load(std::memory_order_acquire) == epoch) continue;
+    unlock(l, lock_current(l, i));
+  }
+  return shadow_ + (address - base_);
+}
+
+void CachedRange::write(std::uint64_t address, const void* src, std::uint32_t bytes) {
+  const auto* from = static_cast<const std::uint8_t*>(src);
+  while (bytes) {
+    const std::uint64_t i = index(address);
+    const std::uint32_t offset = std::uint32_t(address - base_) % kLineBytes;
+    const std::uint32_t n = std::min(bytes, kLineBytes - offset);
+    Line& l = lines_[i];
+    const std::uint32_t epoch = lock_current(l, i);
+    std::memcpy(shadow_ + (address - base_), from, n);
+    mark_dirty(l, i, offset, n);
+    unlock(l, epoch);
+    address += n, from += n, bytes -= n;
+  }
+}
+
+void CachedRange::write_back(std::uint64_t lo, std::uint64_t hi) {
+  lo = std::max(lo, base_), hi = std::min(hi, base_ + size_);
+  if (lo >= hi) return;
+  for (std::uint64_t i = index(lo); i <= index(hi - 1); ++i) {
+    Line& l = lines_[i];
+    if (l.state.load(std::memory_order_acquire) == 0) continue;  // never filled: nothing dirty
+    const std::uint32_t held = lock_current(l, i);
+    if (flush(l, i)) l2_.lines_written_back_.fetch_add(1, std::memory_order_relaxed);
+    unlock(l, held);
+  }
+}
+
+void CachedRange::forget(std::uint64_t lo, std::uint64_t hi) {
+  lo = std::max(lo, base_), hi = std::min(hi, base_ + size_);
+  if (lo >= hi) return;
+  for (std::uint64_t i = index(lo); i <= index(hi - 1); ++i) {
+    Line& l = lines_[i];
+    if (l.state.load(std::memory_order_acquire) == 0) continue;
+    lock_current(l, i);
+    flush(l, i);  // bytes outside [lo, hi) of an edge line stay written
+    unlock(l, 0);  // stale: read from memory at the next use
+  }
+}
+
+void L2Cache::listed(CachedRange* range, std::uint64_t line) {
+  std::lock_guard<std::mutex> lock(dirty_mutex_);
+  dirty_.emplace_back(range, line);
+}
+
+void L2Cache::write_back() {
+  std::shared_lock<std::shared_mutex> alive(ranges_);
+  std::vector<std::pair<CachedRange*, std::uint64_t>> lines;
+  {
+    std::lock_guard<std::mutex> lock(dirty_mutex_);
+    lines.swap(dirty_);
+  }
+  write_backs_.fetch_add(1, std::memory_order_relaxed);
+  std::uint64_t written = 0;
+  for (const auto& [range, i] : lines) {
+    CachedRange::Line& l = range->lines_[i];
+    // Held while written: a write to the line waits, then marks it dirty (and listed) again.
+    std::uint32_t s = l.state.load(std::memory_order_relaxed);
+    for (;;) {
+      if (s & CachedRange::kHeld) {
+        relax();
+        s = l.state.load(std::memory_order_relaxed);
+        continue;
+      }
+      if (l.state.compare_exchange_weak(s, s | CachedRange::kHeld, std::memory_order_acquire, std::memory_order_relaxed)) break;
+    }
+    written += range->flush(l, i);
+    l.listed = 0;
+    range->unlock(l, s);
+  }
+  lines_written_back_.fetch_add(written, std::memory_order_relaxed);
+}
+
+void L2Cache::invalidate() {
+  invalidations_.fetch_add(1, std::memory_order_relaxed);
+  lines_invalidated_.fetch_add(current_lines_.exchange(0, std::memory_order_relaxed), std::memory_order_relaxed);
+  // Epochs live in 31 bits, and 0 means never filled: after 2^31 - 1 invalidations, back to 1.
+  std::uint32_t e = epoch_.load(std::memory_order_relaxed), next;
+  do {
+    next = (e + 1) & ~CachedRange::kHeld;
+    if (next == 0) next = 1;
+  } while (!epoch_.compare_exchange_weak(e, next, std::memory_order_acq_rel));
+}
+
+void L2Cache::retire(CachedRange* range) {
+  std::unique_lock<std::shared_mutex> alone(ranges_);
+  std::lock_guard<std::mutex> lock(dirty_mutex_);
+  dirty_.erase(std::remove_if(dirty_.begin(), dirty_.end(), [&](const auto& e) { return e.first == range; }), dirty_.end());
+}
+
+L2Cache::Counters L2Cache::counters() const {
+  Counters c;
+  c.write_backs = write_backs_.load(std::memory_order_relaxed);
+  c.invalidations = invalidations_.load(std::memory_order_relaxed);
+  c.lines_written_back = lines_written_back_.load(std::memory_order_relaxed);
+  c.lines_invalidated = lines_invalidated_.load(std::memory_order_relaxed);
+  return c;
+}
+
+}  // namespace hsad::isa

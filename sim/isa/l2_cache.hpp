@@ -1,0 +1,176 @@
+// A simulated GPU's L2 over its own device memory, write-back, as AMD's memory model describes it
+// for gfx90a, gfx908 and gfx1030 (LLVM's AMDGPUUsage, "Memory Model"): the agent's kernels read
+// and write the L2; the host, another GPU and a copy engine see memory. Only a release at system
+// scope (a packet's fence, buffer_wbl2) puts what the L2 holds dirty into memory, and only an
+// acquire at system scope (a packet's fence, buffer_invl2) makes the L2 read memory again. So a
+// fence too narrow gives a wrong result here, as it would on the hardware.
+//
+// The model holds a copy of each cached allocation (its shadow) and, per 128-byte line, which
+// bytes are dirty. Capacity is unbounded: nothing is ever evicted, so nothing reaches memory by
+// luck, which makes a missing fence fail every time instead of sometimes.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <cstring>
+#include <mutex>
+#include <shared_mutex>
+#include <utility>
+#include <vector>
+
+namespace hsad::isa {
+
+class L2Cache;
+
+// The L2's lines of one allocation of its GPU's device memory.
+class CachedRange {
+ public:
+  CachedRange(L2Cache& l2, std::uint64_t base, std::uint64_t size);
+  ~CachedRange();
+  CachedRange(const CachedRange&) = delete;
+  CachedRange& operator=(const CachedRange&) = delete;
+
+  std::uint64_t base() const { return base_; }
+  std::uint64_t size() const { return size_; }
+  L2Cache& l2() const { return l2_; }
+
+  // Where a read of [address, address + bytes) finds the L2's bytes (each line filled from memory
+  // first where the L2 does not hold it, or held it before the last invalidation).
+  const std::uint8_t* read(std::uint64_t address, std::uint32_t bytes);
+  // A write into the L2 (write-allocate); the bytes are dirty until a write-back.
+  void write(std::uint64_t address, const void* src, std::uint32_t bytes);
+  // An atomic (at most 8 bytes, aligned): `op` gets the L2's bytes while no one else changes
+  // its line; they are dirty afterwards.
+  template <class Op>
+  void atomic(std::uint64_t address, std::uint32_t bytes, Op&& op) {
+    Line& l = line(address);
+    const std::uint32_t epoch = lock_current(l, index(address));
+    op(shadow_ + (address - base_));
+    mark_dirty(l, index(address), std::uint32_t(address - base_) % kLineBytes, bytes);
+    unlock(l, epoch);
+  }
+
+  // What a copy engine's or the host's access does to the lines of [lo, hi): dirty bytes go to
+  // memory first (a copy reads memory); after a write to memory, the lines are read again.
+  void write_back(std::uint64_t lo, std::uint64_t hi);
+  void forget(std::uint64_t lo, std::uint64_t hi);
+
+  static constexpr std::uint32_t kLineBytes = 128;
+
+  // The lanes of one instruction, in order: a line is checked once for the lanes that read it,
+  // and held once for the lanes that write it (one line at a time: never two, so no two writers
+  // wait for each other). Released at the end of the instruction.
+  class Lanes {
+   public:
+    explicit Lanes(CachedRange& range) : r_(range) {}
+    ~Lanes() { release(); }
+    Lanes(const Lanes&) = delete;
+    Lanes& operator=(const Lanes&) = delete;
+
+    const std::uint8_t* read(std::uint64_t address, std::uint32_t bytes) {
+      const std::uint64_t i = r_.index(address);
+      if (i == read_ && (address - r_.base_) % kLineBytes + bytes <= kLineBytes) return r_.shadow_ + (address - r_.base_);
+      const std::uint8_t* p = r_.read(address, bytes);
+      read_ = i;
+      return p;
+    }
+    void write(std::uint64_t address, const void* src, std::uint32_t bytes) {
+      const std::uint64_t i = r_.index(address);
+      const std::uint32_t offset = std::uint32_t(address - r_.base_) % kLineBytes;
+      if (offset + bytes > kLineBytes) {  // across two lines: each on its own
+        release();
+        r_.write(address, src, bytes);
+        return;
+      }
+      if (i != held_) {
+        release();
+        held_epoch_ = r_.lock_current(r_.lines_[i], i);
+        held_ = i;
+      }
+      std::memcpy(r_.shadow_ + (address - r_.base_), src, bytes);
+      r_.mark_dirty(r_.lines_[i], i, offset, bytes);
+    }
+    void release() {
+      if (held_ == kNone) return;
+      r_.unlock(r_.lines_[held_], held_epoch_);
+      held_ = kNone;
+    }
+
+   private:
+    static constexpr std::uint64_t kNone = ~0ull;
+    CachedRange& r_;
+    std::uint64_t read_ = kNone, held_ = kNone;
+    std::uint32_t held_epoch_ = 0;
+  };
+
+ private:
+  friend class L2Cache;
+  // state: bit 31 held (a thread fills, writes or writes back the line); bits 0-30 the epoch of
+  // the L2 in which the line was filled (0: never). The line is current when that epoch is the
+  // L2's: an invalidation makes every line stale at once by moving to the next epoch.
+  struct Line {
+    std::atomic<std::uint32_t> state{0};
+    std::uint32_t listed = 0;       // on the L2's dirty list (under the line's hold)
+    std::uint64_t dirty[2] = {0, 0};  // one bit per byte (under the line's hold)
+  };
+  static constexpr std::uint32_t kHeld = 1u << 31;
+
+  std::uint64_t index(std::uint64_t address) const { return (address - base_) / kLineBytes; }
+  Line& line(std::uint64_t address) { return lines_[index(address)]; }
+  // Holds the line, current (its clean bytes read again from memory where it was stale); returns
+  // the epoch to release it with.
+  std::uint32_t lock_current(Line& l, std::uint64_t i);
+  void unlock(Line& l, std::uint32_t epoch) { l.state.store(epoch, std::memory_order_release); }
+  void fill(Line& l, std::uint64_t i);
+  void mark_dirty(Line& l, std::uint64_t i, std::uint32_t offset, std::uint32_t bytes);
+  // Under the line's hold: its dirty bytes to memory. Returns whether there were any.
+  bool flush(Line& l, std::uint64_t i);
+
+  L2Cache& l2_;
+  std::uint64_t base_, size_;
+  std::uint8_t* shadow_ = nullptr;  // the L2's copy, at the same offsets as the allocation
+  Line* lines_ = nullptr;
+  std::uint64_t line_count_ = 0;
+  std::uint64_t mapped_bytes_ = 0, lines_bytes_ = 0;
+};
+
+// One GPU's L2. Thread-safe: the work-groups of every queue of the GPU use it at once, and the
+// queues' packet processors fence it.
+class L2Cache {
+ public:
+  L2Cache() = default;
+  L2Cache(const L2Cache&) = delete;
+  L2Cache& operator=(const L2Cache&) = delete;
+
+  // A release at system scope: every dirty byte to memory.
+  void write_back();
+  // An acquire at system scope: every line not dirty is read again from memory at its next use
+  // (dirty bytes are the latest values and stay).
+  void invalidate();
+
+  // What the fences did, in lines (a model's count, not a measurement of any GPU).
+  struct Counters {
+    std::uint64_t write_backs = 0, invalidations = 0;  // fences that wrote back or invalidated
+    std::uint64_t lines_written_back = 0;              // lines with dirty bytes written to memory
+    std::uint64_t lines_invalidated = 0;               // current lines made stale
+  };
+  Counters counters() const;
+
+  std::uint32_t epoch() const { return epoch_.load(std::memory_order_acquire); }
+
+  // A range stops being used (its allocation is gone for good): its lines leave the dirty list.
+  void retire(CachedRange* range);
+
+ private:
+  friend class CachedRange;
+  void listed(CachedRange* range, std::uint64_t line);
+
+  std::atomic<std::uint32_t> epoch_{1};
+  std::atomic<std::uint64_t> current_lines_{0};  // lines filled in this epoch
+  std::shared_mutex ranges_;                      // write_back (shared) against retire (exclusive)
+  std::mutex dirty_mutex_;
+  std::vector<std::pair<CachedRange*, std::uint64_t>> dirty_;
+  std::atomic<std::uint64_t> write_backs_{0}, invalidations_{0}, lines_written_back_{0}, lines_invalidated_{0};
+};
+
+}  // namespace hsad::isa
