@@ -105,6 +105,9 @@ HSAKMT_STATUS HSAKMTAPI hsaKmtGetNodeProperties(HSAuint32 node, HsaNodePropertie
   // to one queue; ROCr asks for them for its cooperative queue).
   p->NumGws = hsad::isa::GlobalWaveSync::kResources;
   p->UniqueID = 0x5157000000000000ull + node;
+  // GPUs joined by XGMI form a hive, as an MI250's do: ROCr then offers each one's memory
+  // fine-grained too (a second pool), which the other GPUs' stores reach while kernels run.
+  if (config().gpus > 1) p->HiveID = 0x5157000000000001ull;
   // Marketing name says it, so no number taken here passes for an AMD measurement.
   const std::string name = std::string("hsadispatch simulated ") + t.name + " (not an AMD GPU)";
   set_name(p->MarketingName, p->AMDName, name);
@@ -197,7 +200,10 @@ HSAKMT_STATUS HSAKMTAPI hsaKmtSetMemoryUserData(const void*, void*) { return HSA
 
 // Memory: host mappings for every kind; mapping to the GPU is the identity.
 HSAKMT_STATUS HSAKMTAPI hsaKmtAllocMemory(HSAuint32 node, HSAuint64 bytes, HsaMemFlags flags, void** address) {
-  void* p = allocate(bytes, flags.ui32.Scratch || bytes >= kScratchReservation, node);
+  // Coarse-grained GPU memory is what the GPU's L2 caches write-back (fine-grained memory and the
+  // host's are coherent: the cache model leaves them in memory).
+  const bool reserve = flags.ui32.Scratch || bytes >= kScratchReservation;
+  void* p = allocate(bytes, reserve, node, node != 0 && flags.ui32.CoarseGrain);
   if (!p) return HSAKMT_STATUS_NO_MEMORY;
   *address = p;
   return HSAKMT_STATUS_SUCCESS;

@@ -73,13 +73,18 @@ JacobiSlabs::JacobiSlabs(const std::vector<Device>& devices, const JacobiProblem
     p.nz = slabs_[d].planes + 2;
     p.points = plane * std::uint64_t(p.nz);
     p.groups = unsigned((p.points + kJacobiGroup - 1) / kJacobiGroup);
-    p.u = p.device.alloc(p.points * 8);
-    p.v = p.device.alloc(p.points * 8);
+    // What the other devices write while the loops run (the ghost planes, inside the slabs; the
+    // mailbox, polled) is fine-grained: on AMD GPUs plain device memory is coarse-grained, reached
+    // by other devices' stores only at a packet's system-scope fences, which the loops' packets do
+    // not have (hsad-sim's cache model hung and went stale on this; docs/api.md, "Memory").
+    const Memory shared = count > 1 ? Memory::device_fine_grained : Memory::device;
+    p.u = p.device.alloc(p.points * 8, shared);
+    p.v = p.device.alloc(p.points * 8, shared);
     p.f = p.device.alloc(p.points * 8);
     p.partials = p.device.alloc(std::size_t(p.groups) * 8);
     p.state = p.device.alloc(16);
     p.team = p.device.alloc(sizeof(JacobiTeam));
-    p.mailbox = p.device.alloc(sizeof(JacobiMailbox));
+    p.mailbox = p.device.alloc(sizeof(JacobiMailbox), shared);
     p.pinned = p.device.alloc(16 + kTeamHead, Memory::pinned_host);
     const std::vector<double> ones(p.points, 1.0);
     p.device.copy_to_device(p.f, ones.data(), p.points * 8);

@@ -154,7 +154,11 @@ void multi_device() {
   for (int g = 0; g < 2; ++g) {
     HIP(hipSetDevice(g));
     HIP(hipDeviceEnablePeerAccess(1 - g, 0));
-    HIP(hipMalloc(&data[g], n * 4));
+    // Fine-grained: the other GPU reads these values while this kernel runs. hipMalloc's memory is
+    // coarse-grained, up to date for other agents only at synchronization (HIP's "Coherence
+    // control"); on gfx908 and gfx1030 no instruction writes the L2 back inside a kernel, so with
+    // hipMalloc this exchange read stale memory under hsad-sim's cache model, as it may on the GPU.
+    HIP(hipExtMallocWithFlags(reinterpret_cast<void**>(&data[g]), n * 4, hipDeviceMallocFinegrained));
     HIP(hipStreamCreate(&streams[g]));
   }
   unsigned count = n;

@@ -15,6 +15,13 @@ namespace hsad {
 enum class Memory : std::uint8_t {
   device,       // the device's own memory (host memory on the cpu agent)
   pinned_host,  // page-locked host memory the device reaches directly
+  // The device's own memory, coherent with other devices and the host while kernels run (HIP's
+  // fine-grained device memory, hipDeviceMallocFinegrained). On AMD GPUs plain device memory is
+  // coarse-grained: another device's stores reach it, and this device's reach others, only at
+  // a packet's system-scope fences, so what devices exchange inside running kernels (a mailbox
+  // polled, a halo pushed between the iterations of device-run loops) must be this. Plain device
+  // memory on cuda and the cpu agent, whose memory is coherent anyway. docs/api.md, "Memory".
+  device_fine_grained,
 };
 
 namespace detail { class DeviceImpl; }

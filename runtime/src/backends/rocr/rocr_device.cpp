@@ -115,6 +115,8 @@ hsa_status_t collect_pool(hsa_amd_memory_pool_t pool, void* data) {
     if ((flags & HSA_AMD_MEMORY_POOL_GLOBAL_FLAG_FINE_GRAINED) && p->out->fine_host.handle == 0) p->out->fine_host = pool;
   } else if ((flags & HSA_AMD_MEMORY_POOL_GLOBAL_FLAG_COARSE_GRAINED) && p->out->device.handle == 0) {
     p->out->device = pool;
+  } else if ((flags & HSA_AMD_MEMORY_POOL_GLOBAL_FLAG_FINE_GRAINED) && p->out->device_fine.handle == 0) {
+    p->out->device_fine = pool;
   }
   return HSA_STATUS_SUCCESS;
 }
@@ -469,7 +471,14 @@ void RocrDevice::allocated(void* ptr, std::size_t, Memory) {
 }
 
 void* RocrDevice::raw_allocate(std::size_t bytes, Memory kind) {
-  const hsa_amd_memory_pool_t pool = kind == Memory::pinned_host ? pools_.fine_host : pools_.device;
+  const hsa_amd_memory_pool_t pool = kind == Memory::pinned_host          ? pools_.fine_host
+                                     : kind == Memory::device_fine_grained ? pools_.device_fine
+                                                                           : pools_.device;
+  if (pool.handle == 0) {
+    throw Error(Errc::unsupported, "rocr", "alloc",
+                "Memory::device_fine_grained: this GPU's agent offers no fine-grained memory pool",
+                "ROCr offers one on GPUs joined by XGMI (a hive), or on PCIe with HSA_FORCE_FINE_GRAIN_PCIE=1");
+  }
   void* p = nullptr;
   check(api_.hsa_amd_memory_pool_allocate(pool, bytes, 0, &p), "hsa_amd_memory_pool_allocate");
   if (kind == Memory::pinned_host) {

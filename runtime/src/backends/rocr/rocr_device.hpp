@@ -19,6 +19,7 @@ struct Pools {
   hsa_amd_memory_pool_t kernarg{0};   // host, flagged for kernarg init
   hsa_amd_memory_pool_t fine_host{0}; // host, fine-grained: pinned host buffers
   hsa_amd_memory_pool_t device{0};    // the GPU's own, coarse-grained
+  hsa_amd_memory_pool_t device_fine{0};  // the GPU's own, fine-grained (XGMI hives; 0 where ROCr offers none)
 };
 
 class RocrDevice : public detail::DeviceImpl, public detail::AqlAgent {
