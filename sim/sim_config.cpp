@@ -51,6 +51,14 @@ Config load() {
     }
   }
   if (c.exec == Exec::host) c.cache_model = false;
+  if (const char* b = std::getenv("HSAD_SIM_BLITS"); b && *b) {
+    if (std::strcmp(b, "engine") == 0) c.blits_as_copy_engine = true;
+    else if (std::strcmp(b, "shader") == 0) c.blits_as_copy_engine = false;
+    else {
+      std::fprintf(stderr, "hsad-sim: HSAD_SIM_BLITS must be engine or shader, not '%s'\n", b);
+      std::exit(2);
+    }
+  }
   return c;
 }
 }  // namespace

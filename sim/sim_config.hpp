@@ -30,6 +30,10 @@ struct Config {
   // (isa/l2_cache.hpp), so a fence too narrow gives wrong results. Off under --exec host, whose
   // kernels reach memory directly.
   bool cache_model = true;
+  // HSAD_SIM_BLITS (engine unless "shader"): ROCr's copies run as its blit kernels (SDMA queues are
+  // not served), which the simulated GPU executes as the copy engine AMD's copies use by default:
+  // on memory, outside the L2. "shader": as the blit kernels they are, through the L2.
+  bool blits_as_copy_engine = true;
   std::uint64_t fault_at = 0;  // HSAD_SIM_FAULT: the Nth user dispatch (1-based) faults; 0: none
 };
 

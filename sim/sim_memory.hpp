@@ -44,9 +44,11 @@ void set_mapped(const void* ptr, std::vector<std::uint32_t> nodes);
 isa::L2Cache* l2_of(std::uint32_t node);
 // The L2 lines of the allocation at `base` where GPU `node`'s L2 caches it; null otherwise.
 isa::CachedRange* cached_range(std::uint32_t node, std::uint64_t base);
-// What a copy by GPU `node` outside its shaders (ROCr's blit, done here as memmove) does to its
-// L2: before, the source's dirty bytes go to memory and the destination's lines are let go of
-// (their dirty bytes written first); after, the destination's lines are let go of again.
+// What ROCr's blit copies by GPU `node` (done here as memmove) do to its L2. As the copy engine
+// (the default: AMD's copies go to SDMA engines, outside the L2), nothing: they read and write
+// memory, and only the fences around them make the L2 agree. As shader blits (HSAD_SIM_BLITS=
+// shader, ROCr's HSA_ENABLE_SDMA=0 on a GPU): before, the source's dirty bytes go to memory and
+// the destination's lines are let go of (their dirty bytes written first); after, again.
 void before_engine_copy(std::uint32_t node, std::uint64_t dst, std::uint64_t src, std::uint64_t bytes);
 void after_engine_copy(std::uint32_t node, std::uint64_t dst, std::uint64_t bytes);
 
