@@ -132,9 +132,11 @@ struct Stuck {
 
 Stuck stick(const Device& device, const Kernels& k) {
   Stuck s;
-  s.flag = device.alloc(sizeof(unsigned));
-  const unsigned zero = 0;
-  device.copy_to_device(s.flag, &zero, sizeof zero);
+  // Pinned host memory: the host stores the flag while the kernel runs, which a kernel sees only
+  // in memory coherent with the host. In plain (coarse-grained) AMD device memory the spinning
+  // kernel keeps reading its L2's line: hsad-sim's cache model hung here, as a GPU may.
+  s.flag = device.alloc(sizeof(unsigned), Memory::pinned_host);
+  __atomic_store_n(static_cast<unsigned*>(s.flag.host_ptr()), 0u, __ATOMIC_RELEASE);
   s.queue = device.create_queue();
   Batch b;
   b.exec(k.spin, Dim3{1}, Dim3{1}, {s.flag});
@@ -146,10 +148,9 @@ Stuck stick(const Device& device, const Kernels& k) {
 void release_flag(const Device& device, const Buffer& flag) {
   const unsigned one = 1;
   timed("release-flag", [&] {
-    // The cpu agent's memory is the host's, and the spinning host kernel reads the flag
-    // atomically: store it so (a copy would be a data race, which TSan reports).
-    if (device.info().backend == "cpu") __atomic_store_n(static_cast<unsigned*>(flag.device_ptr()), one, __ATOMIC_RELEASE);
-    else device.copy_to_device(flag, &one, sizeof one);
+    // Stored atomically: the spinning kernel reads it while it runs (on the cpu agent, a host
+    // thread: a plain store would be a data race, which TSan reports).
+    __atomic_store_n(static_cast<unsigned*>(flag.host_ptr()), one, __ATOMIC_RELEASE);
   });
 }
 
