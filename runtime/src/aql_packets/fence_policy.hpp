@@ -25,4 +25,12 @@ Fences fences_for(std::size_t index, std::size_t count, bool narrow);
 // How many of a batch's fences are system scope: 2 * count without narrowing, 2 with it.
 std::size_t system_fence_count(std::size_t count, bool narrow);
 
+// Test only: HSAD_TEST_NARROW_FENCES makes every packet the library writes fence narrower than
+// correct, to show that hsad-sim's cache model catches a fence too narrow. "release": no packet
+// releases at system scope (not the last of a submission, not the one before a copy or another
+// device's read); "all": no fence of any packet is system scope. Unset: the header as given.
+// Applied where headers are encoded (encode()), so no packet escapes it; the library's counters
+// still count the fences the policy chose.
+Header narrowed_for_test(Header h);
+
 }  // namespace hsad::aql

@@ -1,6 +1,8 @@
 // AQL header encoding and the write-body-then-publish protocol.
 #include "aql_packets/packet.hpp"
 
+#include "aql_packets/fence_policy.hpp"
+
 #include <cstring>
 
 namespace hsad::aql {
@@ -13,7 +15,8 @@ constexpr std::uint16_t extract(std::uint16_t bits, int shift, int width) {
 }
 }  // namespace
 
-std::uint16_t encode(const Header& h) {
+std::uint16_t encode(const Header& given) {
+  const Header h = narrowed_for_test(given);
   return field(h.type, HSA_PACKET_HEADER_TYPE, HSA_PACKET_HEADER_WIDTH_TYPE) |
          field(h.barrier ? 1 : 0, HSA_PACKET_HEADER_BARRIER, HSA_PACKET_HEADER_WIDTH_BARRIER) |
          field(static_cast<std::uint16_t>(h.acquire), HSA_PACKET_HEADER_SCACQUIRE_FENCE_SCOPE,
