@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "agent/host_machine.hpp"
+#include "l2_cache.hpp"
 #include "sim_config.hpp"
 #include "sim_events.hpp"
 #include "sim_memory.hpp"
@@ -331,6 +332,23 @@ HSAKMT_STATUS HSAKMTAPI hsaKmtUpdateQueue(HSA_QUEUEID, HSAuint32, HSA_QUEUE_PRIO
 // looks for this symbol and, where it is there, puts the text into its error.
 extern "C" std::size_t hsaKmtSimQueueError(const void* ring, char* buffer, std::size_t bytes) {
   return queue_error(ring, buffer, bytes);
+}
+
+// Not a KFD call either: what the cache model's L2s did at fences so far, summed over GPU `node`
+// (0: every GPU): releases, lines written back, acquires, lines invalidated. Returns 0 where the
+// model is off. A model's count, which the benches report per rung (apps/common/sim_cache.*).
+extern "C" int hsaKmtSimCacheCounters(std::uint32_t node, std::uint64_t out[4]) {
+  std::uint64_t sum[4] = {0, 0, 0, 0};
+  bool any = false;
+  for (std::uint32_t g = 1; g <= config().gpus; ++g) {
+    const hsad::isa::L2Cache* l2 = (node == 0 || node == g) ? l2_of(g) : nullptr;
+    if (!l2) continue;
+    const hsad::isa::L2Cache::Counters c = l2->counters();
+    sum[0] += c.write_backs, sum[1] += c.lines_written_back, sum[2] += c.invalidations, sum[3] += c.lines_invalidated;
+    any = true;
+  }
+  std::memcpy(out, sum, sizeof sum);
+  return any ? 1 : 0;
 }
 
 HSAKMT_STATUS HSAKMTAPI hsaKmtDestroyQueue(HSA_QUEUEID id) {

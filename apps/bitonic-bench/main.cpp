@@ -20,6 +20,7 @@
 #include "hsad/hsad.hpp"
 #include "cli.hpp"
 #include "report.hpp"
+#include "sim_cache.hpp"
 #include "summary.hpp"
 
 namespace po = boost::program_options;
@@ -57,6 +58,8 @@ struct RowResult {
   bench::Summary us;
   bool sorted = false;
   Stats per_iteration;
+  // Under hsad-sim's cache model: the L2 lines its fences wrote back and invalidated, per iteration.
+  std::optional<bench::SimCacheLines> l2_lines;
   // --profile: the device's own times, medians over the profiled iterations.
   std::optional<double> device_us;  // first command's start to last command's end
   std::optional<double> kernel_us;  // one bitonic_step dispatch
@@ -89,6 +92,7 @@ std::vector<RowResult> measure_ladder(const Device& device, const std::vector<Be
   std::vector<std::unique_ptr<bench::BitonicWorkload>> work;
   std::vector<std::vector<double>> samples(rows.size()), submit_us(rows.size());
   std::vector<Stats> counted(rows.size());
+  std::vector<bench::SimCacheLines> l2(rows.size());
   const Queue queue = device.create_queue();  // one queue for all rows: one packet processor
   for (const BenchRow& row : rows) {
     work.push_back(std::make_unique<bench::BitonicWorkload>(device, queue, n, row.options, row.copies, algo, chunk_log2));
@@ -98,10 +102,15 @@ std::vector<RowResult> measure_ladder(const Device& device, const std::vector<Be
   for (int i = 0; i < iters; ++i) {
     for (std::size_t r = 0; r < work.size(); ++r) {
       const Stats before = device.stats();
+      const auto l2_before = bench::sim_cache_lines();
       const auto t0 = std::chrono::steady_clock::now();
       work[r]->run();
       const auto t1 = std::chrono::steady_clock::now();
       counted[r] = counted[r] + (device.stats() - before);
+      if (l2_before) {
+        const bench::SimCacheLines d = *bench::sim_cache_lines() - *l2_before;
+        l2[r].written_back += d.written_back, l2[r].invalidated += d.invalidated;
+      }
       samples[r].push_back(std::chrono::duration<double, std::micro>(t1 - t0).count());
       submit_us[r].push_back(work[r]->last_submit_us());
     }
@@ -111,8 +120,11 @@ std::vector<RowResult> measure_ladder(const Device& device, const std::vector<Be
     const Stats d = Stats::combine(counted[r], counted[r], [iters](std::uint64_t v, std::uint64_t) {
       return v / std::uint64_t(iters);
     });
-    results.push_back({rows[r], bench::summarize(samples[r]), work[r]->output_matches(expected), d, {}, {},
+    results.push_back({rows[r], bench::summarize(samples[r]), work[r]->output_matches(expected), d, std::nullopt, {}, {},
                        bench::summarize(submit_us[r])});
+    if (bench::sim_cache_lines()) {
+      results.back().l2_lines = bench::SimCacheLines{l2[r].written_back / std::uint64_t(iters), l2[r].invalidated / std::uint64_t(iters)};
+    }
   }
   if (profile) {
     std::vector<std::vector<double>> span(rows.size()), kernel(rows.size());
@@ -225,6 +237,11 @@ int main(int argc, char** argv) {
                                {"sys_fences", std::to_string(s.system_fences)},
                                {"bytes_staged", std::to_string(s.bytes_staged)},
                                {"copies", std::to_string(s.copies)}});
+      }
+      // hsad-sim's cache model: the lines the row's fences moved (modelled traffic, not time).
+      if (r.l2_lines) {
+        row.push_back({"model_l2_lines_written_back", std::to_string(r.l2_lines->written_back), true});
+        row.push_back({"model_l2_lines_invalidated", std::to_string(r.l2_lines->invalidated), true});
       }
       rows.push_back(std::move(row));
     }
