@@ -44,13 +44,14 @@ Config load() {
   if (const char* f = std::getenv("HSAD_SIM_FAULT"); f && *f) c.fault_at = std::strtoull(f, nullptr, 10);
   if (const char* m = std::getenv("HSAD_SIM_CACHE"); m && *m) {
     if (std::strcmp(m, "on") == 0 || std::strcmp(m, "1") == 0) c.cache_model = true;
+    else if (std::strcmp(m, "report") == 0) c.cache_model = c.cache_report = true;
     else if (std::strcmp(m, "off") == 0 || std::strcmp(m, "0") == 0) c.cache_model = false;
     else {
-      std::fprintf(stderr, "hsad-sim: HSAD_SIM_CACHE must be on or off, not '%s'\n", m);
+      std::fprintf(stderr, "hsad-sim: HSAD_SIM_CACHE must be on, off or report, not '%s'\n", m);
       std::exit(2);
     }
   }
-  if (c.exec == Exec::host) c.cache_model = false;
+  if (c.exec == Exec::host) c.cache_model = c.cache_report = false;
   if (const char* b = std::getenv("HSAD_SIM_BLITS"); b && *b) {
     if (std::strcmp(b, "engine") == 0) c.blits_as_copy_engine = true;
     else if (std::strcmp(b, "shader") == 0) c.blits_as_copy_engine = false;

@@ -30,6 +30,7 @@ struct Config {
   // (isa/l2_cache.hpp), so a fence too narrow gives wrong results. Off under --exec host, whose
   // kernels reach memory directly.
   bool cache_model = true;
+  bool cache_report = false;  // HSAD_SIM_CACHE=report: the model, and its diagnosis (sim_cache_report.hpp)
   // HSAD_SIM_BLITS (engine unless "shader"): ROCr's copies run as its blit kernels (SDMA queues are
   // not served), which the simulated GPU executes as the copy engine AMD's copies use by default:
   // on memory, outside the L2. "shader": as the blit kernels they are, through the L2.

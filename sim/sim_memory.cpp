@@ -11,6 +11,7 @@
 #include <mutex>
 
 #include "l2_cache.hpp"
+#include "sim_cache_report.hpp"
 #include "sim_config.hpp"
 
 namespace hsad::sim {
@@ -210,7 +211,10 @@ isa::CachedRange* own_range(std::uint32_t node, std::uint64_t address, std::uint
 }  // namespace
 
 void before_engine_copy(std::uint32_t node, std::uint64_t dst, std::uint64_t src, std::uint64_t bytes) {
-  if (config().blits_as_copy_engine) return;  // memory only: the fences around the copy must do the rest
+  if (config().blits_as_copy_engine) {  // memory only: the fences around the copy must do the rest
+    report_engine_copy(node, dst, src, bytes);
+    return;
+  }
   if (isa::CachedRange* from = own_range(node, src, bytes)) from->write_back(src, src + bytes);
   if (isa::CachedRange* to = own_range(node, dst, bytes)) to->forget(dst, dst + bytes);
 }

@@ -19,6 +19,7 @@
 #include "agent/signal_ops.hpp"
 #include "hsad/host_kernel.hpp"
 #include "l2_cache.hpp"
+#include "sim_cache_report.hpp"
 #include "sim_code_object.hpp"
 #include "sim_config.hpp"
 #include "sim_events.hpp"
@@ -288,6 +289,10 @@ std::uint64_t create_aql_queue(std::uint32_t node, void* ring, std::uint64_t rin
                        static_cast<unsigned long long>(c.lines_written_back), static_cast<unsigned long long>(c.invalidations),
                        static_cast<unsigned long long>(c.lines_invalidated));
         }
+        if (const std::uint64_t reports = cache_reports()) {
+          std::fprintf(stderr, "hsad-sim: %llu cache reports (--cache report): memory a GPU's L2 held dirty was read or "
+                       "signalled past\n", static_cast<unsigned long long>(reports));
+        }
         if (const std::uint64_t outside = isa_lds_accesses_outside()) {
           std::fprintf(stderr, "hsad-sim: %llu LDS accesses outside their work-group's allocation read 0 or wrote nowhere "
                        "(as on the hardware; --strict-lds makes them faults); the first: %s\n",
@@ -317,8 +322,9 @@ std::uint64_t create_aql_queue(std::uint32_t node, void* ring, std::uint64_t rin
     hooks.acquire = [l2](aql::Scope s) {
       if (s == aql::Scope::system) l2->invalidate();
     };
-    hooks.release = [l2](aql::Scope s) {
+    hooks.release = [l2, node](aql::Scope s, bool signals) {
       if (s == aql::Scope::system) l2->write_back();
+      else if (signals) report_signal_release(node, scope_name(s));
     };
   }
   hooks.on_error = [node, read_index, error_reason, ring](const agent::QueueFault& fault) {

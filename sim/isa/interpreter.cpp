@@ -134,7 +134,7 @@ const std::uint8_t* WorkGroup::read_global(const Wave& wave, const Inst& inst, s
 void WorkGroup::write_global(const Wave& wave, const Inst& inst, std::uint64_t address, const void* src, std::uint32_t bytes) {
   CachedRange* lines = nullptr;
   std::uint8_t* p = global(wave, inst, address, bytes, &lines);
-  if (lines) lines->write(address, src, bytes);
+  if (lines) lines->write(address, src, bytes, dispatch.writer);
   else std::memcpy(p, src, bytes);
 }
 

@@ -87,6 +87,8 @@ struct Dispatch {
   const std::atomic<bool>* cancel = nullptr;
   // The GWS of the queue the dispatch runs on, where the queue holds them (a cooperative queue).
   GlobalWaveSync* gws = nullptr;
+  // The kernel's writer_tag (l2_cache.hpp): what the cache model's diagnosis names.
+  std::uint16_t writer = 0;
 };
 
 // The kernel descriptor (.kd, 64 bytes) fields the interpreter sets a wave up from.

@@ -78,8 +78,9 @@ void CachedRange::fill(Line& l, std::uint64_t i) {
   }
 }
 
-void CachedRange::mark_dirty(Line& l, std::uint64_t i, std::uint32_t offset, std::uint32_t bytes) {
+void CachedRange::mark_dirty(Line& l, std::uint64_t i, std::uint32_t offset, std::uint32_t bytes, std::uint16_t writer) {
   set_bits(l.dirty, offset, bytes);
+  l.writer = writer;
   if (!l.listed) {
     l.listed = 1;
     l2_.listed(this, i);
@@ -114,7 +115,7 @@ const std::uint8_t* CachedRange::read(std::uint64_t address, std::uint32_t bytes
   return shadow_ + (address - base_);
 }
 
-void CachedRange::write(std::uint64_t address, const void* src, std::uint32_t bytes) {
+void CachedRange::write(std::uint64_t address, const void* src, std::uint32_t bytes, std::uint16_t writer) {
   const auto* from = static_cast<const std::uint8_t*>(src);
   while (bytes) {
     const std::uint64_t i = index(address);
@@ -123,7 +124,7 @@ void CachedRange::write(std::uint64_t address, const void* src, std::uint32_t by
     Line& l = lines_[i];
     const std::uint32_t epoch = lock_current(l, i);
     std::memcpy(shadow_ + (address - base_), from, n);
-    mark_dirty(l, i, offset, n);
+    mark_dirty(l, i, offset, n, writer);
     unlock(l, epoch);
     address += n, from += n, bytes -= n;
   }
@@ -151,6 +152,54 @@ void CachedRange::forget(std::uint64_t lo, std::uint64_t hi) {
     flush(l, i);  // bytes outside [lo, hi) of an edge line stay written
     unlock(l, 0);  // stale: read from memory at the next use
   }
+}
+
+bool CachedRange::dirty_in(std::uint64_t lo, std::uint64_t hi, std::uint64_t* line_address, std::uint16_t* writer) const {
+  lo = std::max(lo, base_), hi = std::min(hi, base_ + size_);
+  if (lo >= hi) return false;
+  for (std::uint64_t i = index(lo); i <= index(hi - 1); ++i) {
+    const Line& l = lines_[i];
+    if (l.state.load(std::memory_order_acquire) == 0 || (l.dirty[0] | l.dirty[1]) == 0) continue;
+    *line_address = base_ + i * kLineBytes;
+    *writer = l.writer;
+    return true;
+  }
+  return false;
+}
+
+std::uint64_t L2Cache::dirty_lines(std::uint16_t* first_writer) {
+  std::lock_guard<std::mutex> lock(dirty_mutex_);
+  std::uint64_t n = 0;
+  for (const auto& [range, i] : dirty_) {
+    const CachedRange::Line& l = range->lines_[i];
+    if ((l.dirty[0] | l.dirty[1]) == 0) continue;
+    if (n++ == 0) *first_writer = l.writer;
+  }
+  return n;
+}
+
+namespace {
+std::mutex writers_mutex;
+std::vector<std::string>& writers() {
+  static auto* w = new std::vector<std::string>{"(unknown)"};  // never destroyed: used at exit
+  return *w;
+}
+}  // namespace
+
+std::uint16_t writer_tag(const std::string& kernel) {
+  std::lock_guard<std::mutex> lock(writers_mutex);
+  auto& w = writers();
+  for (std::size_t i = 1; i < w.size(); ++i) {
+    if (w[i] == kernel) return std::uint16_t(i);
+  }
+  if (w.size() >= 0xffff) return 0;
+  w.push_back(kernel);
+  return std::uint16_t(w.size() - 1);
+}
+
+std::string writer_name(std::uint16_t tag) {
+  std::lock_guard<std::mutex> lock(writers_mutex);
+  return tag < writers().size() ? writers()[tag] : writers()[0];
 }
 
 void L2Cache::listed(CachedRange* range, std::uint64_t line) {

@@ -15,12 +15,18 @@
 #include <cstring>
 #include <mutex>
 #include <shared_mutex>
+#include <string>
 #include <utility>
 #include <vector>
 
 namespace hsad::isa {
 
 class L2Cache;
+
+// Who wrote a line last, for the diagnosis (--cache report): a kernel's name, interned once per
+// kernel (0: unknown, such as a test's writes).
+std::uint16_t writer_tag(const std::string& kernel);
+std::string writer_name(std::uint16_t tag);
 
 // The L2's lines of one allocation of its GPU's device memory.
 class CachedRange {
@@ -37,18 +43,23 @@ class CachedRange {
   // Where a read of [address, address + bytes) finds the L2's bytes (each line filled from memory
   // first where the L2 does not hold it, or held it before the last invalidation).
   const std::uint8_t* read(std::uint64_t address, std::uint32_t bytes);
-  // A write into the L2 (write-allocate); the bytes are dirty until a write-back.
-  void write(std::uint64_t address, const void* src, std::uint32_t bytes);
+  // A write into the L2 (write-allocate); the bytes are dirty until a write-back. `writer`: a
+  // writer_tag, kept per line for the diagnosis.
+  void write(std::uint64_t address, const void* src, std::uint32_t bytes, std::uint16_t writer = 0);
   // An atomic (at most 8 bytes, aligned): `op` gets the L2's bytes while no one else changes
   // its line; they are dirty afterwards.
   template <class Op>
-  void atomic(std::uint64_t address, std::uint32_t bytes, Op&& op) {
+  void atomic(std::uint64_t address, std::uint32_t bytes, Op&& op, std::uint16_t writer = 0) {
     Line& l = line(address);
     const std::uint32_t epoch = lock_current(l, index(address));
     op(shadow_ + (address - base_));
-    mark_dirty(l, index(address), std::uint32_t(address - base_) % kLineBytes, bytes);
+    mark_dirty(l, index(address), std::uint32_t(address - base_) % kLineBytes, bytes, writer);
     unlock(l, epoch);
   }
+
+  // The diagnosis: the first line of [lo, hi) holding dirty bytes, and its last writer (a racy
+  // look, for a report only). False where none does.
+  bool dirty_in(std::uint64_t lo, std::uint64_t hi, std::uint64_t* line_address, std::uint16_t* writer) const;
 
   // What a copy engine's or the host's access does to the lines of [lo, hi): dirty bytes go to
   // memory first (a copy reads memory); after a write to memory, the lines are read again.
@@ -62,7 +73,7 @@ class CachedRange {
   // wait for each other). Released at the end of the instruction.
   class Lanes {
    public:
-    explicit Lanes(CachedRange& range) : r_(range) {}
+    explicit Lanes(CachedRange& range, std::uint16_t writer = 0) : r_(range), writer_(writer) {}
     ~Lanes() { release(); }
     Lanes(const Lanes&) = delete;
     Lanes& operator=(const Lanes&) = delete;
@@ -79,7 +90,7 @@ class CachedRange {
       const std::uint32_t offset = std::uint32_t(address - r_.base_) % kLineBytes;
       if (offset + bytes > kLineBytes) {  // across two lines: each on its own
         release();
-        r_.write(address, src, bytes);
+        r_.write(address, src, bytes, writer_);
         return;
       }
       if (i != held_) {
@@ -88,7 +99,7 @@ class CachedRange {
         held_ = i;
       }
       std::memcpy(r_.shadow_ + (address - r_.base_), src, bytes);
-      r_.mark_dirty(r_.lines_[i], i, offset, bytes);
+      r_.mark_dirty(r_.lines_[i], i, offset, bytes, writer_);
     }
     void release() {
       if (held_ == kNone) return;
@@ -99,6 +110,7 @@ class CachedRange {
    private:
     static constexpr std::uint64_t kNone = ~0ull;
     CachedRange& r_;
+    std::uint16_t writer_;
     std::uint64_t read_ = kNone, held_ = kNone;
     std::uint32_t held_epoch_ = 0;
   };
@@ -110,7 +122,8 @@ class CachedRange {
   // L2's: an invalidation makes every line stale at once by moving to the next epoch.
   struct Line {
     std::atomic<std::uint32_t> state{0};
-    std::uint32_t listed = 0;       // on the L2's dirty list (under the line's hold)
+    std::uint16_t listed = 0;         // on the L2's dirty list (under the line's hold)
+    std::uint16_t writer = 0;         // the writer_tag of its last write (under the line's hold)
     std::uint64_t dirty[2] = {0, 0};  // one bit per byte (under the line's hold)
   };
   static constexpr std::uint32_t kHeld = 1u << 31;
@@ -122,7 +135,7 @@ class CachedRange {
   std::uint32_t lock_current(Line& l, std::uint64_t i);
   void unlock(Line& l, std::uint32_t epoch) { l.state.store(epoch, std::memory_order_release); }
   void fill(Line& l, std::uint64_t i);
-  void mark_dirty(Line& l, std::uint64_t i, std::uint32_t offset, std::uint32_t bytes);
+  void mark_dirty(Line& l, std::uint64_t i, std::uint32_t offset, std::uint32_t bytes, std::uint16_t writer);
   // Under the line's hold: its dirty bytes to memory. Returns whether there were any.
   bool flush(Line& l, std::uint64_t i);
 
@@ -157,6 +170,9 @@ class L2Cache {
   Counters counters() const;
 
   std::uint32_t epoch() const { return epoch_.load(std::memory_order_acquire); }
+
+  // The diagnosis: how many lines hold dirty bytes now, and the last writer of the first (racy).
+  std::uint64_t dirty_lines(std::uint16_t* first_writer) ;
 
   // A range stops being used (its allocation is gone for good): its lines leave the dirty list.
   void retire(CachedRange* range);

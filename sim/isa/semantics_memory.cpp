@@ -177,7 +177,7 @@ void store(WorkGroup& g, Wave& w, const Inst& in) {
   Addresses ad;
   addresses_of<Flat, Scratch>(g, w, in, a.count == 1 ? a.bytes : 4 * a.count, ad);
   if (ad.one_allocation && ad.cached) {
-    CachedRange::Lanes l2(*ad.cached);
+    CachedRange::Lanes l2(*ad.cached, g.dispatch.writer);
     for_lanes(w, [&](std::uint32_t lane) {
       std::uint32_t v[4];
       for (std::uint32_t k = 0; k < a.count; ++k) {
@@ -296,7 +296,7 @@ void vmem_atomic(WorkGroup& g, Wave& w, const Inst& in) {
       else old = atomic_rmw(reinterpret_cast<std::uint32_t*>(q), op, std::uint32_t(v), std::uint32_t(cmp));
     };
     // Device-memory atomics execute in the L2, where it caches the allocation.
-    if (lines) lines->atomic(at.address, size, rmw);
+    if (lines) lines->atomic(at.address, size, rmw, g.dispatch.writer);
     else rmw(p);
     if (returns) {
       dst32(w, in.dst[0], 0)[lane] = std::uint32_t(old);

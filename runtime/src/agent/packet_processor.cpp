@@ -123,7 +123,7 @@ bool PacketProcessor::profiling() const {
 }
 
 void PacketProcessor::complete(hsa_signal_t signal, std::uint64_t start_ns, aql::Scope release) {
-  if (hooks_.release && release != aql::Scope::none) hooks_.release(release);
+  if (hooks_.release) hooks_.release(release, signal.handle != 0);
   if (signal.handle == 0) return;
   if (start_ns && profiling()) {
     // amd_signal_t's start_ts and end_ts, written before the decrement that a waiter sees.

@@ -63,9 +63,10 @@ struct ProcessorHooks {
   // raise the signal's interrupt (the simulated GPU's KFD events).
   std::function<void(hsa_signal_t)> on_signal;
   // A packet's acquire fence, before it runs, and its release fence, after it ended and before its
-  // completion signal changes (optional): where a GPU's command processor invalidates and writes
-  // back its caches (the simulated GPU's L2 model).
-  std::function<void(aql::Scope)> acquire, release;
+  // completion signal changes, with whether it has one (optional): where a GPU's command
+  // processor invalidates and writes back its caches (the simulated GPU's L2 model).
+  std::function<void(aql::Scope)> acquire;
+  std::function<void(aql::Scope, bool signals)> release;
 };
 
 class PacketProcessor : private JobSink {
