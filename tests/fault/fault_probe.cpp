@@ -190,8 +190,10 @@ int reset(const Device& device, const Kernels& k) {
     reset_ok = true;
   });
   if (!reset_ok) {
-    // cuda: the driver's reset waits for the kernel; end it, then reset.
+    // cuda: the driver's reset waits for the kernel; end it, then reset. The host's store is seen
+    // by the kernel microseconds later: the reset comes once the submission has ended.
     release_flag(device, stuck.flag);
+    timed("stuck-ends", [&] { stuck.submission.wait(milliseconds(10000)); });
     timed("reset-after-release", [&] { device.reset(); });
   }
   timed("old-queue", [&] {

@@ -97,6 +97,7 @@ inline void check_reset(const std::string& backend) {
     // it ended, the reset works.
     expect_error(r, "reset", "probe_spin");
     EXPECT_LT(step_ms(line_value(r.output, "reset")), 1000);
+    expect_ok(r, "stuck-ends", 10000);
     expect_ok(r, "reset-after-release", 5000);
   } else {
     expect_ok(r, "reset", 5000);
