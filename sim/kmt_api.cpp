@@ -16,6 +16,7 @@
 #include "sim_events.hpp"
 #include "sim_memory.hpp"
 #include "sim_queue.hpp"
+#include "sim_sdma.hpp"
 
 using namespace hsad::sim;
 
@@ -316,7 +317,8 @@ HSAKMT_STATUS HSAKMTAPI hsaKmtWaitOnEvent(HsaEvent* event, HSAuint32 ms) {
 HSAKMT_STATUS HSAKMTAPI hsaKmtCreateQueue(HSAuint32 node, HSA_QUEUE_TYPE type, HSAuint32, HSA_QUEUE_PRIORITY,
                                           void* ring, HSAuint64 bytes, HsaEvent*, HsaQueueResource* r) {
   if (!is_gpu(node)) return HSAKMT_STATUS_INVALID_NODE_UNIT;
-  if (type != HSA_QUEUE_COMPUTE_AQL) return HSAKMT_STATUS_NOT_SUPPORTED;  // SDMA is off (HSA_ENABLE_SDMA=0)
+  if (type == HSA_QUEUE_SDMA || type == HSA_QUEUE_SDMA_XGMI) return create_sdma_queue(node, ring, bytes, r);
+  if (type != HSA_QUEUE_COMPUTE_AQL) return HSAKMT_STATUS_NOT_SUPPORTED;
   // ROCr fills in the read and write index addresses and, when it wants exceptions reported
   // there, ErrorReason; the resource struct is ROCr's temporary, so both are copied now.
   std::uint64_t* doorbell = nullptr;
@@ -352,7 +354,8 @@ extern "C" int hsaKmtSimCacheCounters(std::uint32_t node, std::uint64_t out[4]) 
 }
 
 HSAKMT_STATUS HSAKMTAPI hsaKmtDestroyQueue(HSA_QUEUEID id) {
-  return destroy_queue(id) ? HSAKMT_STATUS_SUCCESS : HSAKMT_STATUS_INVALID_HANDLE;
+  const bool destroyed = is_sdma_queue_id(id) ? destroy_sdma_queue(id) : destroy_queue(id);
+  return destroyed ? HSAKMT_STATUS_SUCCESS : HSAKMT_STATUS_INVALID_HANDLE;
 }
 HSAKMT_STATUS HSAKMTAPI hsaKmtSetQueueCUMask(HSA_QUEUEID, HSAuint32, HSAuint32*) { return HSAKMT_STATUS_SUCCESS; }
 

@@ -31,10 +31,15 @@ struct Config {
   // kernels reach memory directly.
   bool cache_model = true;
   bool cache_report = false;  // HSAD_SIM_CACHE=report: the model, and its diagnosis (sim_cache_report.hpp)
-  // HSAD_SIM_BLITS (engine unless "shader"): ROCr's copies run as its blit kernels (SDMA queues are
-  // not served), which the simulated GPU executes as the copy engine AMD's copies use by default:
-  // on memory, outside the L2. "shader": as the blit kernels they are, through the L2.
-  bool blits_as_copy_engine = true;
+  // HSAD_SIM_SDMA (on unless "off", which hsad-sim --sdma off sets with ROCr's HSA_ENABLE_SDMA=0):
+  // ROCr's copies go to the simulated copy engines (sim_sdma.hpp), as on AMD hardware; off: to
+  // ROCr's blit kernels.
+  bool sdma = true;
+  // HSAD_SIM_BLITS: how ROCr's blit kernels (executed as memmove) meet the L2. "shader" (the
+  // default with SDMA on, where ROCr uses them for copies within a GPU): as the shader blits they
+  // are, through the L2. "engine" (the default with SDMA off, where they stand for the engine):
+  // on memory, outside the L2.
+  bool blits_as_copy_engine = false;
   std::uint64_t fault_at = 0;  // HSAD_SIM_FAULT: the Nth user dispatch (1-based) faults; 0: none
 };
 

@@ -102,6 +102,8 @@ bool wait_events(HsaEvent* const* events, std::uint32_t count, bool all, std::ui
   }
 }
 
+void raise_interrupt() { fire(); }
+
 void signal_updated(const amd_signal_t* signal) {
   const std::uint64_t mailbox = __atomic_load_n(&signal->event_mailbox_ptr, __ATOMIC_RELAXED);
   if (!mailbox) return;  // a signal without an event: its waiter polls

@@ -23,6 +23,10 @@ bool wait_events(HsaEvent* const* events, std::uint32_t count, bool all, std::ui
 // its VM-fault handler) gets the fault's data (node, address, NotPresent, FATAL_PROCESS) and fires.
 void raise_memory_fault(std::uint32_t node, std::uint64_t address, bool write);
 
+// An interrupt for events whose mailboxes were written already (an SDMA trap packet: ROCr's fence
+// before it wrote the event's id): their waiters wake.
+void raise_interrupt();
+
 // The command processor's side of a signal the packet processor just updated.
 void signal_updated(const amd_signal_t* signal);
 

@@ -25,6 +25,7 @@
 #include "sim_events.hpp"
 #include "sim_isa.hpp"
 #include "sim_memory.hpp"
+#include "sim_sdma.hpp"
 
 namespace hsad::sim {
 namespace {
@@ -288,6 +289,10 @@ std::uint64_t create_aql_queue(std::uint32_t node, void* ring, std::uint64_t rin
                        node, static_cast<unsigned long long>(c.write_backs),
                        static_cast<unsigned long long>(c.lines_written_back), static_cast<unsigned long long>(c.invalidations),
                        static_cast<unsigned long long>(c.lines_invalidated));
+        }
+        if (const std::uint64_t copies = sdma_copies()) {
+          std::fprintf(stderr, "hsad-sim: the copy engines (SDMA) executed %llu linear copies, %llu bytes\n",
+                       static_cast<unsigned long long>(copies), static_cast<unsigned long long>(sdma_bytes()));
         }
         if (const std::uint64_t reports = cache_reports()) {
           std::fprintf(stderr, "hsad-sim: %llu cache reports (--cache report): memory a GPU's L2 held dirty was read or "

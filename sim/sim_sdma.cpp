@@ -1,0 +1,226 @@
+#include "sim_sdma.hpp"
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+
+#include "agent/packet_processor.hpp"
+#include "l2_cache.hpp"
+#include "sim_cache_report.hpp"
+#include "sim_config.hpp"
+#include "sim_events.hpp"
+#include "sim_memory.hpp"
+
+namespace hsad::sim {
+namespace {
+
+// ROCr's SDMA opcodes and the sizes of its packets (sdma_registers.h).
+enum Op : std::uint32_t {
+  kNop = 0, kCopy = 1, kFence = 5, kTrap = 6, kPollRegmem = 8, kAtomic = 10, kConstFill = 11, kTimestamp = 13, kGcr = 17,
+};
+constexpr std::uint32_t kSubopCopyLinear = 0, kSubopCopyLinearRect = 4;
+constexpr std::uint32_t kAtomicAdd64 = 47;
+
+std::atomic<std::uint64_t> engine_copies{0}, engine_bytes{0};
+
+std::uint32_t bits(std::uint32_t word, int lo, int width) { return (word >> lo) & ((width == 32 ? 0 : 1u << width) - 1u); }
+std::uint64_t address(const std::uint32_t* dw, int lo) { return dw[lo] | (std::uint64_t(dw[lo + 1]) << 32); }
+
+struct SdmaQueue {
+  std::uint64_t id = 0;
+  std::uint32_t node = 0;
+  const std::uint8_t* ring = nullptr;
+  std::uint64_t bytes = 0;
+  // What ROCr's BlitSdma reads and writes through the queue resource: byte indices.
+  alignas(64) std::uint64_t read_index = 0;
+  alignas(64) std::uint64_t write_index = 0;
+  alignas(64) std::uint64_t doorbell = 0;
+  alignas(64) std::atomic<bool> stop{false};
+  std::thread engine;
+};
+
+std::string hex(std::uint64_t v) {
+  char b[32];
+  std::snprintf(b, sizeof b, "0x%llx", static_cast<unsigned long long>(v));
+  return b;
+}
+
+// A poll of memory: the engine waits, as the hardware retries, until the 32-bit word compares.
+bool compares(std::uint32_t func, std::uint32_t value, std::uint32_t reference) {
+  switch (func) {
+    case 0: return true;
+    case 1: return value < reference;
+    case 2: return value <= reference;
+    case 3: return value == reference;
+    case 4: return value != reference;
+    case 5: return value >= reference;
+    case 6: return value > reference;
+    default: return true;
+  }
+}
+
+// Executes the packet at `p` (the bytes up to the ring's end, `room`); returns its size in bytes,
+// or 0 where it must wait (a poll not yet satisfied) and be looked at again.
+std::uint32_t execute(SdmaQueue& q, const std::uint32_t* p, std::uint64_t room) {
+  const std::uint32_t op = bits(p[0], 0, 8), sub = bits(p[0], 8, 8);
+  switch (op) {
+    case kNop: return 4;  // ROCr pads to the ring's end with zeros
+    case kCopy: {
+      if (sub == kSubopCopyLinear) {
+        const std::uint64_t bytes = std::uint64_t(bits(p[1], 0, 22)) + 1;  // gfx9 and later: count is bytes - 1
+        const std::uint64_t src = address(p, 3), dst = address(p, 5);
+        report_engine_copy(q.node, dst, src, bytes);
+        std::memmove(reinterpret_cast<void*>(dst), reinterpret_cast<const void*>(src), bytes);
+        engine_copies.fetch_add(1, std::memory_order_relaxed);
+        engine_bytes.fetch_add(bytes, std::memory_order_relaxed);
+        return 28;
+      }
+      if (sub == kSubopCopyLinearRect) {
+        std::fprintf(stderr, "hsad-sim: SDMA queue %llu: a rectangular copy, which the simulated engine does not do\n",
+                     static_cast<unsigned long long>(q.id & 0xffff));
+        return 52;
+      }
+      break;
+    }
+    case kConstFill: {
+      const std::uint64_t dst = address(p, 1);
+      const std::uint32_t value = p[3];
+      const std::uint64_t bytes = (std::uint64_t(bits(p[4], 0, 22)) + 4) & ~std::uint64_t(3);  // (dwords - 1) * 4
+      report_engine_copy(q.node, dst, dst, bytes);
+      for (std::uint64_t b = 0; b + 4 <= bytes; b += 4) std::memcpy(reinterpret_cast<void*>(dst + b), &value, 4);
+      (void)room;
+      return 20;
+    }
+    case kFence: {
+      __atomic_store_n(reinterpret_cast<std::uint32_t*>(address(p, 1)), p[3], __ATOMIC_RELEASE);
+      return 16;
+    }
+    case kTrap:
+      // ROCr wrote the event's id to its mailbox with the fence before: the interrupt wakes waiters.
+      raise_interrupt();
+      return 8;
+    case kPollRegmem: {
+      // An HDP flush (or any poll of a register rather than memory): nothing to wait for here.
+      if (bits(p[0], 26, 1) || !bits(p[0], 31, 1)) return 24;
+      const std::uint32_t func = bits(p[0], 28, 3);
+      const std::uint32_t value = __atomic_load_n(reinterpret_cast<const std::uint32_t*>(address(p, 1)), __ATOMIC_ACQUIRE);
+      return compares(func, value & p[4], p[3]) ? 24 : 0;
+    }
+    case kAtomic: {
+      const std::uint32_t operation = bits(p[0], 25, 7);
+      if (operation == kAtomicAdd64) {
+        __atomic_fetch_add(reinterpret_cast<std::uint64_t*>(address(p, 1)), address(p, 3), __ATOMIC_ACQ_REL);
+      } else {
+        std::fprintf(stderr, "hsad-sim: SDMA queue %llu: atomic operation %u, which the simulated engine does not do\n",
+                     static_cast<unsigned long long>(q.id & 0xffff), operation);
+      }
+      return 32;
+    }
+    case kTimestamp: {
+      __atomic_store_n(reinterpret_cast<std::uint64_t*>(address(p, 1)), agent::now_ns(), __ATOMIC_RELEASE);
+      return 12;
+    }
+    case kGcr: {
+      // gfx10's cache control, which ROCr puts around each copy: the engine's GPU's L2 written back
+      // (GL2_WB, bit 31 of the third dword) and invalidated (GL2_INV, bit 30).
+      if (isa::L2Cache* l2 = l2_of(q.node)) {
+        if (bits(p[2], 31, 1)) l2->write_back();
+        if (bits(p[2], 30, 1)) l2->invalidate();
+      }
+      return 20;
+    }
+    default: break;
+  }
+  std::fprintf(stderr, "hsad-sim: SDMA queue %llu: packet 0x%08x (op %u, sub-op %u) unknown to the simulated engine: skipped\n",
+               static_cast<unsigned long long>(q.id & 0xffff), p[0], op, sub);
+  return 4;
+}
+
+void run(SdmaQueue& q) {
+  auto idle_since = std::chrono::steady_clock::now();
+  alignas(8) std::uint32_t packet[16];
+  while (!q.stop.load(std::memory_order_acquire)) {
+    const std::uint64_t target = __atomic_load_n(&q.doorbell, __ATOMIC_ACQUIRE);
+    std::uint64_t read = __atomic_load_n(&q.read_index, __ATOMIC_RELAXED);
+    bool waiting = false;
+    while (read < target && !q.stop.load(std::memory_order_relaxed)) {
+      const std::uint64_t at = read & (q.bytes - 1);
+      const std::uint64_t room = q.bytes - at;
+      std::memcpy(packet, q.ring + at, std::min<std::uint64_t>(sizeof packet, room));
+      const std::uint32_t size = execute(q, packet, room);
+      if (size == 0) {  // a poll not yet satisfied: look again shortly
+        waiting = true;
+        break;
+      }
+      read += size;
+      __atomic_store_n(&q.read_index, read, __ATOMIC_RELEASE);
+      idle_since = std::chrono::steady_clock::now();
+    }
+    if (waiting) {
+      std::this_thread::yield();
+      continue;
+    }
+    // Copies of one submission arrive microseconds apart: stay awake that long, then look every
+    // 100 us (ROCr stores the doorbell without waking anyone).
+    if (std::chrono::steady_clock::now() - idle_since < std::chrono::microseconds(50)) {
+      std::this_thread::yield();
+    } else {
+      std::this_thread::sleep_for(std::chrono::microseconds(100));
+    }
+  }
+}
+
+std::mutex queues_mutex;
+std::map<std::uint64_t, std::unique_ptr<SdmaQueue>>& queues() {
+  static auto* m = new std::map<std::uint64_t, std::unique_ptr<SdmaQueue>>();  // lives to exit
+  return *m;
+}
+std::uint64_t next_id = 1;
+
+}  // namespace
+
+HSAKMT_STATUS create_sdma_queue(std::uint32_t node, void* ring, std::uint64_t bytes, HsaQueueResource* r) {
+  if (!ring || bytes == 0 || (bytes & (bytes - 1)) != 0) return HSAKMT_STATUS_INVALID_PARAMETER;
+  auto q = std::make_unique<SdmaQueue>();
+  q->node = node;
+  q->ring = static_cast<const std::uint8_t*>(ring);
+  q->bytes = bytes;
+  SdmaQueue& queue = *q;
+  {
+    std::lock_guard<std::mutex> lock(queues_mutex);
+    q->id = (std::uint64_t(1) << 62) | next_id++;
+    queues()[q->id] = std::move(q);
+  }
+  r->QueueId = queue.id;
+  r->Queue_DoorBell_aql = &queue.doorbell;
+  r->Queue_write_ptr_aql = &queue.write_index;
+  r->Queue_read_ptr_aql = &queue.read_index;
+  queue.engine = std::thread([&queue] { run(queue); });
+  return HSAKMT_STATUS_SUCCESS;
+}
+
+std::uint64_t sdma_copies() { return engine_copies.load(std::memory_order_relaxed); }
+std::uint64_t sdma_bytes() { return engine_bytes.load(std::memory_order_relaxed); }
+
+bool destroy_sdma_queue(std::uint64_t id) {
+  std::unique_ptr<SdmaQueue> q;
+  {
+    std::lock_guard<std::mutex> lock(queues_mutex);
+    auto it = queues().find(id);
+    if (it == queues().end()) return false;
+    q = std::move(it->second);
+    queues().erase(it);
+  }
+  q->stop.store(true, std::memory_order_release);
+  q->engine.join();
+  return true;
+}
+
+}  // namespace hsad::sim
