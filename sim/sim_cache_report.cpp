@@ -70,6 +70,19 @@ void report_signal_release(std::uint32_t node, const char* scope) {
       "'): the host, a copy or another GPU that waits for this signal and reads them reads stale memory");
 }
 
+void report_remote_access(std::uint32_t node, std::uint64_t base) {
+  if (!config().cache_report) return;
+  for (std::uint32_t g = 1; g <= config().gpus; ++g) {
+    if (g == node) continue;
+    const isa::CachedRange* r = cached_range(g, base);
+    if (!r || r->listed_lines() == 0) continue;
+    say("a kernel on GPU " + std::to_string(node) + " reaches memory at " + hex(base) + " of which GPU " +
+        std::to_string(g) + "'s L2 holds " + std::to_string(r->listed_lines()) +
+        " lines written since its last system-scope release (the latest by kernel '" + isa::writer_name(r->last_writer()) +
+        "'): what it reads there may be stale (is a system-scope release missing on the packet that wrote them?)");
+  }
+}
+
 std::uint64_t cache_reports() { return reports.load(std::memory_order_relaxed); }
 
 }  // namespace hsad::sim

@@ -13,6 +13,9 @@ namespace hsad::sim {
 void report_engine_copy(std::uint32_t node, std::uint64_t dst, std::uint64_t src, std::uint64_t bytes);
 // A packet of GPU `node` completing its signal after a release narrower than system scope.
 void report_signal_release(std::uint32_t node, const char* scope);
+// A kernel of GPU `node` reaches the allocation at `base` (its first access from a work-group):
+// reported where another GPU's L2 holds lines of it written since its last system-scope release.
+void report_remote_access(std::uint32_t node, std::uint64_t base);
 std::uint64_t cache_reports();
 
 }  // namespace hsad::sim

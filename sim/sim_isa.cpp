@@ -12,6 +12,7 @@
 #include "interpreter.hpp"
 #include "l2_cache.hpp"
 #include "semantics.hpp"
+#include "sim_cache_report.hpp"
 #include "sim_code_object.hpp"
 #include "sim_config.hpp"
 #include "sim_memory.hpp"
@@ -57,7 +58,11 @@ class SimMemory : public isa::Memory {
   bool allocation(std::uint64_t address, std::uint64_t* base, std::uint64_t* size) override {
     return find_gpu_reachable(address, base, size);
   }
-  isa::CachedRange* cached(std::uint64_t base) override { return cached_range(node_, base); }
+  isa::CachedRange* cached(std::uint64_t base) override {
+    isa::CachedRange* own = cached_range(node_, base);
+    if (!own) report_remote_access(node_, base);
+    return own;
+  }
   void write_back_l2() override {
     if (isa::L2Cache* l2 = l2_of(node_)) l2->write_back();
   }

@@ -84,6 +84,8 @@ void CachedRange::mark_dirty(Line& l, std::uint64_t i, std::uint32_t offset, std
   if (!l.listed) {
     l.listed = 1;
     l2_.listed(this, i);
+    listed_lines_.fetch_add(1, std::memory_order_relaxed);
+    last_writer_.store(writer, std::memory_order_relaxed);
   }
 }
 
@@ -230,6 +232,7 @@ void L2Cache::write_back() {
     }
     written += range->flush(l, i);
     l.listed = 0;
+    range->listed_lines_.fetch_sub(1, std::memory_order_relaxed);
     range->unlock(l, s);
   }
   lines_written_back_.fetch_add(written, std::memory_order_relaxed);

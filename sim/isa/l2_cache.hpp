@@ -60,6 +60,10 @@ class CachedRange {
   // The diagnosis: the first line of [lo, hi) holding dirty bytes, and its last writer (a racy
   // look, for a report only). False where none does.
   bool dirty_in(std::uint64_t lo, std::uint64_t hi, std::uint64_t* line_address, std::uint16_t* writer) const;
+  // The diagnosis, cheaply: how many of its lines wait on the L2's dirty list (lines written since
+  // the last write-back), and the writer_tag of the latest.
+  std::uint64_t listed_lines() const { return listed_lines_.load(std::memory_order_relaxed); }
+  std::uint16_t last_writer() const { return last_writer_.load(std::memory_order_relaxed); }
 
   // What a copy engine's or the host's access does to the lines of [lo, hi): dirty bytes go to
   // memory first (a copy reads memory); after a write to memory, the lines are read again.
@@ -145,6 +149,8 @@ class CachedRange {
   Line* lines_ = nullptr;
   std::uint64_t line_count_ = 0;
   std::uint64_t mapped_bytes_ = 0, lines_bytes_ = 0;
+  std::atomic<std::uint64_t> listed_lines_{0};
+  std::atomic<std::uint16_t> last_writer_{0};
 };
 
 // One GPU's L2. Thread-safe: the work-groups of every queue of the GPU use it at once, and the
