@@ -48,14 +48,14 @@ void report_engine_copy(std::uint32_t node, std::uint64_t dst, std::uint64_t src
   std::uint16_t writer = 0;
   if (dirty_anywhere(src, src + bytes, &owner, &line, &writer)) {
     say("a copy on GPU " + std::to_string(node) + "'s engine reads memory at " + hex(line) + " that GPU " +
-        std::to_string(owner) + "'s L2 holds dirty (last written by kernel '" + isa::writer_name(writer) +
-        "'), never released at system scope: the copy reads stale bytes (is a system-scope release missing on "
+        std::to_string(owner) + "'s L2 holds dirty (last written by " + isa::writer_name(writer) +
+        "), never released at system scope: the copy reads stale bytes (is a system-scope release missing on "
         "the packet before the copy?)");
   }
   if (dirty_anywhere(dst, dst + bytes, &owner, &line, &writer)) {
     say("a copy on GPU " + std::to_string(node) + "'s engine writes memory at " + hex(line) + " that GPU " +
-        std::to_string(owner) + "'s L2 holds dirty (last written by kernel '" + isa::writer_name(writer) +
-        "'): a later write-back will write over the copy");
+        std::to_string(owner) + "'s L2 holds dirty (last written by " + isa::writer_name(writer) +
+        "): a later write-back will write over the copy");
   }
 }
 
@@ -66,8 +66,8 @@ void report_signal_release(std::uint32_t node, const char* scope) {
   const std::uint64_t lines = l2 ? l2->dirty_lines(&writer) : 0;
   if (lines == 0) return;
   say("a packet on GPU " + std::to_string(node) + " completed its signal with a release at " + scope + " scope while the L2 holds " + std::to_string(lines) +
-      " dirty lines (the first last written by kernel '" + isa::writer_name(writer) +
-      "'): the host, a copy or another GPU that waits for this signal and reads them reads stale memory");
+      " dirty lines (the first last written by " + isa::writer_name(writer) +
+      "): the host, a copy or another GPU that waits for this signal and reads them reads stale memory");
 }
 
 void report_remote_access(std::uint32_t node, std::uint64_t base) {
@@ -78,8 +78,8 @@ void report_remote_access(std::uint32_t node, std::uint64_t base) {
     if (!r || r->listed_lines() == 0) continue;
     say("a kernel on GPU " + std::to_string(node) + " reaches memory at " + hex(base) + " of which GPU " +
         std::to_string(g) + "'s L2 holds " + std::to_string(r->listed_lines()) +
-        " lines written since its last system-scope release (the latest by kernel '" + isa::writer_name(r->last_writer()) +
-        "'): what it reads there may be stale (is a system-scope release missing on the packet that wrote them?)");
+        " lines written since its last system-scope release (the latest by " + isa::writer_name(r->last_writer()) +
+        "): what it reads there may be stale (is a system-scope release missing on the packet that wrote them?)");
   }
 }
 

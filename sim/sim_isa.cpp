@@ -37,7 +37,6 @@ struct Entry {
   bool fully_decoded = false;
   std::string unknown;
   bool grid_barrier = false;  // its code object holds a ds_gws_barrier (it or a function it calls may sync the grid)
-  std::uint16_t writer = 0;   // its name's tag for the cache model's diagnosis
 };
 
 std::mutex mutex;
@@ -127,7 +126,7 @@ void run_group(const WorkGroup& wg) {
   const auto* queue = static_cast<const QueueContext*>(wg.queue_context);
   isa::Dispatch dispatch{e->name, packet, 0, 0, wg.cancel};
   dispatch.gws = queue ? queue->gws.load(std::memory_order_acquire) : nullptr;
-  dispatch.writer = e->writer;
+  dispatch.writer = queue ? queue->writer.load(std::memory_order_relaxed) : 0;
   const std::uint32_t group[3] = {wg.id.x, wg.id.y, wg.id.z};
   bool cooperative = false;
   if (dispatch.gws) {
@@ -170,7 +169,6 @@ IsaKernel isa_kernel(std::uint64_t object, const std::string& name) {
     auto e = std::make_shared<Entry>();
     e->name = name;
     e->object = object;
-    e->writer = isa::writer_tag(name);
     const isa::Target generic = isa::target_for(config().target.name);
     e->kd = isa::read_kernel_descriptor(reinterpret_cast<const void*>(object), generic);
     const bool wave64 = !generic.gfx10 || !e->kd.wave32;

@@ -319,7 +319,15 @@ std::uint64_t create_aql_queue(std::uint32_t node, void* ring, std::uint64_t rin
   agent::ProcessorHooks hooks;
   hooks.resolve = &resolve;
   hooks.trace = &trace;
-  hooks.fault = &fault;
+  hooks.fault = [context = &q->context](std::uint64_t ordinal, const HostKernel& k) {
+    if (config().cache_report) {
+      context->writer.store(isa::writer_tag("kernel '" + k.info.name + "', dispatch " + std::to_string(ordinal + 1) +
+                                            " of queue " + std::to_string(context->id) + " on GPU " +
+                                            std::to_string(context->node)),
+                            std::memory_order_relaxed);
+    }
+    return fault(ordinal, k);
+  };
   hooks.on_signal = [](hsa_signal_t s) { signal_updated(reinterpret_cast<const amd_signal_t*>(s.handle)); };
   // The command processor's cache actions at a packet's fences: only system scope reaches past
   // the agent's L2 (agent scope: the L2 is the agent's point of coherence).
@@ -350,6 +358,7 @@ std::uint64_t create_aql_queue(std::uint32_t node, void* ring, std::uint64_t rin
   };
   std::lock_guard<std::mutex> lock(queues_mutex);
   const std::uint64_t id = next_id++;
+  q->context.id = id;
   agent::RingView view{ring, std::uint32_t(ring_bytes / 64), read_index, q->doorbell, id, kIdleSlice};
   // hsa_amd_profiling_set_profiler_enabled sets this bit of the amd_queue_t around the read index.
   auto* amd_queue = reinterpret_cast<amd_queue_t*>(reinterpret_cast<unsigned char*>(read_index) -

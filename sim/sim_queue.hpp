@@ -20,6 +20,10 @@ bool destroy_queue(std::uint64_t id);
 // What the simulated GPU attaches to each of its queues (WorkGroup::queue_context).
 struct QueueContext {
   std::uint32_t node = 0;
+  std::uint64_t id = 0;
+  // Under --cache report: the writer_tag (l2_cache.hpp) of the queue's latest dispatch, which the
+  // work-groups it runs leave on the lines they write.
+  std::atomic<std::uint16_t> writer{0};
   std::atomic<isa::GlobalWaveSync*> gws{nullptr};  // the device's GWS while this queue holds them
 };
 

@@ -87,7 +87,7 @@ struct Dispatch {
   const std::atomic<bool>* cancel = nullptr;
   // The GWS of the queue the dispatch runs on, where the queue holds them (a cooperative queue).
   GlobalWaveSync* gws = nullptr;
-  // The kernel's writer_tag (l2_cache.hpp): what the cache model's diagnosis names.
+  // The dispatch's writer_tag (l2_cache.hpp): what the cache model's diagnosis names.
   std::uint16_t writer = 0;
 };
 

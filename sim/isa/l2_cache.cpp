@@ -183,25 +183,23 @@ std::uint64_t L2Cache::dirty_lines(std::uint16_t* first_writer) {
 namespace {
 std::mutex writers_mutex;
 std::vector<std::string>& writers() {
-  static auto* w = new std::vector<std::string>{"(unknown)"};  // never destroyed: used at exit
+  static auto* w = new std::vector<std::string>(0x10000);  // never destroyed: used at exit
   return *w;
 }
+std::uint32_t next_writer = 1;  // under writers_mutex: 1 to 65535, round
 }  // namespace
 
-std::uint16_t writer_tag(const std::string& kernel) {
+std::uint16_t writer_tag(const std::string& description) {
   std::lock_guard<std::mutex> lock(writers_mutex);
-  auto& w = writers();
-  for (std::size_t i = 1; i < w.size(); ++i) {
-    if (w[i] == kernel) return std::uint16_t(i);
-  }
-  if (w.size() >= 0xffff) return 0;
-  w.push_back(kernel);
-  return std::uint16_t(w.size() - 1);
+  const std::uint16_t tag = std::uint16_t(next_writer);
+  next_writer = next_writer == 0xffff ? 1 : next_writer + 1;
+  writers()[tag] = description;
+  return tag;
 }
 
 std::string writer_name(std::uint16_t tag) {
   std::lock_guard<std::mutex> lock(writers_mutex);
-  return tag < writers().size() ? writers()[tag] : writers()[0];
+  return tag && !writers()[tag].empty() ? writers()[tag] : std::string("an unknown writer");
 }
 
 void L2Cache::listed(CachedRange* range, std::uint64_t line) {

@@ -23,9 +23,10 @@ namespace hsad::isa {
 
 class L2Cache;
 
-// Who wrote a line last, for the diagnosis (--cache report): a kernel's name, interned once per
-// kernel (0: unknown, such as a test's writes).
-std::uint16_t writer_tag(const std::string& kernel);
+// Who wrote a line last, for the diagnosis (--cache report): a dispatch's description ("kernel
+// 'K', dispatch N of queue Q on GPU G"), kept for the 65535 latest (a tag is reused after that;
+// 0: unknown, such as a test's writes).
+std::uint16_t writer_tag(const std::string& description);
 std::string writer_name(std::uint16_t tag);
 
 // The L2's lines of one allocation of its GPU's device memory.
