@@ -193,7 +193,10 @@ void PacketProcessor::main() {
     }
     alignas(64) unsigned char packet[aql::kPacketBytes];
     std::memcpy(packet, slot, sizeof(packet));
-    if (hooks_.acquire && header.acquire != aql::Scope::none) hooks_.acquire(header.acquire);
+    // A barrier packet acquires once its dependencies are met (execute_barrier): what the agents
+    // it waits for wrote is what its acquire must make visible, as a GPU's command processor does.
+    const bool waits = header.type == HSA_PACKET_TYPE_BARRIER_AND || header.type == HSA_PACKET_TYPE_BARRIER_OR;
+    if (hooks_.acquire && header.acquire != aql::Scope::none && !waits) hooks_.acquire(header.acquire);
     // The slot is free for the producer once its header is INVALID again and read_index passed it.
     __atomic_store_n(reinterpret_cast<std::uint32_t*>(slot), kInvalidWord, __ATOMIC_RELAXED);
     __atomic_store_n(ring_.read_index, index + 1, __ATOMIC_RELEASE);
@@ -243,7 +246,9 @@ void PacketProcessor::execute_barrier(const hsa_barrier_and_packet_t& p, bool an
     if (++idle > 256) std::this_thread::sleep_for(std::chrono::microseconds(20));
     else cpu_relax();
   }
-  complete(p.completion_signal, start, aql::decode(p.header).release);
+  const aql::Header header = aql::decode(p.header);
+  if (hooks_.acquire && header.acquire != aql::Scope::none) hooks_.acquire(header.acquire);
+  complete(p.completion_signal, start, header.release);
 }
 
 void PacketProcessor::staged_copy(void* dst, const void* src, std::size_t bytes) {

@@ -62,9 +62,10 @@ struct ProcessorHooks {
   // Called after the processor decremented a completion signal (optional): where a driver would
   // raise the signal's interrupt (the simulated GPU's KFD events).
   std::function<void(hsa_signal_t)> on_signal;
-  // A packet's acquire fence, before it runs, and its release fence, after it ended and before its
-  // completion signal changes, with whether it has one (optional): where a GPU's command
-  // processor invalidates and writes back its caches (the simulated GPU's L2 model).
+  // A packet's acquire fence, before it runs (a barrier packet: once its dependencies are met), and
+  // its release fence, after it ended and before its completion signal changes, with whether it
+  // has one (optional): where a GPU's command processor invalidates and writes back its caches
+  // (the simulated GPU's L2 model).
   std::function<void(aql::Scope)> acquire;
   std::function<void(aql::Scope, bool signals)> release;
 };
