@@ -145,6 +145,8 @@ std::uint32_t execute(SdmaQueue& q, const std::uint32_t* p, std::uint64_t room) 
 
 void run(SdmaQueue& q) {
   auto idle_since = std::chrono::steady_clock::now();
+  auto polling_since = idle_since;
+  bool polling = false;  // the packet at the read index is a poll not yet satisfied
   alignas(8) std::uint32_t packet[16];
   while (!q.stop.load(std::memory_order_acquire)) {
     const std::uint64_t target = __atomic_load_n(&q.doorbell, __ATOMIC_ACQUIRE);
@@ -156,24 +158,29 @@ void run(SdmaQueue& q) {
       std::memcpy(packet, q.ring + at, std::min<std::uint64_t>(sizeof packet, room));
       const std::uint32_t size = execute(q, packet, room);
       if (size == 0) {  // a poll not yet satisfied: look again shortly
-        waiting = true;
+        if (!polling) polling_since = std::chrono::steady_clock::now();
+        polling = waiting = true;
         break;
       }
+      polling = false;
       read += size;
       __atomic_store_n(&q.read_index, read, __ATOMIC_RELEASE);
       idle_since = std::chrono::steady_clock::now();
     }
     if (waiting) {
-      std::this_thread::yield();
+      // A copy waits for a kernel: briefly at full speed, then in 20 us sleeps, so that the engine
+      // does not take a core from the simulated GPU's work-groups it waits for.
+      if (std::chrono::steady_clock::now() - polling_since < std::chrono::microseconds(50)) std::this_thread::yield();
+      else std::this_thread::sleep_for(std::chrono::microseconds(20));
       continue;
     }
     // Copies of one submission arrive microseconds apart: stay awake that long, then look every
-    // 100 us (ROCr stores the doorbell without waking anyone).
-    if (std::chrono::steady_clock::now() - idle_since < std::chrono::microseconds(50)) {
-      std::this_thread::yield();
-    } else {
-      std::this_thread::sleep_for(std::chrono::microseconds(100));
-    }
+    // 100 us, and after 2 ms without work every 500 us (ROCr stores the doorbell without waking
+    // anyone, and an engine looking often takes time from the interpreter's threads).
+    const auto idle = std::chrono::steady_clock::now() - idle_since;
+    if (idle < std::chrono::microseconds(50)) std::this_thread::yield();
+    else if (idle < std::chrono::milliseconds(2)) std::this_thread::sleep_for(std::chrono::microseconds(100));
+    else std::this_thread::sleep_for(std::chrono::microseconds(500));
   }
 }
 
