@@ -46,7 +46,7 @@ void report_engine_copy(std::uint32_t node, std::uint64_t dst, std::uint64_t src
   std::uint32_t owner = 0;
   std::uint64_t line = 0;
   std::uint16_t writer = 0;
-  if (dirty_anywhere(src, src + bytes, &owner, &line, &writer)) {
+  if (src != 0 && dirty_anywhere(src, src + bytes, &owner, &line, &writer)) {
     say("a copy on GPU " + std::to_string(node) + "'s engine reads memory at " + hex(line) + " that GPU " +
         std::to_string(owner) + "'s L2 holds dirty (last written by " + isa::writer_name(writer) +
         "), never released at system scope: the copy reads stale bytes (is a system-scope release missing on "

@@ -9,7 +9,8 @@
 
 namespace hsad::sim {
 
-// A copy by GPU `node`'s engine of [src, src + bytes) to [dst, dst + bytes), about to run.
+// A copy by GPU `node`'s engine of [src, src + bytes) to [dst, dst + bytes), about to run (src 0:
+// a fill, which reads nothing).
 void report_engine_copy(std::uint32_t node, std::uint64_t dst, std::uint64_t src, std::uint64_t bytes);
 // A packet of GPU `node` completing its signal after a release narrower than system scope.
 void report_signal_release(std::uint32_t node, const char* scope);

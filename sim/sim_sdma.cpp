@@ -66,9 +66,9 @@ bool compares(std::uint32_t func, std::uint32_t value, std::uint32_t reference) 
   }
 }
 
-// Executes the packet at `p` (the bytes up to the ring's end, `room`); returns its size in bytes,
-// or 0 where it must wait (a poll not yet satisfied) and be looked at again.
-std::uint32_t execute(SdmaQueue& q, const std::uint32_t* p, std::uint64_t room) {
+// Executes the packet at `p` (ROCr pads the ring's end, so a packet never wraps); returns its size
+// in bytes, or 0 where it must wait (a poll not yet satisfied) and be looked at again.
+std::uint32_t execute(SdmaQueue& q, const std::uint32_t* p) {
   const std::uint32_t op = bits(p[0], 0, 8), sub = bits(p[0], 8, 8);
   switch (op) {
     case kNop: return 4;  // ROCr pads to the ring's end with zeros
@@ -93,9 +93,8 @@ std::uint32_t execute(SdmaQueue& q, const std::uint32_t* p, std::uint64_t room) 
       const std::uint64_t dst = address(p, 1);
       const std::uint32_t value = p[3];
       const std::uint64_t bytes = (std::uint64_t(bits(p[4], 0, 22)) + 4) & ~std::uint64_t(3);  // (dwords - 1) * 4
-      report_engine_copy(q.node, dst, dst, bytes);
+      report_engine_copy(q.node, dst, 0, bytes);  // a fill reads nothing
       for (std::uint64_t b = 0; b + 4 <= bytes; b += 4) std::memcpy(reinterpret_cast<void*>(dst + b), &value, 4);
-      (void)room;
       return 20;
     }
     case kFence: {
@@ -156,7 +155,7 @@ void run(SdmaQueue& q) {
       const std::uint64_t at = read & (q.bytes - 1);
       const std::uint64_t room = q.bytes - at;
       std::memcpy(packet, q.ring + at, std::min<std::uint64_t>(sizeof packet, room));
-      const std::uint32_t size = execute(q, packet, room);
+      const std::uint32_t size = execute(q, packet);
       if (size == 0) {  // a poll not yet satisfied: look again shortly
         if (!polling) polling_since = std::chrono::steady_clock::now();
         polling = waiting = true;

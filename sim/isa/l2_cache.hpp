@@ -179,7 +179,7 @@ class L2Cache {
   std::uint32_t epoch() const { return epoch_.load(std::memory_order_acquire); }
 
   // The diagnosis: how many lines hold dirty bytes now, and the last writer of the first (racy).
-  std::uint64_t dirty_lines(std::uint16_t* first_writer) ;
+  std::uint64_t dirty_lines(std::uint16_t* first_writer);
 
   // A range stops being used (its allocation is gone for good): its lines leave the dirty list.
   void retire(CachedRange* range);

@@ -73,6 +73,18 @@ TEST(CpuDevice, AnUnreadablePinIsAnErrorWhenOpening) {
   EXPECT_THROW(Runtime::open("cpu"), Error);
 }
 
+// On the cpu agent every memory is coherent: fine-grained memory is plain memory, which the host
+// reads and writes (the kind is accepted, never refused).
+TEST(CpuDevice, FineGrainedMemoryIsPlainMemory) {
+  const Device d = Runtime::open("cpu").device();
+  Buffer b = d.alloc(100, Memory::device_fine_grained);
+  ASSERT_NE(b.host_ptr(), nullptr);
+  b.host_as<unsigned char>()[99] = 7;
+  unsigned char last = 0;
+  d.copy_to_host(&last, b, 1, 99);
+  EXPECT_EQ(last, 7);
+}
+
 TEST(CpuDevice, UnknownKernelNameIsAnError) {
   try {
     Runtime::open("cpu").device().kernel("no_such_kernel");

@@ -275,6 +275,22 @@ TEST(HsadSim, EveryGpuIsFoundAndRunsItsOwnQueue) {
 // is refused when recorded (ROCr has not mapped it for GPU 0's agent: on an AMD GPU the kernel
 // would fault); after it, memory GPU 1 allocated before and after both pass, and GPU 0's kernel
 // writes them.
+// Memory::device_fine_grained as an application may misuse it: on one simulated GPU (no XGMI
+// hive, no fine-grained pool) it is refused naming the kind and how to get one; where it exists
+// it is device memory (no host pointer), another GPU's kernel stores into it, and what it stored
+// is read back, the cache model leaving it in memory.
+TEST(HsadSim, FineGrainedMemoryWithoutAPoolIsRefusedByName) {
+  if (std::stoul(env("HSAD_SIM_GPUS", "1")) != 1) GTEST_SKIP() << "two or more simulated GPUs form a hive with the pool";
+  try {
+    (void)rocr_device(0).alloc(4096, Memory::device_fine_grained);
+    FAIL() << "a fine-grained allocation without a fine-grained pool was accepted";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), Errc::unsupported) << e.what();
+    EXPECT_NE(std::string(e.what()).find("Memory::device_fine_grained"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("HSA_FORCE_FINE_GRAIN_PCIE"), std::string::npos) << e.what();
+  }
+}
+
 TEST(HsadSimPeers, CanAccessPeerOpensTheOtherGpusMemoryToThisOnesKernels) {
   if (std::stoul(env("HSAD_SIM_GPUS", "1")) < 2) GTEST_SKIP() << "one simulated GPU: run under hsad-sim --gpus 2";
   const Device& d0 = rocr_device(0);
@@ -306,6 +322,28 @@ TEST(HsadSimPeers, CanAccessPeerOpensTheOtherGpusMemoryToThisOnesKernels) {
   EXPECT_NE(test::error_text([&] { back.exec(d1.kernel("hsad_copy_f64"), Dim3{kCount}, Dim3{64}, {src, early, kCount}); })
                 .find("is not memory device"),
             std::string::npos);
+}
+
+// After the test above, which must see the peer refused before can_access_peer opens it.
+TEST(HsadSimPeers, FineGrainedMemoryTakesAnotherGpusStores) {
+  if (std::stoul(env("HSAD_SIM_GPUS", "1")) < 2) GTEST_SKIP() << "one simulated GPU: run under hsad-sim --gpus 2";
+  const Device& d0 = rocr_device(0);
+  const Device& d1 = rocr_device(1);
+  constexpr unsigned long long kCount = 333;  // a partial last work-group
+  std::vector<double> values(kCount);
+  std::iota(values.begin(), values.end(), 1.25);
+  Buffer src = d0.alloc(kCount * 8);
+  d0.copy_to_device(src, values.data(), kCount * 8);
+  Buffer fine = d1.alloc(kCount * 8, Memory::device_fine_grained);
+  EXPECT_EQ(fine.host_ptr(), nullptr);  // device memory: the host reaches it by copies
+  ASSERT_TRUE(d0.can_access_peer(d1));
+  Batch b;
+  b.exec(d0.kernel("hsad_copy_f64"), Dim3{kCount}, Dim3{64}, {fine, src, kCount});
+  Queue q = d0.create_queue();
+  q.run(b);
+  std::vector<double> got(kCount);
+  d1.copy_to_host(got.data(), fine, kCount * 8);
+  EXPECT_EQ(got, values);
 }
 
 TEST(HsadSim, AFullRingMakesTheSubmitterWait) {
