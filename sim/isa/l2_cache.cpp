@@ -208,6 +208,7 @@ void L2Cache::listed(CachedRange* range, std::uint64_t line) {
 }
 
 void L2Cache::write_back() {
+  std::lock_guard<std::mutex> one_at_a_time(write_back_mutex_);
   std::shared_lock<std::shared_mutex> alive(ranges_);
   std::vector<std::pair<CachedRange*, std::uint64_t>> lines;
   {

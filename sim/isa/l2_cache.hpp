@@ -162,7 +162,8 @@ class L2Cache {
   L2Cache(const L2Cache&) = delete;
   L2Cache& operator=(const L2Cache&) = delete;
 
-  // A release at system scope: every dirty byte to memory.
+  // A release at system scope: every byte dirty when it is called is in memory when it returns,
+  // also the lines a write-back running at the same time (another queue's release) took first.
   void write_back();
   // An acquire at system scope: every line not dirty is read again from memory at its next use
   // (dirty bytes are the latest values and stay).
@@ -190,6 +191,9 @@ class L2Cache {
 
   std::atomic<std::uint32_t> epoch_{1};
   std::atomic<std::uint64_t> current_lines_{0};  // lines filled in this epoch
+  // One write-back at a time: a release that finds the dirty list empty because another release
+  // took it must still wait until those lines are in memory before its signal completes.
+  std::mutex write_back_mutex_;
   std::shared_mutex ranges_;                      // write_back (shared) against retire (exclusive)
   std::mutex dirty_mutex_;
   std::vector<std::pair<CachedRange*, std::uint64_t>> dirty_;

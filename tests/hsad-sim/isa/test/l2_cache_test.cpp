@@ -107,5 +107,30 @@ TEST(L2Cache, WritersRacingWriteBacksAndInvalidationsLoseNothing) {
   for (std::size_t i = 0; i < kWords; ++i) ASSERT_EQ(d.memory[i], 200u + i % 2) << "word " << i;
 }
 
+// Two queues of one GPU release at system scope at once (a boundary and an interior batch ending
+// together): each release completes its signal only when every byte dirty before it is in memory,
+// also when the other release took the dirty lines first and is still writing them.
+TEST(L2Cache, ASecondWriteBackReturnsOnlyWhenTheFirstsLinesAreInMemory) {
+  constexpr std::size_t kWords = std::size_t(8) << 20 >> 2;  // 8 MiB: the first write-back takes a while
+  std::vector<std::uint32_t> memory(kWords, 0);
+  L2Cache l2;
+  CachedRange range(l2, reinterpret_cast<std::uint64_t>(memory.data()), kWords * 4);
+  {
+    CachedRange::Lanes lanes(range);
+    for (std::size_t i = 0; i < kWords; i += 32) {  // one word per line, every line dirty
+      const std::uint32_t v = 1;
+      lanes.write(reinterpret_cast<std::uint64_t>(&memory[i]), &v, 4);
+    }
+  }
+  std::thread first([&l2] { l2.write_back(); });
+  while (l2.counters().write_backs == 0) std::this_thread::yield();  // the first took the lines
+  l2.write_back();
+  // Read as the copy engine would, the moment the second release's signal completes.
+  std::size_t missing = 0;
+  for (std::size_t i = kWords; i >= 32; i -= 32) missing += __atomic_load_n(&memory[i - 32], __ATOMIC_RELAXED) != 1;
+  first.join();
+  EXPECT_EQ(missing, 0u) << "lines not yet in memory when the second write-back returned";
+}
+
 }  // namespace
 }  // namespace hsad::isa
