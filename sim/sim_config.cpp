@@ -52,7 +52,7 @@ Config load() {
     }
   }
   if (c.exec == Exec::host) c.cache_model = c.cache_report = false;
-  if (const char* s = std::getenv("HSAD_SIM_SDMA"); s && *s) c.sdma = std::strcmp(s, "on") == 0 || std::strcmp(s, "1") == 0;
+  if (const char* s = std::getenv("HSAD_SIM_SDMA"); s && *s) c.sdma = std::strcmp(s, "off") != 0 && std::strcmp(s, "0") != 0;
   c.blits_as_copy_engine = !c.sdma;
   if (const char* b = std::getenv("HSAD_SIM_BLITS"); b && *b) {
     if (std::strcmp(b, "engine") == 0) c.blits_as_copy_engine = true;

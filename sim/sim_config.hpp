@@ -31,10 +31,10 @@ struct Config {
   // kernels reach memory directly.
   bool cache_model = true;
   bool cache_report = false;  // HSAD_SIM_CACHE=report: the model, and its diagnosis (sim_cache_report.hpp)
-  // HSAD_SIM_SDMA ("on", which hsad-sim --sdma on sets with ROCr's HSA_ENABLE_SDMA=1; off by
-  // default for now): ROCr's copies go to the simulated copy engines (sim_sdma.hpp), as on AMD
-  // hardware; off: to ROCr's blit kernels.
-  bool sdma = false;
+  // HSAD_SIM_SDMA (on unless "off", which hsad-sim --sdma off sets with ROCr's HSA_ENABLE_SDMA=0):
+  // ROCr's copies go to the simulated copy engines (sim_sdma.hpp), as on AMD hardware; off: to
+  // ROCr's blit kernels.
+  bool sdma = true;
   // HSAD_SIM_BLITS: how ROCr's blit kernels (executed as memmove) meet the L2. "shader" (the
   // default with SDMA on, where ROCr uses them for copies within a GPU): as the shader blits they
   // are, through the L2. "engine" (the default with SDMA off, where they stand for the engine):
