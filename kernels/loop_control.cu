@@ -41,18 +41,23 @@ extern "C" __global__ void hsad_loop_control(unsigned long long program, unsigne
 #include <cuda_device_runtime_api.h>
 
 // The WHILE node's decision, at the end of each iteration of its body: the body runs again while
-// the application's value is non-zero and the guard allows. `slots`: word 0 counts the graph's
-// launches, word 1 is the current launch's slot (set by hsad_loop_begin), then 4 words per slot:
-// the launch's number, iterations, status (hsad::loop::Status).
+// the application's value is non-zero and the guard allows. What it reads and writes every
+// iteration lives in device memory, `live`: word 0 is the current launch's slot (set by
+// hsad_loop_begin), word 1 its iterations so far, word 2 the graph's launches. (In the mapped host
+// memory it used to be, each iteration paid two dependent reads across PCIe, about as long as a
+// small kernel.) `slots` is that host memory, written only: word 0 the launches begun, then
+// 4 words per slot: the launch's number, iterations, status (hsad::loop::Status), filled in
+// when the loop ends, which the host reads once the graph completed.
 extern "C" __global__ void hsad_loop_condition(cudaGraphConditionalHandle handle, const unsigned* condition,
-                                               unsigned* slots, unsigned max_iterations) {
+                                               unsigned* slots, unsigned* live, unsigned max_iterations) {
   HSAD_BARRIER_WAIT();
-  unsigned* slot = slots + slots[1];
-  const unsigned iterations = slot[1] + 1;
-  slot[1] = iterations;
+  const unsigned iterations = live[1] + 1;
+  live[1] = iterations;
   const unsigned value = *static_cast<const volatile unsigned*>(condition);
   const bool again = value != 0 && iterations < max_iterations;
   if (!again) {
+    unsigned* slot = slots + live[0];
+    slot[1] = iterations;
     slot[2] = value == 0 ? hsad::loop::ended : hsad::loop::guard_reached;
     __threadfence_system();  // the host reads the slot once the graph completed
   }
@@ -60,12 +65,14 @@ extern "C" __global__ void hsad_loop_condition(cudaGraphConditionalHandle handle
 }
 
 // Before the WHILE node: this launch's slot, `slot_count` of them used in turn.
-extern "C" __global__ void hsad_loop_begin(unsigned* slots, unsigned slot_count) {
+extern "C" __global__ void hsad_loop_begin(unsigned* slots, unsigned* live, unsigned slot_count) {
   HSAD_BARRIER_WAIT();
-  const unsigned n = slots[0];
-  slots[0] = n + 1;
+  const unsigned n = live[2];
+  live[2] = n + 1;
   const unsigned offset = 2 + (n % slot_count) * 4;
-  slots[1] = offset;
+  live[0] = offset;
+  live[1] = 0;
+  slots[0] = n + 1;
   slots[offset] = n;
   slots[offset + 1] = 0;
   slots[offset + 2] = hsad::loop::running;

@@ -16,7 +16,7 @@ void CudaQueue::write_graphs(const Batch& batch, const Options& o, const detail:
   // Each loop's slot for this launch: the submission reads it once complete.
   for (std::size_t i = 0; i < g.loops.size(); ++i) {
     LoopSlots& l = g.loops[i];
-    sub.loops_read.push_back({l.words, l.launches++, l.max_iterations});
+    sub.loops_read.push_back({l.words, l.launches++, l.max_iterations, l.live});
   }
   counters_.device_loops.fetch_add(g.loops.size(), std::memory_order_relaxed);
   std::size_t command = 0;

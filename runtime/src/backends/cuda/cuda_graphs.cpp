@@ -61,11 +61,12 @@ void CudaQueue::capture_loop(const Batch& batch, std::size_t index, Graph& g) {
                 "update the NVIDIA driver, or run the loop from the host");
   }
   CUdeviceptr words = g.loops[index].device_words;  // made before the capture began (graph_for)
+  CUdeviceptr live = reinterpret_cast<CUdeviceptr>(g.loops[index].live.get());
 
   // This launch's slot, captured as any launch.
   const auto begin = device_->kernel("hsad_loop_begin");
   unsigned slot_count = kLoopSlots;
-  void* begin_params[] = {&words, &slot_count};
+  void* begin_params[] = {&words, &live, &slot_count};
   check(d_.cuLaunchKernel(static_cast<CUfunction>(begin->native), 1, 1, 1, 1, 1, 1, 0, stream_, begin_params, nullptr),
         "cuLaunchKernel (hsad_loop_begin)");
 
@@ -130,7 +131,7 @@ void CudaQueue::capture_loop(const Batch& batch, std::size_t index, Graph& g) {
   const auto condition = device_->kernel("hsad_loop_condition");
   CUdeviceptr value = reinterpret_cast<CUdeviceptr>(l.condition);
   unsigned max = static_cast<unsigned>(l.max_iterations);
-  void* condition_params[] = {&handle, &value, &words, &max};
+  void* condition_params[] = {&handle, &value, &words, &live, &max};
   CUDA_KERNEL_NODE_PARAMS p{};
   p.func = static_cast<CUfunction>(condition->native);
   p.gridDimX = p.gridDimY = p.gridDimZ = 1;
@@ -188,6 +189,12 @@ CudaQueue::Graph& CudaQueue::graph_for(const Batch& batch) {
       const Driver* d = &d_;
       slots.words.reset(static_cast<std::uint32_t*>(host), [d](std::uint32_t* p) { d->cuMemFreeHost(p); });
       check(d_.cuMemHostGetDevicePointer(&slots.device_words, host, 0), "cuMemHostGetDevicePointer");
+      const std::uint64_t generation = device_->generation();
+      void* live = device_->allocate(kLoopLiveBytes, Memory::device);
+      const std::shared_ptr<CudaDevice> owner = device_;
+      slots.live.reset(live, [owner, generation](void* p) { owner->deallocate(p, kLoopLiveBytes, Memory::device, generation); });
+      const std::uint32_t zeros[kLoopLiveBytes / 4] = {};
+      check(d_.cuMemcpyHtoD(reinterpret_cast<CUdeviceptr>(live), zeros, kLoopLiveBytes), "cuMemcpyHtoD (a loop's state)");
       g.loops.push_back(std::move(slots));
     }
     if (!batch.loops().empty()) {

@@ -123,12 +123,15 @@ class CudaQueue : public detail::QueueImpl, public std::enable_shared_from_this<
     CUgraphNode node = nullptr;
   };
   // A device-run loop's state (kernels/loop_control.cu's hsad_loop_begin and hsad_loop_condition):
-  // pinned host memory the device writes, kLoopSlots launches' counts in turn. Held by the graph
-  // and by each submission that reads its slot once complete.
+  // pinned host memory the device writes once per launch, kLoopSlots launches' counts in turn,
+  // and a few words of device memory it reads and writes every iteration. Held by the graph and
+  // by each submission that reads its slot once complete.
   static constexpr std::uint32_t kLoopSlots = 256;
+  static constexpr std::size_t kLoopLiveBytes = 4 * sizeof(std::uint32_t);
   struct LoopSlots {
     std::shared_ptr<std::uint32_t> words;  // 2 + 4 * kLoopSlots (cuMemHostAlloc, mapped)
     CUdeviceptr device_words = 0;          // the same, as the device reaches it
+    std::shared_ptr<void> live;            // kLoopLiveBytes of device memory (cuMemAlloc), zeroed
     std::uint64_t launches = 0;            // the host's count of the graph's launches, as word 0's
     std::uint64_t max_iterations = 0;
   };

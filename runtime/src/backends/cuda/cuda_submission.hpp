@@ -153,6 +153,7 @@ class CudaSubmission : public detail::SubmissionImpl {
     std::shared_ptr<std::uint32_t> words;
     std::uint64_t launch = 0;
     std::uint64_t max_iterations = 0;
+    std::shared_ptr<void> live;  // the loop's device words, which the launch uses until it ends
   };
   std::vector<LoopRead> loops_read;
   void set_pending() { pending_ = true; }
