@@ -13,12 +13,22 @@
 #include <thread>
 #include "hsad/error.hpp"
 #include "loop_control.hpp"
+#include "pools/recycled_blocks.hpp"
 
 namespace hsad::detail {
 
-AqlCompletion::AqlCompletion(std::shared_ptr<AqlQueue> queue, HeldSignal signal, std::string failed)
-    : CompletionImpl(queue->device()), queue_(std::move(queue)), signal_(signal),
-      failed_(std::move(failed)) {}
+void* AqlSubmission::operator new(std::size_t bytes) {
+  const bool recycled = kRecycleSubmissions && bytes == sizeof(AqlSubmission);
+  return recycled ? RecycledBlocks<sizeof(AqlSubmission)>::take() : ::operator new(bytes);
+}
+
+void AqlSubmission::operator delete(void* p, std::size_t bytes) noexcept {
+  if (kRecycleSubmissions && bytes == sizeof(AqlSubmission)) RecycledBlocks<sizeof(AqlSubmission)>::give(p);
+  else ::operator delete(p);
+}
+
+AqlCompletion::AqlCompletion(std::shared_ptr<AqlQueue> queue, HeldSignal signal, const std::string& failed)
+    : CompletionImpl(queue->device()), queue_(std::move(queue)), signal_(signal), failed_(failed) {}
 
 AqlCompletion::AqlCompletion(std::shared_ptr<AqlQueue> queue, hsa_signal_t external)
     : CompletionImpl(queue->device()), queue_(std::move(queue)), signal_{external, false},
@@ -252,7 +262,7 @@ std::shared_ptr<CompletionImpl> AqlSubmission::completion() {
   if (shared_) return shared_;
   // The final signal now belongs to the completion: it must outlive this submission's wait for as
   // long as another batch may wait for it.
-  shared_ = std::make_shared<AqlCompletion>(queue_, take_final_signal(), failed_);
+  shared_ = std::allocate_shared<AqlCompletion>(RecycledAllocator<AqlCompletion>{}, queue_, take_final_signal(), failed_);
   return shared_;
 }
 

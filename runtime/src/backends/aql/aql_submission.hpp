@@ -27,7 +27,7 @@ struct HeldSignal {
 class AqlCompletion : public CompletionImpl {
  public:
   // `signal` 0: nothing left to wait for. `failed`: the submission's own wait already failed.
-  AqlCompletion(std::shared_ptr<AqlQueue> queue, HeldSignal signal, std::string failed);
+  AqlCompletion(std::shared_ptr<AqlQueue> queue, HeldSignal signal, const std::string& failed);
   // The application's own signal (Batch::wait_native): waited for, never given back or destroyed.
   AqlCompletion(std::shared_ptr<AqlQueue> queue, hsa_signal_t external);
   ~AqlCompletion() override;  // gives the signal back
@@ -54,6 +54,9 @@ class AqlSubmission : public SubmissionImpl {
  public:
   AqlSubmission(std::shared_ptr<AqlQueue> queue, const Options& options);
   ~AqlSubmission() override;
+  // One per submit: from the thread's recycled blocks (pools/recycled_blocks.hpp), not the heap.
+  static void* operator new(std::size_t bytes);
+  static void operator delete(void* p, std::size_t bytes) noexcept;
 
   void wait(Clock::time_point deadline) override;
   bool release_if_complete() noexcept override;
