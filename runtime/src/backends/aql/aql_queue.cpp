@@ -220,10 +220,17 @@ std::string AqlQueue::blocked_reason() const {
   return blocked_;
 }
 
+bool AqlQueue::has_room_to(std::uint64_t last) {
+  if (last - seen_read_index_.load(std::memory_order_relaxed) < ring_->size()) return true;
+  const std::uint64_t read = ring_->load_read_index();
+  seen_read_index_.store(read, std::memory_order_relaxed);
+  return last - read < ring_->size();
+}
+
 std::uint64_t AqlQueue::reserve_slot(Clock::time_point deadline, AqlSubmission& sub) {
   const std::uint64_t index = ring_->add_write_index(1);
   int spins = 0;
-  while (index - ring_->load_read_index() >= ring_->size()) {
+  while (!has_room_to(index)) {
     // Full: the processor must see what is already published before it can make room.
     if (sub.doorbell_pending) {
       ring_doorbell(sub.last_published);
@@ -242,7 +249,7 @@ std::uint64_t AqlQueue::reserve_slot(Clock::time_point deadline, AqlSubmission& 
 std::uint64_t AqlQueue::reserve_slots(std::uint64_t count, Clock::time_point deadline, AqlSubmission& sub) {
   const std::uint64_t first = ring_->add_write_index(count);
   int spins = 0;
-  while (first + count - 1 - ring_->load_read_index() >= ring_->size()) {
+  while (!has_room_to(first + count - 1)) {
     if (sub.doorbell_pending) {
       ring_doorbell(sub.last_published);
       sub.doorbell_pending = false;

@@ -84,6 +84,10 @@ class AqlQueue : public QueueImpl, public std::enable_shared_from_this<AqlQueue>
   // Reserves `count` consecutive slots (at most the ring's size) with one write-index add.
   std::uint64_t reserve_slots(std::uint64_t count, Clock::time_point deadline, AqlSubmission& sub);
   KernargPool::Block acquire_block(std::size_t bytes, Clock::time_point deadline, AqlSubmission& sub);
+  // Whether slot `last` (reserved) is within the ring's size of the read index: first against the
+  // read index seen last, which can only be behind (it only grows), so the line the packet
+  // processor writes after every packet is read only when that one shows no room.
+  bool has_room_to(std::uint64_t last);
 
   // The ring device-run loops run in (kernels/loop_control.hpp), made on the first loop, as
   // large as the queue's; only the loop control kernel writes it. Under the submit mutex.
@@ -116,6 +120,7 @@ class AqlQueue : public QueueImpl, public std::enable_shared_from_this<AqlQueue>
   mutable std::mutex blocked_mutex_;
   std::string blocked_;
   std::atomic<bool> is_blocked_{false};
+  std::atomic<std::uint64_t> seen_read_index_{0};  // has_room_to's: any thread may store an older one
   struct Abandoned {
     HeldSignal signal;
     std::string what;
