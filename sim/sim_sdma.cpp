@@ -46,12 +46,6 @@ struct SdmaQueue {
   std::thread engine;
 };
 
-std::string hex(std::uint64_t v) {
-  char b[32];
-  std::snprintf(b, sizeof b, "0x%llx", static_cast<unsigned long long>(v));
-  return b;
-}
-
 // A poll of memory: the engine waits, as the hardware retries, until the 32-bit word compares.
 bool compares(std::uint32_t func, std::uint32_t value, std::uint32_t reference) {
   switch (func) {

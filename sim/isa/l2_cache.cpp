@@ -78,15 +78,13 @@ void CachedRange::fill(Line& l, std::uint64_t i) {
   }
 }
 
-void CachedRange::mark_dirty(Line& l, std::uint64_t i, std::uint32_t offset, std::uint32_t bytes, std::uint16_t writer) {
-  set_bits(l.dirty, offset, bytes);
-  l.writer = writer;
-  if (!l.listed) {
-    l.listed = 1;
-    l2_.listed(this, i);
-    listed_lines_.fetch_add(1, std::memory_order_relaxed);
-    last_writer_.store(writer, std::memory_order_relaxed);
-  }
+void CachedRange::set_dirty_bits(Line& l, std::uint32_t offset, std::uint32_t bytes) { set_bits(l.dirty, offset, bytes); }
+
+void CachedRange::list(Line& l, std::uint64_t i, std::uint16_t writer) {
+  l.listed = 1;
+  l2_.listed(this, i);
+  listed_lines_.fetch_add(1, std::memory_order_relaxed);
+  last_writer_.store(writer, std::memory_order_relaxed);
 }
 
 bool CachedRange::flush(Line& l, std::uint64_t i) {

@@ -140,7 +140,17 @@ class CachedRange {
   std::uint32_t lock_current(Line& l, std::uint64_t i);
   void unlock(Line& l, std::uint32_t epoch) { l.state.store(epoch, std::memory_order_release); }
   void fill(Line& l, std::uint64_t i);
-  void mark_dirty(Line& l, std::uint64_t i, std::uint32_t offset, std::uint32_t bytes, std::uint16_t writer);
+  // Inline: every lane of every store comes here. The bytes almost always lie in one of the
+  // line's two 64-bit words; the first write since a write-back also lists the line.
+  void mark_dirty(Line& l, std::uint64_t i, std::uint32_t offset, std::uint32_t bytes, std::uint16_t writer) {
+    const std::uint32_t bit = offset % 64;
+    if (bit + bytes <= 64) l.dirty[offset / 64] |= (bytes >= 64 ? ~0ull : (1ull << bytes) - 1) << bit;
+    else set_dirty_bits(l, offset, bytes);
+    l.writer = writer;
+    if (!l.listed) list(l, i, writer);
+  }
+  static void set_dirty_bits(Line& l, std::uint32_t offset, std::uint32_t bytes);
+  void list(Line& l, std::uint64_t i, std::uint16_t writer);
   // Under the line's hold: its dirty bytes to memory. Returns whether there were any.
   bool flush(Line& l, std::uint64_t i);
 
