@@ -130,6 +130,33 @@ struct Addresses {
 
 template <bool Flat, bool Scratch>
 void addresses_of(WorkGroup& g, const Wave& w, const Inst& in, std::uint32_t span, Addresses& out) {
+  if constexpr (!Flat && !Scratch) {
+    // global_*: where_of's cases, chosen once for the instruction instead of once per lane.
+    const Operand& vaddr = in.src[0];
+    const Operand& saddr = in.src[2];
+    std::uint64_t lo = ~0ull, hi = 0;
+    const auto note = [&](std::uint32_t lane, std::uint64_t address) {
+      out.at[lane] = {Space::global, address};
+      lo = std::min(lo, address);
+      hi = std::max(hi, address + span);
+    };
+    if (saddr.kind == Operand::sgpr) {
+      const std::uint64_t base = scalar64(w, saddr) + std::uint64_t(std::int64_t(in.offset));
+      if (vaddr.kind == Operand::vgpr) {
+        const std::uint32_t* offset = w.v + vaddr.reg * w.lanes;
+        for_lanes(w, [&](std::uint32_t lane) { note(lane, base + offset[lane]); });
+      } else {
+        for_lanes(w, [&](std::uint32_t lane) { note(lane, base); });
+      }
+    } else {
+      const std::uint32_t* low = w.v + vaddr.reg * w.lanes;
+      const std::uint32_t* high = low + w.lanes;
+      const std::uint64_t offset = std::uint64_t(std::int64_t(in.offset));
+      for_lanes(w, [&](std::uint32_t lane) { note(lane, (U(low[lane]) | (U(high[lane]) << 32)) + offset); });
+    }
+    out.one_allocation = lo < hi && g.global_range(lo, hi - lo, &out.cached);
+    return;
+  }
   std::uint64_t lo = ~0ull, hi = 0;
   bool global = !Scratch;
   for_lanes(w, [&](std::uint32_t lane) {
@@ -147,6 +174,21 @@ void load(WorkGroup& g, Wave& w, const Inst& in) {
   const Access a = access_of(in);
   Addresses ad;
   addresses_of<Flat, Scratch>(g, w, in, a.count == 1 ? a.bytes : 4 * a.count, ad);
+  if (ad.one_allocation && a.bytes == 4 && a.d16 == 0) {
+    // Whole dwords into whole registers (most loads): each destination row found once.
+    std::uint32_t* rows[4];
+    for (std::uint32_t k = 0; k < a.count; ++k) rows[k] = dst32(w, in.dst[0], k);
+    const auto put = [&](std::uint32_t lane, const std::uint8_t* p) {
+      for (std::uint32_t k = 0; k < a.count; ++k) std::memcpy(&rows[k][lane], p + 4 * k, 4);
+    };
+    if (ad.cached) {
+      CachedRange::Lanes l2(*ad.cached);
+      for_lanes(w, [&](std::uint32_t lane) { put(lane, l2.read(ad.at[lane].address, 4 * a.count)); });
+    } else {
+      for_lanes(w, [&](std::uint32_t lane) { put(lane, reinterpret_cast<const std::uint8_t*>(ad.at[lane].address)); });
+    }
+    return;
+  }
   if (ad.one_allocation) {
     const std::uint32_t span = 4 * (a.count - 1) + a.bytes;
     std::optional<CachedRange::Lanes> l2;
@@ -176,14 +218,22 @@ void store(WorkGroup& g, Wave& w, const Inst& in) {
   const Access a = access_of(in);
   Addresses ad;
   addresses_of<Flat, Scratch>(g, w, in, a.count == 1 ? a.bytes : 4 * a.count, ad);
+  // The data's rows, found once for the instruction (a store does not change its registers).
+  const std::uint32_t* rows[4];
+  std::uint32_t strides[4], broadcast[4];
+  for (std::uint32_t k = 0; k < a.count; ++k) {
+    const Src32 s = src32(w, in.src[1], k, 2);
+    strides[k] = s.stride;
+    broadcast[k] = s.stride ? 0 : s.value;
+    rows[k] = s.stride ? s.p : &broadcast[k];
+  }
+  const auto data = [&](std::uint32_t k, std::uint32_t lane) { return rows[k][lane * strides[k]]; };
+  const std::uint32_t shift = a.d16 == 2 ? 16 : 0;
   if (ad.one_allocation && ad.cached) {
     CachedRange::Lanes l2(*ad.cached, g.dispatch.writer);
     for_lanes(w, [&](std::uint32_t lane) {
       std::uint32_t v[4];
-      for (std::uint32_t k = 0; k < a.count; ++k) {
-        v[k] = src32(w, in.src[1], k, 2)[lane];
-        if (a.d16 == 2) v[k] >>= 16;
-      }
+      for (std::uint32_t k = 0; k < a.count; ++k) v[k] = data(k, lane) >> shift;
       l2.write(ad.at[lane].address, v, a.count == 1 ? a.bytes : 4 * a.count);
     });
     return;
@@ -192,8 +242,7 @@ void store(WorkGroup& g, Wave& w, const Inst& in) {
     for_lanes(w, [&](std::uint32_t lane) {
       auto* p = reinterpret_cast<std::uint8_t*>(ad.at[lane].address);
       for (std::uint32_t k = 0; k < a.count; ++k) {
-        std::uint32_t v = src32(w, in.src[1], k, 2)[lane];
-        if (a.d16 == 2) v >>= 16;
+        const std::uint32_t v = data(k, lane) >> shift;
         std::memcpy(p + 4 * k, &v, a.bytes);
       }
     });
