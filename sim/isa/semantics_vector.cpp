@@ -162,11 +162,12 @@ void scatter(Wave& w, const Inst& in, const LaneValues& values, std::uint64_t wr
   if (plain && writable == w.lane_mask()) {
     // The common case: every lane written, no modifier.
     std::uint32_t* lo = dst32(w, dst, 0);
+    const std::uint32_t lanes = w.lanes;  // a local: the stores could alias w.lanes
     if (is_64(r)) {
       std::uint32_t* hi = dst32(w, dst, 1);
-      for (std::uint32_t l = 0; l < w.lanes; ++l) lo[l] = std::uint32_t(values.v[l]), hi[l] = std::uint32_t(values.v[l] >> 32);
+      for (std::uint32_t l = 0; l < lanes; ++l) lo[l] = std::uint32_t(values.v[l]), hi[l] = std::uint32_t(values.v[l] >> 32);
     } else {
-      for (std::uint32_t l = 0; l < w.lanes; ++l) lo[l] = std::uint32_t(values.v[l]);
+      for (std::uint32_t l = 0; l < lanes; ++l) lo[l] = std::uint32_t(values.v[l]);
     }
     return;
   }

@@ -58,7 +58,10 @@ inline const std::uint32_t* lanes32(const Wave& w, const Inst& in, int i, std::u
   if (o.kind == Operand::vgpr) return w.v + std::size_t(vreg_of(w, o, std::uint8_t(1u << i))) * w.lanes;
   if (o.kind == Operand::agpr) return w.a + std::size_t(o.reg) * w.lanes;
   const std::uint32_t v = scalar32(w, o);
-  for (std::uint32_t l = 0; l < w.lanes; ++l) broadcast[l] = v;
+  // The count in a local: the stores could alias w.lanes, which would be reloaded every lane and
+  // keep the loop from vectorizing (here and in the row loops below).
+  const std::uint32_t lanes = w.lanes;
+  for (std::uint32_t l = 0; l < lanes; ++l) broadcast[l] = v;
   return broadcast;
 }
 
@@ -76,7 +79,8 @@ void valu(Wave& w, const Inst& in, F f) {
       const auto at = [&](int i, std::uint32_t l) -> std::uint64_t { return i < N ? s[i][l] : 0; };
       const std::uint64_t exec = w.exec();
       if (exec == w.lane_mask()) {
-        for (std::uint32_t l = 0; l < w.lanes; ++l) d[l] = std::uint32_t(f(at(0, l), at(1, l), at(2, l), int(l)));
+        const std::uint32_t lanes = w.lanes;
+        for (std::uint32_t l = 0; l < lanes; ++l) d[l] = std::uint32_t(f(at(0, l), at(1, l), at(2, l), int(l)));
       } else {
         std::uint64_t e = exec;
         while (e) {
