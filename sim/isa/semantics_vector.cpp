@@ -419,6 +419,39 @@ float pk_f32(const Inst& in, U v, int src, bool hi) {
 #define F2(expr) [](U a, U b, U, int) -> U { return expr; }
 #define F3(expr) [](U a, U b, U c, int) -> U { return expr; }
 
+namespace {
+// A carry operation on plain 32-bit rows: every lane computed in one straight loop (into a
+// temporary, as a destination may also be a source), then the EXEC lanes written.
+// Op 0: add, 1: sub (borrow), 2: subrev.
+template <int Op, bool WithIn>
+void carry32(Wave& w, const Inst& in) {
+  alignas(64) std::uint32_t bx[64], by[64], r[64];
+  const std::uint32_t* x = lanes32(w, in, 0, bx);
+  const std::uint32_t* y = lanes32(w, in, 1, by);
+  const std::uint64_t cin = WithIn ? read_mask(w, in.src[2]) : 0;
+  const std::uint64_t exec = w.exec();
+  const std::uint32_t lanes = w.lanes;
+  std::uint64_t cout = 0;
+  for (std::uint32_t l = 0; l < lanes; ++l) {
+    const std::uint64_t a = x[l], b = y[l], ci = (cin >> l) & 1;
+    std::uint64_t v;
+    bool c;
+    if constexpr (Op == 0) v = a + b + ci, c = (v >> 32) != 0;
+    else if constexpr (Op == 1) v = a - b - ci, c = b + ci > a;
+    else v = b - a - ci, c = a + ci > b;
+    r[l] = std::uint32_t(v);
+    cout |= std::uint64_t(c) << l;
+  }
+  std::uint32_t* d = dst32(w, in.dst[0], 0);
+  if (exec == w.lane_mask()) {
+    std::memcpy(d, r, lanes * sizeof(std::uint32_t));
+  } else {
+    for_lanes(w, [&](std::uint32_t l) { d[l] = r[l]; });
+  }
+  write_mask(w, in.dst[1], cout & exec);
+}
+}  // namespace
+
 void register_vector_ops() {
   // ---- moves and selects
   reg("v_mov_b32", L(valu<1, b32>(w, in, F1(a))), 1);
@@ -636,6 +669,11 @@ void register_vector_ops() {
 
   // ---- carries: the carry-out (and borrow) is a lane mask in the second destination
   auto carry = [](Wave& w, const Inst& in, bool with_in, int op) {
+    if (plain32(in, 2, b32)) {  // 32-bit rows, no modifier (the 64-bit address arithmetic of most kernels)
+      if (op == 0) return with_in ? carry32<0, true>(w, in) : carry32<0, false>(w, in);
+      if (op == 1) return with_in ? carry32<1, true>(w, in) : carry32<1, false>(w, in);
+      return with_in ? carry32<2, true>(w, in) : carry32<2, false>(w, in);
+    }
     LaneValues a, b, out;
     std::uint64_t writable = w.exec();
     gather(w, in, 0, a, writable);
