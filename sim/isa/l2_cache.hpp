@@ -104,11 +104,27 @@ class CachedRange {
         held_ = i;
       }
       std::memcpy(r_.shadow_ + (address - r_.base_), src, bytes);
-      r_.mark_dirty(r_.lines_[i], i, offset, bytes, writer_);
+      // The line's dirty bits, gathered here and marked once when the line is let go.
+      const std::uint32_t bit = offset % 64;
+      if (bit + bytes <= 64) {
+        pending_[offset / 64] |= (bytes >= 64 ? ~0ull : (1ull << bytes) - 1) << bit;
+      } else {  // across the middle of the line: the end of word 0, the start of word 1
+        const std::uint32_t rest = bit + bytes - 64;
+        pending_[0] |= ~0ull << bit;
+        pending_[1] |= rest >= 64 ? ~0ull : (1ull << rest) - 1;
+      }
     }
     void release() {
       if (held_ == kNone) return;
-      r_.unlock(r_.lines_[held_], held_epoch_);
+      Line& l = r_.lines_[held_];
+      if (pending_[0] | pending_[1]) {
+        l.dirty[0] |= pending_[0];
+        l.dirty[1] |= pending_[1];
+        pending_[0] = pending_[1] = 0;
+        l.writer = writer_;
+        if (!l.listed) r_.list(l, held_, writer_);
+      }
+      r_.unlock(l, held_epoch_);
       held_ = kNone;
     }
 
@@ -118,6 +134,7 @@ class CachedRange {
     std::uint16_t writer_;
     std::uint64_t read_ = kNone, held_ = kNone;
     std::uint32_t held_epoch_ = 0;
+    std::uint64_t pending_[2] = {0, 0};  // bytes of the held line written since it was taken
   };
 
  private:

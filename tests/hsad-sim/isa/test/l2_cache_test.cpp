@@ -107,6 +107,26 @@ TEST(L2Cache, WritersRacingWriteBacksAndInvalidationsLoseNothing) {
   for (std::size_t i = 0; i < kWords; ++i) ASSERT_EQ(d.memory[i], 200u + i % 2) << "word " << i;
 }
 
+// An instruction's lanes mark the bytes they wrote when they let the line go: exactly those bytes,
+// also a write across the middle of a line (bytes 60-67 lie in both of its dirty words).
+TEST(L2Cache, LanesMarkExactlyTheBytesTheyWrote) {
+  Device d;
+  {
+    CachedRange::Lanes lanes(d.range);
+    const std::uint64_t across[2] = {0x1111111111111111ull, 0};
+    lanes.write(d.at(15), &across[0], 8);  // bytes 60-67 of line 0
+    const std::uint32_t v = 7;
+    lanes.write(d.at(40), &v, 4);  // line 1, bytes 32-35
+  }
+  for (std::size_t i = 0; i < 64; ++i) d.memory[i] = 0xaaaaaaaa;  // the host writes the rest meanwhile
+  d.l2.write_back();
+  for (std::size_t i = 0; i < 64; ++i) {
+    const std::uint32_t want = i == 15 || i == 16 ? 0x11111111u : i == 40 ? 7u : 0xaaaaaaaau;
+    EXPECT_EQ(d.memory[i], want) << "word " << i;
+  }
+  EXPECT_EQ(d.l2.counters().lines_written_back, 2u);
+}
+
 // Two queues of one GPU release at system scope at once (a boundary and an interior batch ending
 // together): each release completes its signal only when every byte dirty before it is in memory,
 // also when the other release took the dirty lines first and is still writing them.
