@@ -123,7 +123,7 @@ void write_loaded(Wave& w, const Operand& dst, int lane, std::uint32_t k, std::u
 // accesses need no check each (one for the instruction). `cached`: that allocation's L2 lines,
 // where the GPU's L2 caches it.
 struct Addresses {
-  Where at[64];
+  std::uint64_t address[64];  // global: the address; else Where::address (read only where one_allocation)
   bool one_allocation = false;
   CachedRange* cached = nullptr;
 };
@@ -134,26 +134,31 @@ void addresses_of(WorkGroup& g, const Wave& w, const Inst& in, std::uint32_t spa
     // global_*: where_of's cases, chosen once for the instruction instead of once per lane.
     const Operand& vaddr = in.src[0];
     const Operand& saddr = in.src[2];
-    std::uint64_t lo = ~0ull, hi = 0;
-    const auto note = [&](std::uint32_t lane, std::uint64_t address) {
-      out.at[lane] = {Space::global, address};
-      lo = std::min(lo, address);
-      hi = std::max(hi, address + span);
-    };
+    // Every lane's address in a straight loop (those EXEC leaves out are computed and ignored),
+    // then the bounds over the EXEC lanes.
+    std::uint64_t* address = out.address;
+    const std::uint32_t lanes = w.lanes;
     if (saddr.kind == Operand::sgpr) {
       const std::uint64_t base = scalar64(w, saddr) + std::uint64_t(std::int64_t(in.offset));
-      if (vaddr.kind == Operand::vgpr) {
-        const std::uint32_t* offset = w.v + vaddr.reg * w.lanes;
-        for_lanes(w, [&](std::uint32_t lane) { note(lane, base + offset[lane]); });
+      const std::uint32_t* offset = vaddr.kind == Operand::vgpr ? w.v + vaddr.reg * lanes : nullptr;
+      if (offset) {
+        for (std::uint32_t l = 0; l < lanes; ++l) address[l] = base + offset[l];
       } else {
-        for_lanes(w, [&](std::uint32_t lane) { note(lane, base); });
+        for (std::uint32_t l = 0; l < lanes; ++l) address[l] = base;
       }
     } else {
-      const std::uint32_t* low = w.v + vaddr.reg * w.lanes;
-      const std::uint32_t* high = low + w.lanes;
+      const std::uint32_t* low = w.v + vaddr.reg * lanes;
+      const std::uint32_t* high = low + lanes;
       const std::uint64_t offset = std::uint64_t(std::int64_t(in.offset));
-      for_lanes(w, [&](std::uint32_t lane) { note(lane, (U(low[lane]) | (U(high[lane]) << 32)) + offset); });
+      for (std::uint32_t l = 0; l < lanes; ++l) address[l] = (U(low[l]) | (U(high[l]) << 32)) + offset;
     }
+    std::uint64_t lo = ~0ull, hi = 0;
+    if (w.exec() == w.lane_mask()) {
+      for (std::uint32_t l = 0; l < lanes; ++l) lo = std::min(lo, address[l]), hi = std::max(hi, address[l]);
+    } else {
+      for_lanes(w, [&](std::uint32_t l) { lo = std::min(lo, address[l]), hi = std::max(hi, address[l]); });
+    }
+    hi += span;
     out.one_allocation = lo < hi && g.global_range(lo, hi - lo, &out.cached);
     return;
   }
@@ -161,7 +166,7 @@ void addresses_of(WorkGroup& g, const Wave& w, const Inst& in, std::uint32_t spa
   bool global = !Scratch;
   for_lanes(w, [&](std::uint32_t lane) {
     const Where at = where_of(w, in, int(lane), Flat, Scratch);
-    out.at[lane] = at;
+    out.address[lane] = at.address;
     global = global && at.space == Space::global;
     lo = std::min(lo, at.address);
     hi = std::max(hi, at.address + span);
@@ -183,9 +188,9 @@ void load(WorkGroup& g, Wave& w, const Inst& in) {
     };
     if (ad.cached) {
       CachedRange::Lanes l2(*ad.cached);
-      for_lanes(w, [&](std::uint32_t lane) { put(lane, l2.read(ad.at[lane].address, 4 * a.count)); });
+      for_lanes(w, [&](std::uint32_t lane) { put(lane, l2.read(ad.address[lane], 4 * a.count)); });
     } else {
-      for_lanes(w, [&](std::uint32_t lane) { put(lane, reinterpret_cast<const std::uint8_t*>(ad.at[lane].address)); });
+      for_lanes(w, [&](std::uint32_t lane) { put(lane, reinterpret_cast<const std::uint8_t*>(ad.address[lane])); });
     }
     return;
   }
@@ -194,7 +199,7 @@ void load(WorkGroup& g, Wave& w, const Inst& in) {
     std::optional<CachedRange::Lanes> l2;
     if (ad.cached) l2.emplace(*ad.cached);
     for_lanes(w, [&](std::uint32_t lane) {
-      const std::uint64_t at = ad.at[lane].address;
+      const std::uint64_t at = ad.address[lane];
       const auto* p = l2 ? l2->read(at, span) : reinterpret_cast<const std::uint8_t*>(at);
       for (std::uint32_t k = 0; k < a.count; ++k) {
         std::uint32_t v = 0;
@@ -234,13 +239,13 @@ void store(WorkGroup& g, Wave& w, const Inst& in) {
     for_lanes(w, [&](std::uint32_t lane) {
       std::uint32_t v[4];
       for (std::uint32_t k = 0; k < a.count; ++k) v[k] = data(k, lane) >> shift;
-      l2.write(ad.at[lane].address, v, a.count == 1 ? a.bytes : 4 * a.count);
+      l2.write(ad.address[lane], v, a.count == 1 ? a.bytes : 4 * a.count);
     });
     return;
   }
   if (ad.one_allocation) {
     for_lanes(w, [&](std::uint32_t lane) {
-      auto* p = reinterpret_cast<std::uint8_t*>(ad.at[lane].address);
+      auto* p = reinterpret_cast<std::uint8_t*>(ad.address[lane]);
       for (std::uint32_t k = 0; k < a.count; ++k) {
         const std::uint32_t v = data(k, lane) >> shift;
         std::memcpy(p + 4 * k, &v, a.bytes);
