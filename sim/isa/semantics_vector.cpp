@@ -425,28 +425,33 @@ namespace {
 // Op 0: add, 1: sub (borrow), 2: subrev.
 template <int Op, bool WithIn>
 void carry32(Wave& w, const Inst& in) {
-  alignas(64) std::uint32_t bx[64], by[64], r[64];
+  alignas(64) std::uint32_t bx[64], by[64];
   const std::uint32_t* x = lanes32(w, in, 0, bx);
   const std::uint32_t* y = lanes32(w, in, 1, by);
   const std::uint64_t cin = WithIn ? read_mask(w, in.src[2]) : 0;
   const std::uint64_t exec = w.exec();
   const std::uint32_t lanes = w.lanes;
+  std::uint32_t* d = dst32(w, in.dst[0], 0);
   std::uint64_t cout = 0;
-  for (std::uint32_t l = 0; l < lanes; ++l) {
+  // Lane l reads only lane l of the sources before writing lane l of the destination, so the
+  // destination may be a source. The carry-in's bit and the carry-out's go through 64-bit masks.
+  const auto lane = [&](std::uint32_t l) {
     const std::uint64_t a = x[l], b = y[l], ci = (cin >> l) & 1;
     std::uint64_t v;
     bool c;
     if constexpr (Op == 0) v = a + b + ci, c = (v >> 32) != 0;
     else if constexpr (Op == 1) v = a - b - ci, c = b + ci > a;
     else v = b - a - ci, c = a + ci > b;
-    r[l] = std::uint32_t(v);
     cout |= std::uint64_t(c) << l;
-  }
-  std::uint32_t* d = dst32(w, in.dst[0], 0);
+    return std::uint32_t(v);
+  };
   if (exec == w.lane_mask()) {
-    std::memcpy(d, r, lanes * sizeof(std::uint32_t));
+    for (std::uint32_t l = 0; l < lanes; ++l) d[l] = lane(l);
   } else {
-    for_lanes(w, [&](std::uint32_t l) { d[l] = r[l]; });
+    for (std::uint32_t l = 0; l < lanes; ++l) {
+      const std::uint32_t v = lane(l);
+      if ((exec >> l) & 1) d[l] = v;
+    }
   }
   write_mask(w, in.dst[1], cout & exec);
 }
