@@ -19,16 +19,6 @@ std::uint64_t page_round(std::uint64_t bytes) { return (bytes + 4095) & ~std::ui
 
 inline void relax() { __builtin_ia32_pause(); }
 
-// Bits [offset, offset + bytes) of a line's two 64-bit dirty words.
-void set_bits(std::uint64_t dirty[2], std::uint32_t offset, std::uint32_t bytes) {
-  for (int w = 0; w < 2; ++w) {
-    const std::uint32_t lo = std::max(offset, std::uint32_t(64 * w)), hi = std::min(offset + bytes, std::uint32_t(64 * w + 64));
-    if (lo >= hi) continue;
-    const std::uint32_t n = hi - lo;
-    dirty[w] |= (n == 64 ? ~0ull : ((1ull << n) - 1)) << (lo - 64 * w);
-  }
-}
-
 }  // namespace
 
 CachedRange::CachedRange(L2Cache& l2, std::uint64_t base, std::uint64_t size) : l2_(l2), base_(base), size_(size) {
@@ -77,8 +67,6 @@ void CachedRange::fill(Line& l, std::uint64_t i) {
     if (!((l.dirty[b / 64] >> (b % 64)) & 1)) to[b] = from[b];
   }
 }
-
-void CachedRange::set_dirty_bits(Line& l, std::uint32_t offset, std::uint32_t bytes) { set_bits(l.dirty, offset, bytes); }
 
 void CachedRange::list(Line& l, std::uint64_t i, std::uint16_t writer) {
   l.listed = 1;

@@ -104,15 +104,7 @@ class CachedRange {
         held_ = i;
       }
       std::memcpy(r_.shadow_ + (address - r_.base_), src, bytes);
-      // The line's dirty bits, gathered here and marked once when the line is let go.
-      const std::uint32_t bit = offset % 64;
-      if (bit + bytes <= 64) {
-        pending_[offset / 64] |= (bytes >= 64 ? ~0ull : (1ull << bytes) - 1) << bit;
-      } else {  // across the middle of the line: the end of word 0, the start of word 1
-        const std::uint32_t rest = bit + bytes - 64;
-        pending_[0] |= ~0ull << bit;
-        pending_[1] |= rest >= 64 ? ~0ull : (1ull << rest) - 1;
-      }
+      add_bits(pending_, offset, bytes);  // marked in the line once, when it is let go
     }
     void release() {
       if (held_ == kNone) return;
@@ -157,16 +149,24 @@ class CachedRange {
   std::uint32_t lock_current(Line& l, std::uint64_t i);
   void unlock(Line& l, std::uint32_t epoch) { l.state.store(epoch, std::memory_order_release); }
   void fill(Line& l, std::uint64_t i);
-  // Inline: every lane of every store comes here. The bytes almost always lie in one of the
-  // line's two 64-bit words; the first write since a write-back also lists the line.
-  void mark_dirty(Line& l, std::uint64_t i, std::uint32_t offset, std::uint32_t bytes, std::uint16_t writer) {
+  // Bytes [offset, offset + bytes) of one line (offset + bytes <= 128) into its two 64-bit words
+  // of bits: almost always within one word; else the end of word 0 and the start of word 1.
+  static void add_bits(std::uint64_t bits[2], std::uint32_t offset, std::uint32_t bytes) {
+    const auto low = [](std::uint32_t n) { return n >= 64 ? ~0ull : (1ull << n) - 1; };
     const std::uint32_t bit = offset % 64;
-    if (bit + bytes <= 64) l.dirty[offset / 64] |= (bytes >= 64 ? ~0ull : (1ull << bytes) - 1) << bit;
-    else set_dirty_bits(l, offset, bytes);
+    if (bit + bytes <= 64) {
+      bits[offset / 64] |= low(bytes) << bit;
+    } else {
+      bits[0] |= ~0ull << bit;
+      bits[1] |= low(bit + bytes - 64);
+    }
+  }
+  // The first write since a write-back also lists the line.
+  void mark_dirty(Line& l, std::uint64_t i, std::uint32_t offset, std::uint32_t bytes, std::uint16_t writer) {
+    add_bits(l.dirty, offset, bytes);
     l.writer = writer;
     if (!l.listed) list(l, i, writer);
   }
-  static void set_dirty_bits(Line& l, std::uint32_t offset, std::uint32_t bytes);
   void list(Line& l, std::uint64_t i, std::uint16_t writer);
   // Under the line's hold: its dirty bytes to memory. Returns whether there were any.
   bool flush(Line& l, std::uint64_t i);
