@@ -218,6 +218,7 @@ void forget_isa_code(std::uint64_t base, std::uint64_t size) {
 
 std::uint64_t isa_instructions_executed() { return isa::instructions_executed(); }
 std::uint64_t isa_busy_ns() { return isa::interpreter_busy_ns(); }
+const char* isa_build() { return isa::interpreter_build(); }
 std::uint64_t isa_lds_accesses_outside() { return isa::lds_accesses_outside(); }
 std::string isa_first_lds_access_outside() { return isa::first_lds_access_outside(); }
 

@@ -27,6 +27,8 @@ void forget_isa_code(std::uint64_t base, std::uint64_t size);
 // Wave instructions the interpreter has executed in this process, and the thread time it took.
 std::uint64_t isa_instructions_executed();
 std::uint64_t isa_busy_ns();
+// The instruction set the interpreter in this library was compiled for ("x86-64", "x86-64-v3").
+const char* isa_build();
 // LDS accesses outside their work-group's allocation (they read 0 and wrote nowhere), and the first.
 std::uint64_t isa_lds_accesses_outside();
 std::string isa_first_lds_access_outside();

@@ -277,8 +277,8 @@ std::uint64_t create_aql_queue(std::uint32_t node, void* ring, std::uint64_t rin
         const double n = double(isa_instructions_executed()), s = double(isa_busy_ns()) / 1e9;
         std::fprintf(stderr,
                      "hsad-sim: the ISA interpreter executed %.0f wave instructions in %.3f s of thread time "
-                     "(%.2f million per second per thread)\n",
-                     n, s, s > 0 ? n / s / 1e6 : 0.0);
+                     "(%.2f million per second per thread; interpreter built for %s)\n",
+                     n, s, s > 0 ? n / s / 1e6 : 0.0, isa_build());
         for (std::uint32_t node = 1; node <= config().gpus; ++node) {
           const isa::L2Cache* l2 = l2_of(node);
           if (!l2) continue;

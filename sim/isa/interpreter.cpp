@@ -67,6 +67,11 @@ void register_all_ops() {
 std::uint64_t instructions_executed() { return executed.load(std::memory_order_relaxed); }
 std::uint64_t interpreter_busy_ns() { return busy_ns.load(std::memory_order_relaxed); }
 
+#ifndef HSAD_ISA_BUILD
+#define HSAD_ISA_BUILD "x86-64"
+#endif
+const char* interpreter_build() { return HSAD_ISA_BUILD; }
+
 KernelDescriptor read_kernel_descriptor(const void* bytes, const Target& target) {
   kd::kernel_descriptor_t raw;
   std::memcpy(&raw, bytes, sizeof raw);

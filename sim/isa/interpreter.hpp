@@ -121,6 +121,9 @@ void run_grid(const Program& program, const KernelDescriptor& kd, std::uint64_t 
 // run_work_group doing so (summed over threads): the speed report's figures.
 std::uint64_t instructions_executed();
 std::uint64_t interpreter_busy_ns();
+// The instruction set this copy of the interpreter was compiled for: "x86-64" (the baseline), or
+// "x86-64-v3" for the copy the dynamic loader picks on CPUs with AVX2 (sim/CMakeLists.txt).
+const char* interpreter_build();
 
 // LDS accesses outside a work-group's allocation read zeros and write nowhere, as on AMD GPUs
 // (rocPRIM's merge of an empty input reads one); strict: they fault instead, for a developer

@@ -42,6 +42,11 @@ ldd "$work/plain/saxpy-pipeline" | grep -Eq "libhsadispatch.so.$(pkg-config --mo
 hsad-info --version
 # hsad-sim from /usr/bin finds its stand-in library where the package put it (ROCr is there in CI).
 if [ -e /usr/lib/x86_64-linux-gnu/libhsa-runtime64.so.1 ]; then hsad-sim -- hsad-info | grep -q "simulated gfx90a"; fi
+# ... and the interpreter's x86-64-v3 copy where the build made one, where glibc's loader looks for it.
+if [ -d "build/$preset/sim/lib/glibc-hwcaps/x86-64-v3" ]; then
+  dpkg -L "${names[@]}" | grep -q '/hsadispatch/sim/glibc-hwcaps/x86-64-v3/libhsakmt.so.1$' \
+    || { echo "the packages lack the x86-64-v3 stand-in library" >&2; exit 1; }
+fi
 
 echo "=== removing"
 $sudo apt-get remove --purge -y -q "${names[@]}" >/dev/null
