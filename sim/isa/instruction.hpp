@@ -85,6 +85,12 @@ struct Inst {
   // elements (dwordxN), sign extension, which half a d16 access uses, the atomic's operation.
   std::uint8_t mem_bytes = 4, mem_count = 1, mem_d16 = 0, atomic_op = 0;
   bool mem_sign = false, mem_wide = false;
+  // Worked out once at decode time for the VALU's fast paths (valu.hpp), instead of at every
+  // execution: how many leading sources read as plain 32-bit rows (no DPP or SDWA, 32 bits wide,
+  // no abs or neg), and whether the result goes whole to a VGPR or AGPR (no omod, clamp, DPP or
+  // SDWA). The defaults send an Inst built by hand down the general path, which is always right.
+  std::uint8_t plain_sources = 0;
+  bool plain_result = false;
   std::string text;            // as the disassembler printed it, for errors
 };
 

@@ -402,6 +402,22 @@ std::string_view base_mnemonic(std::string_view m) {
   return m;
 }
 
+namespace {
+// The decode-time half of valu.hpp's plain_sources32 / plain32 (which say what each field means).
+void plan_fast_paths(Inst& in) {
+  in.plain_sources = 0;
+  in.plain_result = false;
+  if (in.dpp != Dpp::none || in.sdwa) return;
+  for (int i = 0; i < 4; ++i) {
+    const Type t = in.type[i];
+    if (is_64(t) || t == Type::b16 || t == Type::f16 || in.src[i].abs || in.src[i].neg) break;
+    in.plain_sources = std::uint8_t(i + 1);
+  }
+  in.plain_result = !in.omod && !(in.flags & kClamp) &&
+                    (in.dst[0].kind == Operand::vgpr || in.dst[0].kind == Operand::agpr);
+}
+}  // namespace
+
 Inst parse_instruction(const Target& target, std::string_view text, std::uint64_t address, std::uint32_t size) {
   Inst in;
   in.address = address;
@@ -542,6 +558,7 @@ Inst parse_instruction(const Target& target, std::string_view text, std::uint64_
   }
   (void)target;
   if (op && op->prepare) op->prepare(in);
+  plan_fast_paths(in);
   return in;
 }
 

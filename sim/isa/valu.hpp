@@ -36,24 +36,17 @@ inline std::uint64_t of64(double d) { return bits64(d); }
 
 // Whether the first `n` sources of an instruction can be read as 32-bit rows: no DPP or SDWA,
 // each 32 bits wide and unmodified (a VGPR, an AGPR or one scalar). Most VALU instructions can.
-inline bool plain_sources32(const Inst& in, int n) {
-  if (in.dpp != Dpp::none || in.sdwa) return false;
-  for (int i = 0; i < n; ++i) {
-    const Type t = in.type[i];
-    if (is_64(t) || t == Type::b16 || t == Type::f16 || in.src[i].abs || in.src[i].neg) return false;
-  }
-  return true;
-}
+// Worked out at decode time (Inst::plain_sources, program.cpp's plan_fast_paths).
+inline bool plain_sources32(const Inst& in, int n) { return in.plain_sources >= n; }
 
 // ... and its result `r` written as one: 32 bits to a VGPR or AGPR, without an output modifier.
 inline bool plain32(const Inst& in, int n, Type r) {
-  if (in.omod || (in.flags & kClamp) || is_64(r) || r == Type::b16 || r == Type::f16) return false;
-  if (in.dst[0].kind != Operand::vgpr && in.dst[0].kind != Operand::agpr) return false;
-  return plain_sources32(in, n);
+  if (is_64(r) || r == Type::b16 || r == Type::f16) return false;
+  return in.plain_result && plain_sources32(in, n);
 }
 
 // The lanes of source `i` as 32-bit words: its register's row, or `broadcast` filled with the scalar.
-inline const std::uint32_t* lanes32(const Wave& w, const Inst& in, int i, std::uint32_t* broadcast) {
+[[gnu::always_inline]] inline const std::uint32_t* lanes32(const Wave& w, const Inst& in, int i, std::uint32_t* broadcast) {
   const Operand& o = in.src[i];
   if (o.kind == Operand::vgpr) return w.v + std::size_t(vreg_of(w, o, std::uint8_t(1u << i))) * w.lanes;
   if (o.kind == Operand::agpr) return w.a + std::size_t(o.reg) * w.lanes;
