@@ -432,18 +432,25 @@ void carry32(Wave& w, const Inst& in) {
   const std::uint64_t exec = w.exec();
   const std::uint32_t lanes = w.lanes;
   std::uint32_t* d = dst32(w, in.dst[0], 0);
-  std::uint64_t cout = 0;
   // Lane l reads only lane l of the sources before writing lane l of the destination, so the
-  // destination may be a source (no temporary row). The carries go through 64-bit masks.
+  // destination may be a source (no temporary row). Carries in and out go through a byte per lane
+  // and 32-bit arithmetic, so the loop vectorizes.
+  alignas(16) std::uint8_t carry_in[64], carry_out[64];
+  if constexpr (WithIn) unpack_lanes(cin, carry_in, lanes);
   const auto lane = [&](std::uint32_t l) {
-    const std::uint64_t a = x[l], b = y[l], ci = (cin >> l) & 1;
-    std::uint64_t v;
+    const std::uint32_t a = x[l], b = y[l], ci = WithIn ? carry_in[l] : 0;
+    std::uint32_t v;
     bool c;
-    if constexpr (Op == 0) v = a + b + ci, c = (v >> 32) != 0;
-    else if constexpr (Op == 1) v = a - b - ci, c = b + ci > a;
-    else v = b - a - ci, c = a + ci > b;
-    cout |= std::uint64_t(c) << l;
-    return std::uint32_t(v);
+    if constexpr (Op == 0) {
+      const std::uint32_t t = a + b;
+      v = t + ci, c = (t < a) | (v < t);
+    } else if constexpr (Op == 1) {
+      v = a - b - ci, c = (b > a) | ((b == a) & (ci != 0));  // a borrow: b + ci > a
+    } else {
+      v = b - a - ci, c = (a > b) | ((a == b) & (ci != 0));
+    }
+    carry_out[l] = c;
+    return v;
   };
   if (exec == w.lane_mask()) {
     for (std::uint32_t l = 0; l < lanes; ++l) d[l] = lane(l);
@@ -453,7 +460,7 @@ void carry32(Wave& w, const Inst& in) {
       if ((exec >> l) & 1) d[l] = v;
     }
   }
-  write_mask(w, in.dst[1], cout & exec);
+  write_mask(w, in.dst[1], pack_lanes(carry_out, lanes) & exec);
 }
 }  // namespace
 

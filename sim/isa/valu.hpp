@@ -4,6 +4,9 @@
 #pragma once
 
 #include <cmath>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 #include "semantics.hpp"
 
@@ -56,6 +59,27 @@ inline bool plain32(const Inst& in, int n, Type r) {
   const std::uint32_t lanes = w.lanes;
   for (std::uint32_t l = 0; l < lanes; ++l) broadcast[l] = v;
   return broadcast;
+}
+
+// A lane mask from one byte per lane (0 or 1; `lanes` a multiple of 16, the array 16-byte aligned).
+// Lanes' booleans go through bytes so that the loops computing them run straight and vectorize;
+// OR-ing `bit << lane` into a mask lane by lane does neither.
+inline std::uint64_t pack_lanes(const std::uint8_t* bits, std::uint32_t lanes) {
+  std::uint64_t mask = 0;
+#if defined(__SSE2__)
+  for (std::uint32_t i = 0; i < lanes; i += 16) {
+    // Bit 0 of each byte to bit 7 (a byte holds 0 or 1: nothing crosses into its neighbour).
+    const __m128i v = _mm_slli_epi16(_mm_load_si128(reinterpret_cast<const __m128i*>(bits + i)), 7);
+    mask |= std::uint64_t(std::uint32_t(_mm_movemask_epi8(v))) << i;
+  }
+#else
+  for (std::uint32_t l = 0; l < lanes; ++l) mask |= std::uint64_t(bits[l] & 1) << l;
+#endif
+  return mask;
+}
+// ... and back: lane l's bit of `mask` as byte l.
+inline void unpack_lanes(std::uint64_t mask, std::uint8_t* bits, std::uint32_t lanes) {
+  for (std::uint32_t l = 0; l < lanes; ++l) bits[l] = std::uint8_t((mask >> l) & 1);
 }
 
 // One VALU instruction: N sources of the OpInfo's types, result of type R, f(a, b, c, lane).
@@ -113,12 +137,11 @@ void vcmp(Wave& w, const Inst& in, bool to_exec, F f) {
     alignas(64) std::uint32_t broadcast[N][64];
     const std::uint32_t* s[2] = {nullptr, nullptr};
     for (int i = 0; i < N; ++i) s[i] = lanes32(w, in, i, broadcast[i]);
-    std::uint64_t mask = 0, e = w.exec();
-    while (e) {
-      const int lane = __builtin_ctzll(e);
-      e &= e - 1;
-      if (f(s[0][lane], N > 1 ? s[1][lane] : 0)) mask |= 1ull << lane;
-    }
+    // Every lane compared in a straight loop (the ones EXEC leaves out are masked off after).
+    alignas(16) std::uint8_t bits[64];
+    const std::uint32_t lanes = w.lanes;
+    for (std::uint32_t l = 0; l < lanes; ++l) bits[l] = f(s[0][l], N > 1 ? s[1][l] : 0);
+    const std::uint64_t mask = pack_lanes(bits, lanes) & w.exec();
     if (in.ndst > 0) write_mask(w, in.dst[0], mask);
     if (to_exec) w.set_exec(mask);
     return;
