@@ -234,6 +234,22 @@ void store(WorkGroup& g, Wave& w, const Inst& in) {
   }
   const auto data = [&](std::uint32_t k, std::uint32_t lane) { return rows[k][lane * strides[k]]; };
   const std::uint32_t shift = a.d16 == 2 ? 16 : 0;
+  if (ad.one_allocation && a.count == 1 && a.bytes == 4 && shift == 0) {
+    // One whole dword a lane (most stores): the width a constant, so each is one move.
+    if (ad.cached) {
+      CachedRange::Lanes l2(*ad.cached, g.dispatch.writer);
+      for_lanes(w, [&](std::uint32_t lane) {
+        const std::uint32_t v = data(0, lane);
+        l2.write(ad.address[lane], &v, 4);
+      });
+    } else {
+      for_lanes(w, [&](std::uint32_t lane) {
+        const std::uint32_t v = data(0, lane);
+        std::memcpy(reinterpret_cast<void*>(ad.address[lane]), &v, 4);
+      });
+    }
+    return;
+  }
   if (ad.one_allocation && ad.cached) {
     CachedRange::Lanes l2(*ad.cached, g.dispatch.writer);
     for_lanes(w, [&](std::uint32_t lane) {

@@ -462,6 +462,45 @@ void carry32(Wave& w, const Inst& in) {
   }
   write_mask(w, in.dst[1], pack_lanes(carry_out, lanes) & exec);
 }
+
+// v_mad_u64_u32 / v_mad_i64_i32 from the rows: two plain 32-bit sources, a 64-bit addend (a VGPR
+// pair or a scalar), the 64-bit result to a VGPR pair and the carry-out as a mask. Every lane is
+// computed in a straight loop (lane l reads only lane l first, so the result may overwrite the
+// addend, as compiled code's address arithmetic does: v_mad_u64_u32 v[0:1], null, s4, s8, v[0:1]).
+template <bool Signed>
+void mad64(Wave& w, const Inst& in) {
+  alignas(64) std::uint32_t bx[64], by[64];
+  const std::uint32_t* x = lanes32(w, in, 0, bx);
+  const std::uint32_t* y = lanes32(w, in, 1, by);
+  const std::uint32_t lanes = w.lanes;
+  const Operand& o = in.src[2];
+  const std::uint32_t* clo = nullptr;
+  if (o.kind == Operand::vgpr) clo = w.v + std::size_t(vreg_of(w, o, 4)) * lanes;
+  else if (o.kind == Operand::agpr) clo = w.a + std::size_t(o.reg) * lanes;
+  const std::uint32_t* chi = clo ? clo + lanes : nullptr;
+  const std::uint64_t cs = clo ? 0 : scalar64(w, o);
+  std::uint32_t* dlo = dst32(w, in.dst[0], 0);
+  std::uint32_t* dhi = dst32(w, in.dst[0], 1);
+  const std::uint64_t exec = w.exec();
+  const bool all = exec == w.lane_mask();
+  alignas(16) std::uint8_t carry[64];
+  for (std::uint32_t l = 0; l < lanes; ++l) {
+    const std::uint64_t c = clo ? (clo[l] | (std::uint64_t(chi[l]) << 32)) : cs;
+    std::uint64_t r;
+    if constexpr (Signed) {
+      std::int64_t sr;
+      carry[l] = __builtin_add_overflow(std::int64_t(std::int32_t(x[l])) * std::int32_t(y[l]), std::int64_t(c), &sr);
+      r = std::uint64_t(sr);
+    } else {
+      const std::uint64_t p = std::uint64_t(x[l]) * y[l];
+      r = p + c;
+      carry[l] = r < p;
+    }
+    if (all || ((exec >> l) & 1)) dlo[l] = std::uint32_t(r), dhi[l] = std::uint32_t(r >> 32);
+  }
+  write_mask(w, in.dst[1], pack_lanes(carry, lanes) & exec);
+}
+
 }  // namespace
 
 void register_vector_ops() {
@@ -719,7 +758,8 @@ void register_vector_ops() {
   reg("v_sub_co_ci_u32", L(carry_fn(w, in, true, 1)), 3, b32, b32, b32, true);
   reg("v_subrev_co_ci_u32", L(carry_fn(w, in, true, 2)), 3, b32, b32, b32, true);
   // v_mad_u64_u32 / v_mad_i64_i32: 64-bit result, carry-out in the second destination.
-  reg("v_mad_u64_u32", L(LaneValues a; LaneValues b; LaneValues c; LaneValues out; std::uint64_t wr = w.exec();
+  reg("v_mad_u64_u32", L(if (in.plain_sources >= 2 && in.plain_result && !in.src[2].abs && !in.src[2].neg) return mad64<false>(w, in);
+                         LaneValues a; LaneValues b; LaneValues c; LaneValues out; std::uint64_t wr = w.exec();
                          gather(w, in, 0, a, wr); gather(w, in, 1, b, wr); gather(w, in, 2, c, wr);
                          std::uint64_t cout = 0; std::uint64_t e = wr;
                          while (e) {
@@ -730,7 +770,8 @@ void register_vector_ops() {
                            if (r >> 64) cout |= 1ull << l;
                          }
                          scatter(w, in, out, wr, b64); write_mask(w, in.dst[1], cout)), 3, b32, b32, b64);
-  reg("v_mad_i64_i32", L(LaneValues a; LaneValues b; LaneValues c; LaneValues out; std::uint64_t wr = w.exec();
+  reg("v_mad_i64_i32", L(if (in.plain_sources >= 2 && in.plain_result && !in.src[2].abs && !in.src[2].neg) return mad64<true>(w, in);
+                         LaneValues a; LaneValues b; LaneValues c; LaneValues out; std::uint64_t wr = w.exec();
                          gather(w, in, 0, a, wr); gather(w, in, 1, b, wr); gather(w, in, 2, c, wr);
                          std::uint64_t cout = 0; std::uint64_t e = wr;
                          while (e) {

@@ -74,6 +74,24 @@ extern "C" __global__ void __launch_bounds__(256) isa_saturating(const unsigned*
   out[4 * i + 3] = hs > 0xffffu ? 0xffffu : hs;
 }
 
+// 64-bit arithmetic as compilers lower it: carries and borrows between 32-bit halves
+// (v_add_co/v_addc, v_sub_co/v_subb), 32x32+64 multiply-adds (v_mad_u64_u32, v_mad_i64_i32) and
+// the carry out of a 128-bit sum; odd items take another branch, so EXEC is partial there.
+extern "C" __global__ void __launch_bounds__(256) isa_wide_arith(const unsigned long long* a, const unsigned long long* b,
+                                                                  unsigned long long* out, unsigned n) {
+  const unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  const unsigned long long x = a[i], y = b[i];
+  const unsigned p = unsigned(x >> 17), q = unsigned(y >> 9);
+  unsigned long long* o = out + 5 * i;
+  o[0] = x + y;
+  o[1] = x - y;
+  o[2] = (unsigned long long)p * q + y;
+  o[3] = (unsigned long long)((long long)(int)p * (int)q + (long long)x);
+  const unsigned __int128 s = (unsigned __int128)x + y;
+  o[4] = (i & 1) ? (unsigned long long)(s >> 64) + (y - x) : (unsigned long long)(s >> 64);
+}
+
 // Cross-lane: a butterfly sum over the wavefront (__shfl_xor), a lane read from a computed lane
 // (__shfl), and a ballot of odd inputs; what each depends on the wavefront's size.
 extern "C" __global__ void __launch_bounds__(256) isa_wave_ops(const int* in, int* sums, int* rotated,

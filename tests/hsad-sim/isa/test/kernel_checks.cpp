@@ -104,6 +104,28 @@ void check_saturating(Runner& r) {
   }
 }
 
+// The extremes of every carry and borrow, then random values. Whole work-groups (a partial one's
+// blockDim.x is its own size in HIP's index arithmetic), with n not a whole number of waves.
+void check_wide_arith(Runner& r) {
+  std::vector<std::uint64_t> a = {0, 1, ~0ull, 0xffffffffull, 0x100000000ull, 0x8000000000000000ull, 0x7fffffffffffffffull};
+  std::vector<std::uint64_t> b = {0, ~0ull, 1, 1, 1, 0x8000000000000000ull, 0xffffffff00000000ull};
+  std::mt19937_64 random(11);
+  for (int k = 0; k < 993; ++k) a.push_back(random()), b.push_back(random());
+  const unsigned n = unsigned(a.size());
+  auto* out = static_cast<std::uint64_t*>(r.alloc(n * 40));
+  r.run("isa_wide_arith", {(n + 255) / 256 * 256}, {256}, {r.upload(a), r.upload(b), out, n});
+  const auto got = r.download(out, 5 * n);
+  for (unsigned i = 0; i < n; ++i) {
+    const std::uint64_t x = a[i], y = b[i];
+    const auto p = std::uint32_t(x >> 17), q = std::uint32_t(y >> 9);
+    const std::uint64_t carry = x + y < x;
+    const std::uint64_t want[5] = {x + y, x - y, std::uint64_t(p) * q + y,
+                                   std::uint64_t(std::int64_t(std::int32_t(p)) * std::int32_t(q) + std::int64_t(x)),
+                                   (i & 1) ? carry + (y - x) : carry};
+    for (int k = 0; k < 5; ++k) ASSERT_EQ(got[5 * i + k], want[k]) << "item " << i << ", result " << k << ": " << x << ", " << y;
+  }
+}
+
 // __shfl_xor, __shfl and __ballot: what they give depends on the wavefront's size. Every lane
 // of every wave runs (the grid is whole waves); items >= n hold 0.
 void check_wave_ops(Runner& r, const char* kernel) {
