@@ -106,6 +106,54 @@ class CachedRange {
       std::memcpy(r_.shadow_ + (address - r_.base_), src, bytes);
       add_bits(pending_, offset, bytes);  // marked in the line once, when it is let go
     }
+    // The lanes of `exec` in order, each writing the 4 bytes data(lane) at address[lane]: write()
+    // with the held line and its new dirty bits in locals (the copy into the shadow may alias any
+    // member, which kept the compiler storing and reloading them at every lane).
+    template <class Data>
+    void write_dwords(const std::uint64_t* address, std::uint64_t exec, Data&& data) {
+      std::uint8_t* const shadow = r_.shadow_;
+      const std::uint64_t base = r_.base_;
+      std::uint64_t held = held_;
+      std::uint64_t pending[2] = {pending_[0], pending_[1]};
+      while (exec) {
+        const std::uint32_t lane = std::uint32_t(__builtin_ctzll(exec));
+        exec &= exec - 1;
+        const std::uint64_t at = address[lane] - base;
+        const std::uint64_t i = at / kLineBytes;
+        const std::uint32_t offset = std::uint32_t(at % kLineBytes);
+        const std::uint32_t v = data(lane);
+        if (i != held || offset + 4 > kLineBytes) {
+          held_ = held, pending_[0] = pending[0], pending_[1] = pending[1];
+          write(address[lane], &v, 4);  // another line: let this one go, take that one
+          held = held_, pending[0] = pending_[0], pending[1] = pending_[1];
+          continue;
+        }
+        std::memcpy(shadow + at, &v, 4);
+        add_bits(pending, offset, 4);
+      }
+      held_ = held, pending_[0] = pending[0], pending_[1] = pending[1];
+    }
+    // The lanes of `exec` in order, each reading `bytes` at address[lane]: put(lane, where the
+    // L2's bytes are), read() with the line checked last in a local.
+    template <class Put>
+    void read_lanes(const std::uint64_t* address, std::uint64_t exec, std::uint32_t bytes, Put&& put) {
+      const std::uint8_t* const shadow = r_.shadow_;
+      const std::uint64_t base = r_.base_;
+      std::uint64_t checked = read_;
+      while (exec) {
+        const std::uint32_t lane = std::uint32_t(__builtin_ctzll(exec));
+        exec &= exec - 1;
+        const std::uint64_t at = address[lane] - base;
+        if (at / kLineBytes == checked && at % kLineBytes + bytes <= kLineBytes) {
+          put(lane, shadow + at);
+          continue;
+        }
+        read_ = checked;
+        put(lane, read(address[lane], bytes));
+        checked = read_;
+      }
+      read_ = checked;
+    }
     void release() {
       if (held_ == kNone) return;
       Line& l = r_.lines_[held_];

@@ -188,7 +188,7 @@ void load(WorkGroup& g, Wave& w, const Inst& in) {
     };
     if (ad.cached) {
       CachedRange::Lanes l2(*ad.cached);
-      for_lanes(w, [&](std::uint32_t lane) { put(lane, l2.read(ad.address[lane], 4 * a.count)); });
+      l2.read_lanes(ad.address, w.exec(), 4 * a.count, put);
     } else {
       for_lanes(w, [&](std::uint32_t lane) { put(lane, reinterpret_cast<const std::uint8_t*>(ad.address[lane])); });
     }
@@ -238,10 +238,7 @@ void store(WorkGroup& g, Wave& w, const Inst& in) {
     // One whole dword a lane (most stores): the width a constant, so each is one move.
     if (ad.cached) {
       CachedRange::Lanes l2(*ad.cached, g.dispatch.writer);
-      for_lanes(w, [&](std::uint32_t lane) {
-        const std::uint32_t v = data(0, lane);
-        l2.write(ad.address[lane], &v, 4);
-      });
+      l2.write_dwords(ad.address, w.exec(), [&](std::uint32_t lane) { return data(0, lane); });
     } else {
       for_lanes(w, [&](std::uint32_t lane) {
         const std::uint32_t v = data(0, lane);
