@@ -138,25 +138,62 @@ void addresses_of(WorkGroup& g, const Wave& w, const Inst& in, std::uint32_t spa
     // then the bounds over the EXEC lanes.
     std::uint64_t* address = out.address;
     const std::uint32_t lanes = w.lanes;
+    const std::uint64_t exec = w.exec();
+    const bool all = exec == w.lane_mask();
+    // The bounds over the EXEC lanes, taken on 32-bit words where the addresses are a 64-bit base
+    // and 32-bit parts (most of the time: SSE2 has no 64-bit min or max, and even AVX2 does twice
+    // as many 32-bit lanes at once). Lanes EXEC leaves out count as the first active one's.
+    const auto bounds32 = [&](const std::uint32_t* words, std::uint32_t& min, std::uint32_t& max) {
+      std::uint32_t mn = ~0u, mx = 0;
+      if (all) {
+        for (std::uint32_t l = 0; l < lanes; ++l) mn = std::min(mn, words[l]), mx = std::max(mx, words[l]);
+      } else {
+        const std::uint32_t first = words[__builtin_ctzll(exec)];
+        for (std::uint32_t l = 0; l < lanes; ++l) {
+          const std::uint32_t v = (exec >> l) & 1 ? words[l] : first;
+          mn = std::min(mn, v), mx = std::max(mx, v);
+        }
+      }
+      min = mn, max = mx;
+    };
+    std::uint64_t lo = ~0ull, hi = 0;
+    bool bounded = false;
     if (saddr.kind == Operand::sgpr) {
       const std::uint64_t base = scalar64(w, saddr) + std::uint64_t(std::int64_t(in.offset));
       const std::uint32_t* offset = vaddr.kind == Operand::vgpr ? w.v + vaddr.reg * lanes : nullptr;
       if (offset) {
         for (std::uint32_t l = 0; l < lanes; ++l) address[l] = base + offset[l];
+        std::uint32_t mn, mx;
+        bounds32(offset, mn, mx);
+        lo = base + mn, hi = base + mx;
       } else {
         for (std::uint32_t l = 0; l < lanes; ++l) address[l] = base;
+        lo = hi = base;
       }
+      bounded = true;
     } else {
       const std::uint32_t* low = w.v + vaddr.reg * lanes;
       const std::uint32_t* high = low + lanes;
       const std::uint64_t offset = std::uint64_t(std::int64_t(in.offset));
-      for (std::uint32_t l = 0; l < lanes; ++l) address[l] = (U(low[l]) | (U(high[l]) << 32)) + offset;
+      std::uint32_t differ = 0;
+      for (std::uint32_t l = 0; l < lanes; ++l) {
+        address[l] = (U(low[l]) | (U(high[l]) << 32)) + offset;
+        differ |= high[l] ^ high[0];
+      }
+      if (differ == 0 && all) {  // one high word: the bounds of the low words, the offset added after
+        std::uint32_t mn, mx;
+        bounds32(low, mn, mx);
+        const std::uint64_t top = U(high[0]) << 32;
+        lo = (top | mn) + offset, hi = (top | mx) + offset;
+        bounded = true;
+      }
     }
-    std::uint64_t lo = ~0ull, hi = 0;
-    if (w.exec() == w.lane_mask()) {
-      for (std::uint32_t l = 0; l < lanes; ++l) lo = std::min(lo, address[l]), hi = std::max(hi, address[l]);
-    } else {
-      for_lanes(w, [&](std::uint32_t l) { lo = std::min(lo, address[l]), hi = std::max(hi, address[l]); });
+    if (!bounded) {
+      if (all) {
+        for (std::uint32_t l = 0; l < lanes; ++l) lo = std::min(lo, address[l]), hi = std::max(hi, address[l]);
+      } else {
+        for_lanes(w, [&](std::uint32_t l) { lo = std::min(lo, address[l]), hi = std::max(hi, address[l]); });
+      }
     }
     hi += span;
     out.one_allocation = lo < hi && g.global_range(lo, hi - lo, &out.cached);
