@@ -87,7 +87,7 @@ extern "C" __global__ void __launch_bounds__(256) isa_wide_arith(const unsigned 
   o[0] = x + y;
   o[1] = x - y;
   o[2] = (unsigned long long)p * q + y;
-  o[3] = (unsigned long long)((long long)(int)p * (int)q + (long long)x);
+  o[3] = (unsigned long long)((long long)(int)p * (int)q) + x;  // a signed product, added wrapping
   const unsigned __int128 s = (unsigned __int128)x + y;
   o[4] = (i & 1) ? (unsigned long long)(s >> 64) + (y - x) : (unsigned long long)(s >> 64);
 }

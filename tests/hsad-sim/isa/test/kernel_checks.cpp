@@ -120,7 +120,7 @@ void check_wide_arith(Runner& r) {
     const auto p = std::uint32_t(x >> 17), q = std::uint32_t(y >> 9);
     const std::uint64_t carry = x + y < x;
     const std::uint64_t want[5] = {x + y, x - y, std::uint64_t(p) * q + y,
-                                   std::uint64_t(std::int64_t(std::int32_t(p)) * std::int32_t(q) + std::int64_t(x)),
+                                   std::uint64_t(std::int64_t(std::int32_t(p)) * std::int32_t(q)) + x,  // wraps, as the GPU
                                    (i & 1) ? carry + (y - x) : carry};
     for (int k = 0; k < 5; ++k) ASSERT_EQ(got[5 * i + k], want[k]) << "item " << i << ", result " << k << ": " << x << ", " << y;
   }
