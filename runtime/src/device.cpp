@@ -99,9 +99,9 @@ void DeviceImpl::deallocate(void* ptr, std::size_t bytes, Memory kind, std::uint
   }
   // Submissions still in flight may name it (as a Buffer, a raw pointer, or inside another
   // buffer: nothing records which do), so it waits for all of them, without blocking here.
-  std::vector<std::weak_ptr<CompletionImpl>> in_flight;
+  std::vector<std::shared_ptr<CompletionImpl>> in_flight;
   try {
-    for (const auto& q : live_queues()) q->timeline.append_in_flight(in_flight);
+    for (const auto& q : live_queues()) q->append_in_flight(in_flight);
   } catch (...) {
     in_flight.clear();
     in_flight.emplace_back();  // unknown: park it until the next look finds the work ended
@@ -123,16 +123,20 @@ void DeviceImpl::deallocate(void* ptr, std::size_t bytes, Memory kind, std::uint
 
 void DeviceImpl::release_ended_parked() noexcept {
   std::vector<Deferred> ended;
-  {
+  // Let go of outside the lock: the last reference to a completion can be its queue's last.
+  std::vector<std::shared_ptr<CompletionImpl>> done;
+  try {
     std::lock_guard<std::mutex> lock(deferred_mutex_);
     for (auto it = parked_.begin(); it != parked_.end();) {
       auto& marks = it->in_flight;
-      marks.erase(std::remove_if(marks.begin(), marks.end(),
-                                 [](const std::weak_ptr<CompletionImpl>& w) {
-                                   const auto c = w.lock();
-                                   return !c || c->ended();
-                                 }),
-                  marks.end());
+      for (auto m = marks.begin(); m != marks.end();) {
+        if (*m && !(*m)->ended()) {
+          ++m;
+          continue;
+        }
+        done.push_back(std::move(*m));
+        m = marks.erase(m);
+      }
       if (marks.empty()) {
         ended.push_back(it->memory);
         it = parked_.erase(it);
@@ -141,6 +145,7 @@ void DeviceImpl::release_ended_parked() noexcept {
       }
     }
     has_parked_.store(!parked_.empty(), std::memory_order_release);
+  } catch (...) {  // no memory for the lists: the next look tries again
   }
   for (const Deferred& d : ended) {
     if (d.generation != generation() && reset_invalidates_memory()) continue;  // the reset took it back

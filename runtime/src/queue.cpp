@@ -179,7 +179,7 @@ detail::ResolvedWaits resolve_waits(const Batch& batch, detail::QueueImpl& self)
                       std::to_string(w.offset) + ")",
                   "submit to the other queue first, or wait for an earlier submission of it");
     }
-    resolved.push_back(w.queue->timeline.completion_of(std::uint64_t(number)));
+    resolved.push_back(w.queue->completion_of(std::uint64_t(number)));
   }
   return resolved;
 }
@@ -220,7 +220,7 @@ std::unique_ptr<detail::SubmissionImpl> Queue::submit_impl(const Batch& batch, c
   sub->deadline = deadline;
   sub->device = &device;
   sub->loops = batch.loop_count();
-  q.timeline.record(sub->completion());
+  q.record(*sub);
   if (auto trace = device.trace()) {
     auto t = std::make_unique<detail::SubmissionImpl::Traced>();
     t->callback = std::move(trace);

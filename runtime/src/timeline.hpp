@@ -25,21 +25,28 @@ class Timeline {
   std::uint64_t submitted() const { return submitted_.load(std::memory_order_acquire); }
   // Records the next submission's completion (nullptr: nothing left to wait for).
   void record(const std::shared_ptr<CompletionImpl>& completion);
+  // Counts the next submission without a completion here: its queue finds it another way (an AQL
+  // queue's submission records). Under the submit mutex; no lock of its own.
+  void count() { submitted_.store(submitted_.load(std::memory_order_relaxed) + 1, std::memory_order_release); }
   // What waiting for submission `number` (1-based) means now: its completion, or nullptr when
   // there is nothing to wait for (number 0, or the submission was released, which a Submission
   // is only once it completed). `number` past submitted() is the caller's error to report.
   std::shared_ptr<CompletionImpl> completion_of(std::uint64_t number) const;
   // Appends the completions of the submissions still held (not yet released) whose work has not
   // ended: what memory freed now must outlive (DeviceImpl::deallocate).
-  void append_in_flight(std::vector<std::weak_ptr<CompletionImpl>>& out) const;
+  void append_in_flight(std::vector<std::shared_ptr<CompletionImpl>>& out) const;
 
  private:
   std::mutex submit_mutex_;
   mutable std::mutex mutex_;  // a leaf: never held while taking another lock
-  std::atomic<std::uint64_t> submitted_{0};  // written under mutex_, after recent_
-  std::uint64_t first_ = 1;   // the number of recent_.front()
-  // Weak: a timeline keeps nothing alive; a submission's own handle does until it completed.
-  std::deque<std::weak_ptr<CompletionImpl>> recent_;
+  std::atomic<std::uint64_t> submitted_{0};  // written under the submit mutex (and mutex_ by record)
+  // Weak: a timeline keeps nothing alive; a submission's own handle does until it completed. In
+  // number order, with gaps where count() counted one.
+  struct Entry {
+    std::uint64_t number;
+    std::weak_ptr<CompletionImpl> completion;
+  };
+  std::deque<Entry> recent_;
 };
 
 }  // namespace hsad::detail

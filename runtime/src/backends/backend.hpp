@@ -185,8 +185,19 @@ class QueueImpl {
   // Queue::native: the hsa_queue_t* (rocr), the CUstream (cuda), 0 (the cpu agent).
   virtual std::uint64_t native() const = 0;
 
-  Timeline timeline;
-  std::uint64_t generation = 0;  // the device's when the queue was made (Device::reset counts)  // numbers this queue's submissions for Batch::wait(queue, offset)
+  // Under the submit mutex, once the backend made `sub`: counts it in the timeline, so that a
+  // batch can wait for it by its number. The default makes its completion now; an AQL queue's
+  // replayed submissions are found through their submission records instead (aql_records.hpp).
+  virtual void record(SubmissionImpl& sub) { timeline.record(sub.completion()); }
+  // What waiting for submission `number` means now (Timeline::completion_of).
+  virtual std::shared_ptr<CompletionImpl> completion_of(std::uint64_t number) {
+    return timeline.completion_of(number);
+  }
+  // The completions of the submissions still held whose work has not ended (DeviceImpl::deallocate).
+  virtual void append_in_flight(std::vector<std::shared_ptr<CompletionImpl>>& out) { timeline.append_in_flight(out); }
+
+  Timeline timeline;  // numbers this queue's submissions for Batch::wait(queue, offset)
+  std::uint64_t generation = 0;  // the device's when the queue was made (Device::reset counts)
 };
 
 class DeviceImpl : public std::enable_shared_from_this<DeviceImpl> {
@@ -329,7 +340,7 @@ class DeviceImpl : public std::enable_shared_from_this<DeviceImpl> {
   // been released), whichever queue it is on. Under deferred_mutex_.
   struct Parked {
     Deferred memory;
-    std::vector<std::weak_ptr<CompletionImpl>> in_flight;
+    std::vector<std::shared_ptr<CompletionImpl>> in_flight;
   };
   std::vector<Parked> parked_;
   std::atomic<bool> has_parked_{false};

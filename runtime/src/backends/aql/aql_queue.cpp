@@ -35,6 +35,7 @@ AqlQueue::AqlQueue(std::shared_ptr<DeviceImpl> owner, AqlAgent& agent, std::uniq
         return agent_.create_signal(0).handle;
       },
       [this](SignalPool::Handle h) { agent_.destroy_signal(hsa_signal_t{h}); });
+  records_ = std::make_unique<AqlRecords>(agent_, counters_);
 }
 
 AqlQueue::~AqlQueue() {
@@ -46,6 +47,7 @@ AqlQueue::~AqlQueue() {
     if (loop_ring_) keep_forever(std::move(loop_ring_));
     keep_forever(std::move(kernarg_pool_));
     keep_forever(std::move(signal_pool_));
+    keep_forever(std::move(records_));
     return;
   }
   {
@@ -54,6 +56,7 @@ AqlQueue::~AqlQueue() {
     abandoned_.clear();
   }
   signal_pool_.reset();
+  records_.reset();
   kernarg_pool_.reset();
   loop_ring_.reset();
   ring_.reset();
@@ -88,7 +91,7 @@ void AqlQueue::shut_down(const std::string& why) {
 }
 
 bool AqlQueue::earlier_work_in_flight() {
-  const std::shared_ptr<CompletionImpl> previous = timeline.completion_of(timeline.submitted());
+  const std::shared_ptr<CompletionImpl> previous = completion_of(timeline.submitted());
   if (!previous) return false;  // none, or released: a Submission is released once it completed
   const hsa_signal_t s = static_cast<const AqlCompletion&>(*previous).signal();
   return s.handle != 0 && agent_.load_signal(s) != 0;
@@ -105,8 +108,54 @@ std::shared_ptr<CompletionImpl> AqlQueue::native_wait(std::uint64_t handle) {
   return std::make_shared<AqlCompletion>(shared_from_this(), hsa_signal_t{handle});
 }
 
+void AqlQueue::record(SubmissionImpl& s) {
+  auto& sub = static_cast<AqlSubmission&>(s);
+  if (sub.step.record && sub.final_signal.handle == sub.step.signal.handle) {
+    records_->publish(*sub.step.record, timeline.submitted() + 1);
+    timeline.count();
+    return;
+  }
+  timeline.record(sub.completion());
+}
+
+std::shared_ptr<CompletionImpl> AqlQueue::completion_for(AqlRecords::Record& r, bool waiting) {
+  try {
+    if (waiting && r.abandoned.load(std::memory_order_acquire)) {
+      std::string why = r.why;
+      AqlRecords::unref(r);
+      return std::make_shared<AqlCompletion>(shared_from_this(), HeldSignal{}, why);
+    }
+    return std::make_shared<AqlCompletion>(shared_from_this(), HeldSignal{r.signal, false, &r}, std::string());
+  } catch (...) {
+    AqlRecords::unref(r);
+    throw;
+  }
+}
+
+std::shared_ptr<CompletionImpl> AqlQueue::completion_of(std::uint64_t number) {
+  if (AqlRecords::Record* r = records_->find(number)) return completion_for(*r, true);
+  return timeline.completion_of(number);
+}
+
+void AqlQueue::append_in_flight(std::vector<std::shared_ptr<CompletionImpl>>& out) {
+  timeline.append_in_flight(out);
+  const std::vector<AqlRecords::Record*> held = records_->referenced();
+  for (std::size_t i = 0; i < held.size(); ++i) {
+    std::shared_ptr<CompletionImpl> c;
+    try {
+      c = completion_for(*held[i], false);
+    } catch (...) {
+      for (std::size_t k = i + 1; k < held.size(); ++k) AqlRecords::unref(*held[k]);
+      throw;
+    }
+    if (!c->ended()) out.push_back(std::move(c));
+  }
+}
+
 void AqlQueue::abandon(const HeldSignal& final_signal, std::string what) {
   std::lock_guard<std::mutex> lock(abandoned_mutex_);
+  // A batch that finds it by its number later is told, as one holding its completion is.
+  if (final_signal.record) AqlRecords::mark_abandoned(*final_signal.record, "abandoned: " + what);
   abandoned_.push_back({final_signal, std::move(what)});
   any_abandoned_.store(true, std::memory_order_release);
 }
@@ -154,6 +203,10 @@ HeldSignal AqlQueue::take_signal(bool pooled, bool wait_for_pool, Clock::time_po
 }
 
 void AqlQueue::give_back(const HeldSignal& s) noexcept {
+  if (s.record) {
+    AqlRecords::unref(*s.record);
+    return;
+  }
   if (s.signal.handle == 0) return;
   if (s.pooled) signal_pool_->release(s.signal.handle);
   else agent_.destroy_signal(s.signal);
@@ -364,9 +417,16 @@ std::unique_ptr<SubmissionImpl> AqlQueue::submit(const Batch& batch, const Optio
   }
   if (o.profile) std::call_once(profiling_enabled_, [this] { ring_->enable_profiling(); });
 
-  // Signals: the baseline creates one in the timed run and uses it for every command.
-  sub->step = take_signal(o.signal, true, deadline);
-  if (AqlPacketImage::replayable(batch, o, agent_)) {
+  // Signals: the baseline creates one in the timed run and uses it for every command. A replayed
+  // one with pooled signals completes on a submission record's (the queue's record() counts it).
+  const bool replayed = AqlPacketImage::replayable(batch, o, agent_);
+  if (replayed && o.signal) {
+    AqlRecords::Record& r = records_->take();
+    sub->step = {r.signal, false, &r};
+  } else {
+    sub->step = take_signal(o.signal, true, deadline);
+  }
+  if (replayed) {
     try {
       write_image(*this, batch, waits, o, deadline, *sub, images_.image_for(batch, o, agent_, ring_->native(), counters_));
     } catch (...) {

@@ -14,6 +14,7 @@
 #include "backends/aql/aql_agent.hpp"
 #include "backends/aql/aql_image_cache.hpp"
 #include "backends/aql/aql_packet_image.hpp"
+#include "backends/aql/aql_records.hpp"
 #include "backends/aql/aql_submission.hpp"
 #include "pools/kernarg_pool.hpp"
 #include "pools/signal_pool.hpp"
@@ -41,6 +42,11 @@ class AqlQueue : public QueueImpl, public std::enable_shared_from_this<AqlQueue>
   // rocr: the application's hsa_signal_t in the barrier-AND packets; the cpu agent refuses it.
   std::shared_ptr<CompletionImpl> native_wait(std::uint64_t handle) override;
   std::uint64_t native() const override { return ring_ ? ring_->native() : 0; }
+  // A replayed submission's completion is its record's signal: it is counted, not made, here, and
+  // made only when something asks for it by number.
+  void record(SubmissionImpl& sub) override;
+  std::shared_ptr<CompletionImpl> completion_of(std::uint64_t number) override;
+  void append_in_flight(std::vector<std::shared_ptr<CompletionImpl>>& out) override;
 
   // A submission whose wait timed out: the queue takes its final signal (what tells that it
   // ended), and refuses later work while the signal has not reached 0.
@@ -106,6 +112,9 @@ class AqlQueue : public QueueImpl, public std::enable_shared_from_this<AqlQueue>
   // submission has then completed, so its kernarg blocks can be reused.
   void drain(AqlSubmission& sub, Clock::time_point deadline);
   void check_submittable(const Batch& batch, const ResolvedWaits& waits) const;
+  // A completion holding the caller's reference to `r`. `waiting`: for a batch to wait for, so an
+  // abandoned submission's says so (and holds no signal), as its own completion would.
+  std::shared_ptr<CompletionImpl> completion_for(AqlRecords::Record& r, bool waiting);
 
   std::shared_ptr<DeviceImpl> owner_;
   AqlAgent& agent_;
@@ -116,6 +125,7 @@ class AqlQueue : public QueueImpl, public std::enable_shared_from_this<AqlQueue>
   void* kernarg_memory_ = nullptr;
   std::unique_ptr<KernargPool> kernarg_pool_;
   std::unique_ptr<SignalPool> signal_pool_;
+  std::unique_ptr<AqlRecords> records_;  // replayed submissions' completions (Options::signal)
   std::once_flag profiling_enabled_;
   mutable std::mutex blocked_mutex_;
   std::string blocked_;

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "backends/aql/aql_records.hpp"
 #include "backends/backend.hpp"
 
 namespace hsad::loop { struct Program; }
@@ -18,10 +19,12 @@ namespace hsad::detail {
 class AqlQueue;
 
 // A completion signal taken for one submission: from the queue's pool, or created for it (the
-// baseline's, and any beyond the pool's size); given back the same way.
+// baseline's, and any beyond the pool's size), or a submission record's (a reference to it);
+// given back the same way.
 struct HeldSignal {
   hsa_signal_t signal{0};
   bool pooled = false;
+  AqlRecords::Record* record = nullptr;
 };
 
 class AqlCompletion : public CompletionImpl {

@@ -1,0 +1,82 @@
+// AqlRecords: a queue's submission records. A replayed submit takes a free record, whose completion
+// signal was made once, instead of a pooled signal, an AqlCompletion and a place in the timeline
+// (two objects, a weak_ptr and two mutexes per submit: about a quarter of its host cost,
+// docs/results.md, issue 41). A record is found again by its submission's number (a batch that
+// waits for "submission k of that queue", a buffer freed while work runs), and whoever finds it
+// holds a reference, so its signal is not taken by a later submit while anything waits for it.
+//
+// A record's state is one word, the submission's number and its references, so that finding a
+// record and referencing it is one compare-and-swap that fails when the record went on to a later
+// submission. Records are never freed before the queue: a finder may look at any one.
+#pragma once
+
+#include <hsa/hsa.h>
+
+#include <atomic>
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+namespace hsad::detail {
+
+class AqlAgent;
+struct Counters;
+
+class AqlRecords {
+ public:
+  struct Record {
+    std::atomic<std::uint64_t> state{0};  // number << kRefBits | references; no references: free
+    hsa_signal_t signal{0};               // the record's own, made with it, destroyed with the queue
+    // Set once an owner abandoned the submission (its wait timed out while it ran); `why` is
+    // written before and read after it, only by holders of a reference.
+    std::atomic<bool> abandoned{false};
+    std::string why;
+  };
+
+  AqlRecords(AqlAgent& agent, Counters& counters);
+  ~AqlRecords();  // the queue's work has stopped: destroys every record's signal
+  AqlRecords(const AqlRecords&) = delete;
+  AqlRecords& operator=(const AqlRecords&) = delete;
+
+  // Under the queue's submit mutex: a free record, holding one reference (the submission's),
+  // not yet found by any number. No lock and no allocation where a free record is among the next
+  // few (a new one, and its signal, is made otherwise). Its signal's value is the caller's to set.
+  Record& take();
+  // Under the submit mutex, once the submission that took `r` was made: find(number) finds it.
+  void publish(Record& r, std::uint64_t number);
+  // A reference to submission `number`'s record, or nullptr where it has none any more (it was
+  // released, which its Submission is only once it completed, or it never had one).
+  Record* find(std::uint64_t number);
+  // Every record still referenced, each with a reference of the caller's (to give back).
+  std::vector<Record*> referenced();
+  static void unref(Record& r) noexcept { r.state.fetch_sub(1, std::memory_order_acq_rel); }
+  // The submission of `r` (the caller holds a reference) was abandoned: later finders see why.
+  static void mark_abandoned(Record& r, const std::string& why);
+  std::size_t size() const { return records_.size(); }
+
+ private:
+  static constexpr unsigned kRefBits = 24;  // a record's references; the number gets the other 40
+  static constexpr std::uint64_t kRefMask = (std::uint64_t(1) << kRefBits) - 1;
+  static constexpr std::size_t kProbes = 16;  // free records looked for before a new one is made
+  static bool try_ref(Record& r, std::uint64_t number);
+  static std::uint64_t number_of(std::uint64_t state) { return state >> kRefBits; }
+  static std::uint64_t refs_of(std::uint64_t state) { return state & kRefMask; }
+  // The index cannot hold `number` without hiding a record still referenced: double it until no
+  // two referenced records share a place (under index_mutex_).
+  void grow_index();
+
+  AqlAgent& agent_;
+  Counters& counters_;
+  std::deque<Record> records_;  // written under the submit mutex; a deque never moves its elements
+  std::size_t cursor_ = 0;      // where take() looks first: the oldest record, usually released
+  // number & mask_ -> the record that submission took. Written without a lock by take() (the one
+  // writer); read under index_mutex_, which grow_index() also holds to replace the array.
+  std::mutex index_mutex_;
+  std::unique_ptr<std::atomic<Record*>[]> index_;
+  std::uint64_t mask_ = 0;
+};
+
+}  // namespace hsad::detail

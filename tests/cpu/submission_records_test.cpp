@@ -1,0 +1,168 @@
+// Submission records (issue 41): a replayed submit completes on a record's signal, made once per
+// record, instead of a completion object made for every submit. What that object gave must hold
+// for records too: a batch finds a replayed submission by its number while it runs (also when
+// more are held than the record index has places), memory freed under one waits for it, an
+// abandoned one is refused by name, and the signals are reused, not made per submit.
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <chrono>
+#include <thread>
+#include <vector>
+
+#include "backends/backend.hpp"
+#include "error_text.hpp"
+#include "hsad/hsad.hpp"
+#include "test_kernels.hpp"
+
+using namespace hsad;
+using namespace std::chrono_literals;
+
+namespace {
+Device device() {
+  test::register_test_kernels();
+  static Runtime rt = Runtime::open("cpu");
+  return rt.device();
+}
+}  // namespace
+
+TEST(SubmissionRecords, ABatchWaitsForAReplayedSubmissionByItsNumber) {
+  test::Timeline t;
+  const Kernel record = device().kernel("test_record");
+  Queue a = device().create_queue(), b = device().create_queue();
+  Batch producer, consumer;
+  producer.exec(record, Dim3{4}, Dim3{1}, {&t, 0u, 3000u});
+  consumer.wait(a, 2).exec(record, Dim3{1}, Dim3{1}, {&t, 1u, 0u});
+  a.run(producer, Options::all());  // a's submission 1: the image is built, then replayed
+  const Stats before = device().stats();
+  Submission p = a.submit(producer, Options::all());  // number 2, on a record
+  Submission c = b.submit(consumer, Options::all());
+  EXPECT_EQ((device().stats() - before).device_waits, 1u) << "the consumer found nothing to wait for";
+  c.wait();
+  EXPECT_GT(t.first_start[1].load(), t.last_end[0].load()) << "the consumer ran before submission 2 ended";
+  p.wait();
+}
+
+// The index of records has 256 places to start with: the 257th held submission takes the place
+// of the first, which must still be found (the index doubles instead).
+TEST(SubmissionRecords, ASubmissionHeldBehindMoreThanTheIndexHoldsIsStillFound) {
+  test::Timeline t;
+  const Kernel record = device().kernel("test_record");
+  const Kernel sleep = device().kernel("test_sleep");
+  Queue a = device().create_queue(512), b = device().create_queue();
+  Batch producer, filler, consumer;
+  producer.exec(record, Dim3{1}, Dim3{1}, {&t, 0u, 30000u});
+  filler.exec(sleep, Dim3{1}, Dim3{1}, {0u});
+  a.run(producer, Options::all());
+  a.run(filler, Options::all());
+  std::vector<Submission> held;
+  held.push_back(a.submit(producer, Options::all()));  // number 3
+  for (int i = 0; i < 300; ++i) held.push_back(a.submit(filler, Options::all()));
+  consumer.wait(a, 3).exec(record, Dim3{1}, Dim3{1}, {&t, 1u, 0u});
+  const Stats before = device().stats();
+  Submission c = b.submit(consumer, Options::all());
+  EXPECT_EQ((device().stats() - before).device_waits, 1u) << "submission 3 was not found behind 300 others";
+  c.wait();
+  EXPECT_GT(t.first_start[1].load(), t.last_end[0].load()) << "the consumer ran before submission 3 ended";
+  held.back().wait();
+}
+
+// The mechanism (through the counters): one record's signal serves every replayed submit that is
+// waited for before the next, and a window of 64 held at once needs 64, made in the first round.
+TEST(SubmissionRecords, ReplayedSubmitsReuseTheirRecordsSignals) {
+  Queue q = device().create_queue();
+  Batch b;
+  b.exec(device().kernel("test_sleep"), Dim3{1}, Dim3{1}, {0u});
+  q.run(b, Options::all());
+  Stats before = device().stats();
+  for (int i = 0; i < 1000; ++i) q.submit(b, Options::all()).wait();
+  EXPECT_LE((device().stats() - before).signals_created, 1u);
+  before = device().stats();
+  for (int round = 0; round < 5; ++round) {
+    std::vector<Submission> window;
+    for (int i = 0; i < 64; ++i) window.push_back(q.submit(b, Options::all()));
+    for (Submission& s : window) s.wait();
+    if (round == 0) {
+      EXPECT_LE((device().stats() - before).signals_created, 64u);
+      before = device().stats();
+    }
+  }
+  EXPECT_EQ((device().stats() - before).signals_created, 0u) << "rounds after the first made signals";
+}
+
+TEST(SubmissionRecords, ABufferFreedUnderAReplayedSubmissionWaitsForIt) {
+  const Kernel sleep = device().kernel("test_sleep");
+  const Kernel add = device().kernel("test_add");
+  detail::DeviceImpl& impl = device().impl();
+  Queue q = device().create_queue();
+  constexpr std::uint32_t n = 1000;
+  Submission s;
+  const std::size_t parked_before = impl.parked_bytes();
+  {
+    Buffer doomed = device().alloc(n * 4);
+    Batch b;
+    b.exec(sleep, Dim3{1}, Dim3{1}, {0u}).exec(add, Dim3{n}, Dim3{64}, {doomed, 5u, n});
+    q.run(b, Options::all());
+    b.set_args(0, {60u});
+    s = q.submit(b, Options::all());
+  }  // destroyed while the sleep runs
+  EXPECT_EQ(impl.parked_bytes() - parked_before, n * 4u) << "freed under a replayed submission";
+  s.wait();
+  (void)device().alloc(64);  // a later allocation or submit looks again
+  EXPECT_EQ(impl.parked_bytes(), parked_before) << "released once the work it waited for ended";
+}
+
+TEST(SubmissionRecords, AnAbandonedReplayedSubmissionIsRefusedByNumber) {
+  const Kernel sleep = device().kernel("test_sleep");
+  Queue a = device().create_queue(), b = device().create_queue();
+  Batch slow, consumer;
+  slow.exec(sleep, Dim3{1}, Dim3{1}, {0u});
+  a.run(slow, Options::all());
+  slow.set_args(0, {300u});
+  Submission s = a.submit(slow, Options::all());  // number 2
+  Errc code = Errc::runtime;
+  try {
+    s.wait(0ms);
+  } catch (const Error& e) {
+    code = e.code();
+  }
+  EXPECT_EQ(code, Errc::timeout);
+  consumer.wait(a, 2).exec(sleep, Dim3{1}, Dim3{1}, {0u});
+  const std::string text = test::error_text([&] { (void)b.submit(consumer, Options::all()); });
+  EXPECT_NE(text.find("abandoned"), std::string::npos) << text;
+  s.wait(kWaitForever);
+}
+
+// Records are taken and published by one queue's submits, released by the threads that wait, and
+// found by another queue's submits, all at once (the TSan stage's case).
+TEST(SubmissionRecords, FindingTakingAndReleasingOnSeveralThreads) {
+  const Kernel add = device().kernel("test_add");
+  Queue a = device().create_queue(), b = device().create_queue();
+  Buffer buf = device().alloc(64 * 4), other = device().alloc(64 * 4);
+  device().copy_to_device(buf, std::vector<std::uint32_t>(64, 0).data(), 64 * 4);
+  Batch produce;
+  produce.exec(add, Dim3{64}, Dim3{64}, {buf, 1u, 64u});
+  constexpr int kSubmits = 400;
+  std::atomic<bool> done{false};
+  std::thread producer([&] {
+    std::vector<Submission> window;
+    for (int i = 0; i < kSubmits; ++i) {
+      window.push_back(a.submit(produce, Options::all()));
+      if (window.size() == 8) window.clear();  // released here, some not yet complete (waited)
+    }
+    done = true;
+  });
+  int consumed = 0;
+  while (!done.load() || consumed < 10) {
+    const std::uint64_t made = a.submissions();
+    if (made == 0) continue;
+    Batch consumer;
+    consumer.wait(a, std::int64_t(made) - std::int64_t(b.submissions())).exec(add, Dim3{64}, Dim3{64}, {other, 0u, 64u});
+    b.run(consumer, Options::all());
+    ++consumed;
+  }
+  producer.join();
+  std::vector<std::uint32_t> out(64);
+  device().copy_to_host(out.data(), buf, out.size() * 4);
+  EXPECT_EQ(out[0], std::uint32_t(kSubmits)) << "every replayed add ran once";
+}
