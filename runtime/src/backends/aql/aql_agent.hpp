@@ -41,6 +41,8 @@ class AqlRing {
   virtual std::string driver_account() const { return {}; }
   // Queue::native: the driver's queue (rocr: the hsa_queue_t*), 0 where there is none.
   virtual std::uint64_t native() const { return 0; }
+  // What ringing the doorbell writes first (for a prefetch; nullptr: nothing to ask for).
+  virtual const void* doorbell_line() const { return nullptr; }
   // The ring as a producer on the device reaches it (the loop control kernel,
   // kernels/loop_control.hpp): its packets, the addresses of its indices, its doorbell signal.
   struct DeviceView {

@@ -38,6 +38,28 @@ void write_image(AqlQueue& q, const Batch& batch, const ResolvedWaits& waits, co
   };
   const std::uint64_t mask = q.ring().size() - 1;
   auto* const base = static_cast<unsigned char*>(q.ring().base());
+  if (image->plain() && !o.profile && n <= q.ring().size()) {
+    // Ring packets only, the common case: one reservation, each body copied and its header
+    // stored, the completion patched into the last; nothing per packet but that.
+    const std::uint64_t first = q.reserve_slots(n, deadline, sub);
+    for (std::size_t k = 0; k < n; ++k) {
+      const AqlPacketImage::Packet& p = packets[k];
+      unsigned char* slot = base + ((first + k) & mask) * aql::kPacketBytes;
+      std::memcpy(slot + 4, reinterpret_cast<const unsigned char*>(&p.bytes) + 4, aql::kPacketBytes - 4);
+      if (k + 1 == n) std::memcpy(slot + kCompletionOffset, &done, sizeof done);
+      q.note_slot(first + k, sub.serial, p.command);
+      aql::publish(slot, p.header, p.setup);
+      sub.has_published = true;
+      if ((k + 1) % AqlPacketImage::kDoorbellEvery == 0 && k + 1 != n) q.ring_doorbell(first + k);
+    }
+    sub.last_published = first + n - 1;
+    q.ring_doorbell(sub.last_published);
+    sub.doorbell_pending = false;
+    q.counters().packets.fetch_add(n, std::memory_order_relaxed);
+    if (image->system_fences()) q.counters().system_fences.fetch_add(image->system_fences(), std::memory_order_relaxed);
+    sub.final_signal = done;
+    return;
+  }
   hsa_signal_t copy_done{0};  // the last async copy's signal: what the next barrier-AND or copy waits for
   hsa_signal_t edge{0};       // the last ring packet's edge signal, for the copy after it
   if (n && packets[0].copy >= 0 && q.earlier_work_in_flight()) {

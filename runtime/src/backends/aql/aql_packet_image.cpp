@@ -145,6 +145,7 @@ AqlPacketImage::AqlPacketImage(AqlAgent& agent, std::uint64_t queue, const Batch
     packets_.push_back(p);
     ++ring_packets_;
   }
+  find_plain();
 }
 
 std::size_t AqlPacketImage::update_args(const Batch& batch) {
@@ -168,12 +169,20 @@ std::size_t AqlPacketImage::update_args(const Batch& batch) {
   return written;
 }
 
+void AqlPacketImage::find_plain() {
+  plain_ = async_copies_ == 0;
+  for (const Packet& p : packets_) {
+    if (p.copy >= 0 || p.wait != -1 || p.edge) plain_ = false;
+  }
+}
+
 std::shared_ptr<AqlPacketImage> AqlPacketImage::clone() const {
   auto c = std::make_shared<AqlPacketImage>(agent_, queue_, version_);
   c->packets_ = packets_;
   c->system_fences_ = system_fences_;
   c->dispatches_ = dispatches_;
   c->ring_packets_ = ring_packets_;
+  c->plain_ = plain_;
   c->async_copies_ = async_copies_;
   c->kernarg_bytes_ = kernarg_bytes_;
   c->args_version_ = args_version_;

@@ -66,6 +66,9 @@ class AqlPacketImage {
   std::size_t async_copies() const { return async_copies_; }
   std::uint64_t system_fences() const { return system_fences_; }
   std::size_t dispatches() const { return dispatches_; }
+  // Ring packets only, none waiting for a signal or signalling an edge: what write_image copies
+  // straight, patching only the last completion.
+  bool plain() const { return plain_; }
 
  private:
   AqlAgent& agent_;
@@ -86,6 +89,8 @@ class AqlPacketImage {
   std::size_t dispatches_ = 0;
   std::size_t ring_packets_ = 0;
   std::size_t async_copies_ = 0;
+  bool plain_ = false;
+  void find_plain();
 };
 
 }  // namespace hsad::detail

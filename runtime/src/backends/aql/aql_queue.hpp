@@ -141,6 +141,8 @@ class AqlQueue : public QueueImpl, public std::enable_shared_from_this<AqlQueue>
   std::vector<SlotOwner> slot_owner_;
   AqlImageCache images_;  // Options::replay's images; under the timeline's submit mutex
   std::uint64_t serial_ = 0;  // under the timeline's submit mutex
+  const void* doorbell_line_ = nullptr;  // AqlRing::doorbell_line()
+  std::uint64_t next_write_ = 0;  // the write index after the last reservation (submit mutex)
   bool left_running_ = false;  // shut down with work it could not stop: keep what it uses
   bool cooperative_ = false;   // Config::cooperative
 };

@@ -22,9 +22,9 @@ AqlRecords::~AqlRecords() {
 
 AqlRecords::Record& AqlRecords::take() {
   Record* r = nullptr;
-  const std::size_t n = records_.size();
+  const std::size_t n = order_.size();
   for (std::size_t probe = 0; probe < kProbes && probe < n; ++probe) {
-    Record& candidate = records_[cursor_];
+    Record& candidate = *order_[cursor_];
     cursor_ = cursor_ + 1 == n ? 0 : cursor_ + 1;
     // Acquire: the last holder's uses of the signal are over before it is set again.
     if (refs_of(candidate.state.load(std::memory_order_acquire)) == 0) {
@@ -36,7 +36,9 @@ AqlRecords::Record& AqlRecords::take() {
     const hsa_signal_t signal = agent_.create_signal(1);
     counters_.signals_created.fetch_add(1, std::memory_order_relaxed);
     try {
+      order_.reserve(order_.size() + 1);
       r = &records_.emplace_back();
+      order_.push_back(r);
     } catch (...) {
       agent_.destroy_signal(signal);
       throw;

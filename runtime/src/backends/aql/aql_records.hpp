@@ -22,6 +22,17 @@
 
 namespace hsad::detail {
 
+// Asks for the cache line at `p` in a state to be written (x86's PREFETCHW, a no-op on CPUs
+// without it), without waiting for it: where another core wrote the line last, its transfer then
+// overlaps what the caller does before the write. Only a hint: any address is safe.
+inline void prefetch_for_write(const void* p) {
+#if defined(__x86_64__)
+  asm volatile("prefetchw %0" : : "m"(*static_cast<const char*>(p)));
+#else
+  __builtin_prefetch(p, 1);
+#endif
+}
+
 class AqlAgent;
 struct Counters;
 
@@ -52,6 +63,10 @@ class AqlRecords {
   Record* find(std::uint64_t number);
   // Every record still referenced, each with a reference of the caller's (to give back).
   std::vector<Record*> referenced();
+  // Asks for the line of the signal take() will most likely hand out next (prefetch_for_write).
+  void prefetch_next() const {
+    if (cursor_ < order_.size()) prefetch_for_write(reinterpret_cast<const void*>(order_[cursor_]->signal.handle));
+  }
   static void unref(Record& r) noexcept { r.state.fetch_sub(1, std::memory_order_acq_rel); }
   // The submission of `r` (the caller holds a reference) was abandoned: later finders see why.
   static void mark_abandoned(Record& r, const std::string& why);
@@ -71,6 +86,7 @@ class AqlRecords {
   AqlAgent& agent_;
   Counters& counters_;
   std::deque<Record> records_;  // written under the submit mutex; a deque never moves its elements
+  std::vector<Record*> order_;  // the same, for take()'s look: cheaper to index than the deque
   std::size_t cursor_ = 0;      // where take() looks first: the oldest record, usually released
   // number & mask_ -> the record that submission took. Written without a lock by take() (the one
   // writer); read under index_mutex_, which grow_index() also holds to replace the array.

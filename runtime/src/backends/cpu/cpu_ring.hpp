@@ -24,6 +24,7 @@ class CpuRing : public detail::AqlRing {
   std::uint64_t add_write_index(std::uint64_t n) override;
   std::uint64_t load_read_index() const override;
   void ring_doorbell(std::uint64_t index) override;
+  const void* doorbell_line() const override { return reinterpret_cast<const void*>(doorbell_.handle); }
   void throw_if_failed() const override;
   bool failed() const override;
   std::string error() const override;

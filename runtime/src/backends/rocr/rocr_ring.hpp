@@ -25,6 +25,8 @@ class RocrRing : public detail::AqlRing {
   std::uint64_t add_write_index(std::uint64_t n) override;
   std::uint64_t load_read_index() const override;
   void ring_doorbell(std::uint64_t index) override;
+  // ROCr's amd_signal_t of the doorbell: the pointer its store follows.
+  const void* doorbell_line() const override { return reinterpret_cast<const void*>(queue_->doorbell_signal.handle); }
   void throw_if_failed() const override;
   bool failed() const override {
     return destroyed_.load(std::memory_order_acquire) || status_.load(std::memory_order_acquire) != HSA_STATUS_SUCCESS;
