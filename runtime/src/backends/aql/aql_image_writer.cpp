@@ -11,6 +11,17 @@
 
 namespace hsad::detail {
 
+namespace {
+// The batch's copies, async or in the ring, in the device's counters.
+void count_copies(AqlQueue& q, const Batch& batch) {
+  for (const Copy& c : batch.copies()) {
+    q.counters().copies.fetch_add(1, std::memory_order_relaxed);
+    q.counters().bytes_copied.fetch_add(c.bytes, std::memory_order_relaxed);
+    if (!c.host_pinned) q.counters().bytes_staged.fetch_add(c.bytes, std::memory_order_relaxed);
+  }
+}
+}  // namespace
+
 void write_image(AqlQueue& q, const Batch& batch, const ResolvedWaits& waits, const Options& o,
                  Clock::time_point deadline, AqlSubmission& sub, std::shared_ptr<const AqlPacketImage> image) {
   // Every field but these is the image's: the submission's completion on the last packet, each
@@ -57,6 +68,7 @@ void write_image(AqlQueue& q, const Batch& batch, const ResolvedWaits& waits, co
     sub.doorbell_pending = false;
     q.counters().packets.fetch_add(n, std::memory_order_relaxed);
     if (image->system_fences()) q.counters().system_fences.fetch_add(image->system_fences(), std::memory_order_relaxed);
+    count_copies(q, batch);
     sub.final_signal = done;
     return;
   }
@@ -142,11 +154,7 @@ void write_image(AqlQueue& q, const Batch& batch, const ResolvedWaits& waits, co
   q.counters().packets.fetch_add(image->ring_packets(), std::memory_order_relaxed);
   // A locked add costs as much as a cache miss: none for a count that does not change.
   if (image->system_fences()) q.counters().system_fences.fetch_add(image->system_fences(), std::memory_order_relaxed);
-  for (const Copy& c : batch.copies()) {
-    q.counters().copies.fetch_add(1, std::memory_order_relaxed);
-    q.counters().bytes_copied.fetch_add(c.bytes, std::memory_order_relaxed);
-    if (!c.host_pinned) q.counters().bytes_staged.fetch_add(c.bytes, std::memory_order_relaxed);
-  }
+  count_copies(q, batch);
   sub.final_signal = done;
 }
 
