@@ -23,7 +23,7 @@ void count_copies(AqlQueue& q, const Batch& batch) {
 }  // namespace
 
 void write_image(AqlQueue& q, const Batch& batch, const ResolvedWaits& waits, const Options& o,
-                 Clock::time_point deadline, AqlSubmission& sub, std::shared_ptr<const AqlPacketImage> image) {
+                 Clock::time_point deadline, AqlSubmission& sub, std::shared_ptr<const AqlPacketImage> taken) {
   // Every field but these is the image's: the submission's completion on the last packet, each
   // wait's signal, resolved for this submit, in its barrier-AND packet, and where copies go to the
   // driver's engine, the edge and copy signals taken for this submit; under profile, each
@@ -32,7 +32,8 @@ void write_image(AqlQueue& q, const Batch& batch, const ResolvedWaits& waits, co
   constexpr std::size_t kFirstDependency = offsetof(hsa_barrier_and_packet_t, dep_signal);
   static_assert(offsetof(hsa_barrier_and_packet_t, completion_signal) == kCompletionOffset);
   static_assert(offsetof(hsa_agent_dispatch_packet_t, completion_signal) == kCompletionOffset);
-  sub.image = image;  // the one copy this submit makes (the parameter was moved in)
+  sub.image = std::move(taken);  // held until the submission completed (its kernarg blocks, code, labels)
+  const std::shared_ptr<const AqlPacketImage>& image = sub.image;
   const hsa_signal_t done = sub.step.signal;
   q.agent().store_signal(done, 1);
   const auto& packets = image->packets();

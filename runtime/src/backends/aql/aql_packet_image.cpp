@@ -35,7 +35,8 @@ void write_block(void* kernarg, const Batch& batch, std::size_t dispatch, AqlAge
 }  // namespace
 
 AqlPacketImage::AqlPacketImage(AqlAgent& agent, std::uint64_t queue, const Batch& batch, const Options& o)
-    : agent_(agent), queue_(queue), version_(batch.version()), args_version_(batch.args_version()) {
+    : agent_(agent), queue_(queue), version_(batch.version()), args_version_(batch.args_version()),
+      code_(batch.code()), labels_(batch.labels()) {
   for (const Dispatch& d : batch.dispatches()) kernarg_bytes_ += round_up64(d.kernel.info().kernarg_segment_size);
   // A cooperative dispatch follows a packet of hsad_gws_init for its grid (its block is here too).
   const std::shared_ptr<const KernelImpl> gws_init = batch.cooperative_dispatch_count() ? agent_.gws_init_kernel() : nullptr;
@@ -183,6 +184,8 @@ std::shared_ptr<AqlPacketImage> AqlPacketImage::clone() const {
   c->dispatches_ = dispatches_;
   c->ring_packets_ = ring_packets_;
   c->plain_ = plain_;
+  c->code_ = code_;
+  c->labels_ = labels_;
   c->async_copies_ = async_copies_;
   c->kernarg_bytes_ = kernarg_bytes_;
   c->args_version_ = args_version_;

@@ -13,6 +13,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "aql_packets/packet.hpp"
@@ -69,6 +70,10 @@ class AqlPacketImage {
   // Ring packets only, none waiting for a signal or signalling an edge: what write_image copies
   // straight, patching only the last completion.
   bool plain() const { return plain_; }
+  // The batch's, when the image was built (a recording fixes both): a replayed submission holds
+  // them through its image, one reference count instead of three.
+  const std::shared_ptr<const void>& code() const { return code_; }
+  const std::vector<std::string>* labels() const { return labels_.get(); }
 
  private:
   AqlAgent& agent_;
@@ -90,6 +95,8 @@ class AqlPacketImage {
   std::size_t ring_packets_ = 0;
   std::size_t async_copies_ = 0;
   bool plain_ = false;
+  std::shared_ptr<const void> code_;
+  std::shared_ptr<const std::vector<std::string>> labels_;
   void find_plain();
 };
 

@@ -418,9 +418,11 @@ std::unique_ptr<SubmissionImpl> AqlQueue::submit(const Batch& batch, const Optio
   check_submittable(batch, waits);
   auto sub = std::make_unique<AqlSubmission>(shared_from_this(), o);
   sub->serial = next_serial();
-  sub->labels = batch.labels();
+  // A replayed one holds the batch's code and command names through its image.
+  const bool replayed = AqlPacketImage::replayable(batch, o, agent_);
+  if (!replayed) sub->labels = batch.labels();
   if (batch.empty()) return sub;
-  sub->code = batch.code();
+  if (!replayed) sub->code = batch.code();
   for (const std::shared_ptr<CompletionImpl>& w : waits) {
     if (w) sub->waits_for.push_back(w);
   }
@@ -428,7 +430,6 @@ std::unique_ptr<SubmissionImpl> AqlQueue::submit(const Batch& batch, const Optio
 
   // Signals: the baseline creates one in the timed run and uses it for every command. A replayed
   // one with pooled signals completes on a submission record's (the queue's record() counts it).
-  const bool replayed = AqlPacketImage::replayable(batch, o, agent_);
   if (replayed && o.signal) {
     AqlRecords::Record& r = records_->take();
     sub->step = {r.signal, false, &r};

@@ -113,11 +113,12 @@ bool AqlSubmission::unblock_copies(Clock::time_point deadline) noexcept {
 }
 
 std::string AqlSubmission::describe() const {
-  return describe_submission(serial, labels.get());
+  return describe_submission(serial, command_labels());
 }
 
 std::string AqlSubmission::where_it_failed() const {
-  if (!labels || labels->empty()) return {};
+  const std::vector<std::string>* names = command_labels();
+  if (!names || names->empty()) return {};
   // The packet that faulted: the agent's own account where it has one; otherwise the last packet
   // the packet processor consumed (it consumes a barrier packet only once what precedes it ended).
   std::uint64_t packet = queue_->ring().failed_packet();
@@ -132,7 +133,7 @@ std::string AqlSubmission::where_it_failed() const {
     if (owner.serial == 0) continue;
     if (owner.serial != serial) return " (the fault was in submission " + std::to_string(owner.serial) + " of the queue)";
     const_cast<AqlSubmission*>(this)->failed_command = owner.command;
-    return " in " + describe_commands(*labels, owner.command, owner.command);
+    return " in " + describe_commands(*names, owner.command, owner.command);
   }
   return {};
 }

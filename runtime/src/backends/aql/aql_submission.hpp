@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "backends/aql/aql_packet_image.hpp"
 #include "backends/aql/aql_records.hpp"
 #include "backends/backend.hpp"
 
@@ -86,7 +87,7 @@ class AqlSubmission : public SubmissionImpl {
   std::vector<hsa_signal_t> copy_done;             // the async copies' own signals
   std::vector<std::shared_ptr<CompletionImpl>> waits_for;  // kept until this submission completed
   std::shared_ptr<const void> code;                // the batch's code objects, same lifetime
-  std::shared_ptr<const void> image;               // a replay's packet image (its kernarg blocks), same lifetime
+  std::shared_ptr<const AqlPacketImage> image;     // a replay's packet image (kernarg blocks, code, labels), same lifetime
   std::vector<const loop::Program*> loop_programs;  // each device-run loop's, in kernarg blocks of `tickets`
   struct Timed {
     std::uint32_t command;
@@ -99,7 +100,8 @@ class AqlSubmission : public SubmissionImpl {
   bool has_published = false;     // something reached the device: on a write error it may still run
   bool doorbell_pending = false;
   bool abandon_in_flight = false;  // an error left work running: never free what it reads
-  std::shared_ptr<const std::vector<std::string>> labels;  // the batch's command names
+  std::shared_ptr<const std::vector<std::string>> labels;  // the batch's command names (a replay's: its image's)
+  const std::vector<std::string>* command_labels() const { return labels ? labels.get() : image ? image->labels() : nullptr; }
 
  private:
   void release_all() noexcept;
