@@ -183,6 +183,12 @@ void DeviceImpl::track(const std::shared_ptr<QueueImpl>& queue) {
   queues_.push_back(queue);
 }
 
+Stats DeviceImpl::stats() {
+  Stats s = counters_.snapshot();
+  for (const auto& q : live_queues()) q->add_counts(s);
+  return s;
+}
+
 std::vector<std::shared_ptr<QueueImpl>> DeviceImpl::live_queues() {
   std::vector<std::shared_ptr<QueueImpl>> live;
   std::lock_guard<std::mutex> lock(queues_mutex_);
@@ -375,7 +381,7 @@ bool Device::can_access_peer(const Device& other) const {
   return impl_->peer_access(other.impl());
 }
 
-Stats Device::stats() const { return impl_->counters().snapshot(); }
+Stats Device::stats() const { return impl_->stats(); }
 
 Buffer::Buffer(std::shared_ptr<detail::DeviceImpl> owner, void* ptr, std::size_t bytes, Memory kind)
     : owner_(std::move(owner)), ptr_(ptr), bytes_(bytes), kind_(kind), generation_(owner_->generation()) {}

@@ -166,3 +166,21 @@ TEST(SubmissionRecords, FindingTakingAndReleasingOnSeveralThreads) {
   device().copy_to_host(out.data(), buf, out.size() * 4);
   EXPECT_EQ(out[0], std::uint32_t(kSubmits)) << "every replayed add ran once";
 }
+
+// An AQL queue counts its packets and doorbells itself (no locked add on the device's shared
+// line per submit): Device::stats adds the live queues' counts, and a queue's stay after it is gone.
+TEST(SubmissionRecords, PacketsAndDoorbellsCountedByAQueueStayInTheDevicesStats) {
+  Batch b;
+  b.exec(device().kernel("test_sleep"), Dim3{1}, Dim3{1}, {0u});
+  const Stats before = device().stats();
+  {
+    Queue q = device().create_queue();
+    for (int i = 0; i < 10; ++i) q.run(b, Options::all());
+    const Stats live = device().stats() - before;
+    EXPECT_EQ(live.packets, 10u);
+    EXPECT_EQ(live.doorbells, 10u);
+  }
+  const Stats gone = device().stats() - before;
+  EXPECT_EQ(gone.packets, 10u) << "the destroyed queue's packets were lost";
+  EXPECT_EQ(gone.doorbells, 10u);
+}

@@ -196,6 +196,11 @@ class QueueImpl {
   // The completions of the submissions still held whose work has not ended (DeviceImpl::deallocate).
   virtual void append_in_flight(std::vector<std::shared_ptr<CompletionImpl>>& out) { timeline.append_in_flight(out); }
 
+  // Adds what this queue counts itself to the device's counters (Device::stats): an AQL queue
+  // counts its packets and doorbells under its submit mutex, without a locked add on a line every
+  // queue of the device shares.
+  virtual void add_counts(Stats& stats) const { (void)stats; }
+
   Timeline timeline;  // numbers this queue's submissions for Batch::wait(queue, offset)
   std::uint64_t generation = 0;  // the device's when the queue was made (Device::reset counts)
 };
@@ -206,6 +211,8 @@ class DeviceImpl : public std::enable_shared_from_this<DeviceImpl> {
 
   const DeviceInfo& info() const { return info_; }
   Counters& counters() { return counters_; }
+  // Device::stats: the counters, with what each live queue counts itself (QueueImpl::add_counts).
+  Stats stats();
   // Two handles of the same hardware (Runtime::open twice gives two DeviceImpl of one GPU):
   // kernels, buffers and batches of one run on the queues of the other.
   bool same_device(const DeviceImpl* o) const {

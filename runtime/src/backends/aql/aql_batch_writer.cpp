@@ -51,7 +51,7 @@ hsa_signal_t AqlBatchWriter::signal_for(bool last, bool edge) {
 
 void AqlBatchWriter::publish(void* slot, const aql::Header& header, std::uint16_t setup, hsa_signal_t signal) {
   aql::publish(slot, aql::encode(header), setup);
-  counters_.packets.fetch_add(1, std::memory_order_relaxed);
+  q_.count_packets(1);
   counters_.system_fences.fetch_add((header.acquire == aql::Scope::system) + (header.release == aql::Scope::system),
                                     std::memory_order_relaxed);
   sub_.has_published = true;

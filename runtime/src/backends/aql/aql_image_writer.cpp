@@ -67,7 +67,7 @@ void write_image(AqlQueue& q, const Batch& batch, const ResolvedWaits& waits, co
     sub.last_published = first + n - 1;
     q.ring_doorbell(sub.last_published);
     sub.doorbell_pending = false;
-    q.counters().packets.fetch_add(n, std::memory_order_relaxed);
+    q.count_packets(n);
     if (image->system_fences()) q.counters().system_fences.fetch_add(image->system_fences(), std::memory_order_relaxed);
     count_copies(q, batch);
     sub.final_signal = done;
@@ -85,7 +85,7 @@ void write_image(AqlQueue& q, const Batch& batch, const ResolvedWaits& waits, co
     auto* slot = static_cast<hsa_barrier_and_packet_t*>(q.ring().base()) + (index & mask);
     aql::write_barrier_body(slot, nullptr, 0, edge);
     aql::publish(slot, aql::encode({HSA_PACKET_TYPE_BARRIER_AND, true, aql::Scope::none, aql::Scope::system}), 0);
-    q.counters().packets.fetch_add(1, std::memory_order_relaxed);
+    q.count_packets(1);
     q.counters().system_fences.fetch_add(1, std::memory_order_relaxed);
     sub.last_published = index;
     sub.has_published = true;
@@ -152,7 +152,7 @@ void write_image(AqlQueue& q, const Batch& batch, const ResolvedWaits& waits, co
       }
     }
   }
-  q.counters().packets.fetch_add(image->ring_packets(), std::memory_order_relaxed);
+  q.count_packets(image->ring_packets());
   // A locked add costs as much as a cache miss: none for a count that does not change.
   if (image->system_fences()) q.counters().system_fences.fetch_add(image->system_fences(), std::memory_order_relaxed);
   count_copies(q, batch);

@@ -40,6 +40,9 @@ AqlQueue::AqlQueue(std::shared_ptr<DeviceImpl> owner, AqlAgent& agent, std::uniq
 }
 
 AqlQueue::~AqlQueue() {
+  // What this queue counted itself stays in the device's counts.
+  counters_.packets.fetch_add(own_packets_.load(std::memory_order_relaxed), std::memory_order_relaxed);
+  counters_.doorbells.fetch_add(own_doorbells_.load(std::memory_order_relaxed), std::memory_order_relaxed);
   // Stops the ring first (the packet processor, or ROCr's queue) before its kernarg memory and
   // signals go. Where work could not be stopped, it keeps all of them.
   shut_down("the queue was destroyed");
@@ -220,7 +223,7 @@ void AqlQueue::reserve_signals(std::size_t signals) {
 
 void AqlQueue::ring_doorbell(std::uint64_t index) {
   ring_->ring_doorbell(index);
-  counters_.doorbells.fetch_add(1, std::memory_order_relaxed);
+  own_doorbells_.store(own_doorbells_.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
 }
 
 void AqlQueue::wait_zero(hsa_signal_t signal, Clock::time_point deadline, const char* what, const AqlSubmission* sub) {
@@ -329,7 +332,7 @@ void AqlQueue::drain(AqlSubmission& sub, Clock::time_point deadline) {
   auto* slot = static_cast<hsa_barrier_and_packet_t*>(ring_->base()) + (index & (ring_->size() - 1));
   aql::write_barrier_body(slot, nullptr, 0, marker);
   aql::publish(slot, aql::encode({HSA_PACKET_TYPE_BARRIER_AND, true, aql::Scope::none, aql::Scope::agent}), 0);
-  counters_.packets.fetch_add(1, std::memory_order_relaxed);
+  count_packets(1);
   ring_doorbell(index);
   sub.doorbell_pending = false;
   wait_zero(marker, deadline, "kernarg pool drain", &sub);

@@ -71,6 +71,13 @@ class AqlQueue : public QueueImpl, public std::enable_shared_from_this<AqlQueue>
   AqlAgent& agent() const { return agent_; }
   AqlRing& ring() const { return *ring_; }
   Counters& counters() const { return counters_; }
+  // Packets written to this queue's ring: counted here, not in the device's counters (add_counts).
+  // Under the submit mutex (the one writer), so a load and a store, not a locked add.
+  void count_packets(std::uint64_t n) { own_packets_.store(own_packets_.load(std::memory_order_relaxed) + n, std::memory_order_relaxed); }
+  void add_counts(Stats& stats) const override {
+    stats.packets += own_packets_.load(std::memory_order_relaxed);
+    stats.doorbells += own_doorbells_.load(std::memory_order_relaxed);
+  }
   KernargPool& kernarg_pool() { return *kernarg_pool_; }
 
   // A signal for one submission: `pooled` asks the pool first (the signal flag); beyond the
@@ -142,7 +149,8 @@ class AqlQueue : public QueueImpl, public std::enable_shared_from_this<AqlQueue>
   AqlImageCache images_;  // Options::replay's images; under the timeline's submit mutex
   std::uint64_t serial_ = 0;  // under the timeline's submit mutex
   const void* doorbell_line_ = nullptr;  // AqlRing::doorbell_line()
-  std::uint64_t next_write_ = 0;  // the write index after the last reservation (submit mutex)
+  std::uint64_t next_write_ = 0;
+  std::atomic<std::uint64_t> own_packets_{0}, own_doorbells_{0};  // add_counts; given to the device's at the end  // the write index after the last reservation (submit mutex)
   bool left_running_ = false;  // shut down with work it could not stop: keep what it uses
   bool cooperative_ = false;   // Config::cooperative
 };
