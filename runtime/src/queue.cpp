@@ -187,6 +187,16 @@ Options with_nosync(Options o) {
   o.nosync = true;
   return o;
 }
+// Submit's refusals, out of line: the checks every submit pays stay a few compares.
+[[noreturn, gnu::cold, gnu::noinline]] void refuse_behind(const detail::DeviceImpl& device, std::string running) {
+  throw Error(Errc::queue_stopped, device.info().backend, "submit", running + ": this queue runs nothing after it",
+              "other queues of the device still run; Device::reset() stops it where the backend can");
+}
+[[noreturn, gnu::cold, gnu::noinline]] void refuse_open_loop(const detail::DeviceImpl& device) {
+  throw Error(Errc::invalid_argument, device.info().backend, "submit",
+              "the batch has a loop_begin() without its loop_while(): its loop is not closed",
+              "end the loop's commands with loop_while(condition, max_iterations)");
+}
 }  // namespace
 
 Submission Queue::submit(const Batch& batch, const Options& options, std::chrono::milliseconds timeout) {
@@ -200,15 +210,8 @@ std::unique_ptr<detail::SubmissionImpl> Queue::submit_impl(const Batch& batch, c
   detail::DeviceImpl& device = q.owner();
   device.check_generation(q.generation, "queue", "submit");
   device.release_parked();
-  if (const std::string running = q.still_running(); !running.empty()) {
-    throw Error(Errc::queue_stopped, device.info().backend, "submit", running + ": this queue runs nothing after it",
-                "other queues of the device still run; Device::reset() stops it where the backend can");
-  }
-  if (batch.loop_open()) {
-    throw Error(Errc::invalid_argument, device.info().backend, "submit",
-                "the batch has a loop_begin() without its loop_while(): its loop is not closed",
-                "end the loop's commands with loop_while(condition, max_iterations)");
-  }
+  if (std::string running = q.still_running(); !running.empty()) refuse_behind(device, std::move(running));
+  if (batch.loop_open()) refuse_open_loop(device);
   // A replayed batch is one image with one completion: replay implies nosync.
   const Options& effective = options.replay && !options.nosync ? with_nosync(options) : options;
   // NVTX and roctx: one range around what the submit does (the launches, a graph, the packets).

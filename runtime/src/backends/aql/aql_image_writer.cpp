@@ -22,6 +22,37 @@ void count_copies(AqlQueue& q, const Batch& batch) {
 }
 }  // namespace
 
+void write_plain_image(AqlQueue& q, const Batch& batch, Clock::time_point deadline, AqlSubmission& sub,
+                       std::shared_ptr<const AqlPacketImage> taken) {
+  constexpr std::size_t kCompletionOffset = offsetof(hsa_kernel_dispatch_packet_t, completion_signal);
+  sub.image = std::move(taken);  // held until the submission completed (its kernarg blocks, code, labels)
+  const AqlPacketImage& image = *sub.image;
+  const hsa_signal_t done = sub.step.signal;
+  q.agent().store_signal(done, 1);
+  const auto& packets = image.packets();
+  const std::size_t n = packets.size();
+  const std::uint64_t mask = q.ring_mask();
+  unsigned char* const base = q.ring_base();
+  const std::uint64_t first = q.reserve_slots(n, deadline, sub);
+  for (std::size_t k = 0; k < n; ++k) {
+    const AqlPacketImage::Packet& p = packets[k];
+    unsigned char* slot = base + ((first + k) & mask) * aql::kPacketBytes;
+    std::memcpy(slot + 4, reinterpret_cast<const unsigned char*>(&p.bytes) + 4, aql::kPacketBytes - 4);
+    if (k + 1 == n) std::memcpy(slot + kCompletionOffset, &done, sizeof done);
+    q.note_slot(first + k, sub.serial, p.command);
+    aql::publish(slot, p.header, p.setup);
+    sub.has_published = true;
+    if ((k + 1) % AqlPacketImage::kDoorbellEvery == 0 && k + 1 != n) q.ring_doorbell(first + k);
+  }
+  sub.last_published = first + n - 1;
+  q.ring_doorbell(sub.last_published);
+  sub.doorbell_pending = false;
+  q.count_packets(n);
+  if (image.system_fences()) q.counters().system_fences.fetch_add(image.system_fences(), std::memory_order_relaxed);
+  if (image.copies()) count_copies(q, batch);
+  sub.final_signal = done;
+}
+
 void write_image(AqlQueue& q, const Batch& batch, const ResolvedWaits& waits, const Options& o,
                  Clock::time_point deadline, AqlSubmission& sub, std::shared_ptr<const AqlPacketImage> taken) {
   // Every field but these is the image's: the submission's completion on the last packet, each
@@ -48,31 +79,8 @@ void write_image(AqlQueue& q, const Batch& batch, const ResolvedWaits& waits, co
     q.agent().store_signal(h.signal, 1);
     return h.signal;
   };
-  const std::uint64_t mask = q.ring().size() - 1;
-  auto* const base = static_cast<unsigned char*>(q.ring().base());
-  if (image->plain() && !o.profile && n <= q.ring().size()) {
-    // Ring packets only, the common case: one reservation, each body copied and its header
-    // stored, the completion patched into the last; nothing per packet but that.
-    const std::uint64_t first = q.reserve_slots(n, deadline, sub);
-    for (std::size_t k = 0; k < n; ++k) {
-      const AqlPacketImage::Packet& p = packets[k];
-      unsigned char* slot = base + ((first + k) & mask) * aql::kPacketBytes;
-      std::memcpy(slot + 4, reinterpret_cast<const unsigned char*>(&p.bytes) + 4, aql::kPacketBytes - 4);
-      if (k + 1 == n) std::memcpy(slot + kCompletionOffset, &done, sizeof done);
-      q.note_slot(first + k, sub.serial, p.command);
-      aql::publish(slot, p.header, p.setup);
-      sub.has_published = true;
-      if ((k + 1) % AqlPacketImage::kDoorbellEvery == 0 && k + 1 != n) q.ring_doorbell(first + k);
-    }
-    sub.last_published = first + n - 1;
-    q.ring_doorbell(sub.last_published);
-    sub.doorbell_pending = false;
-    q.count_packets(n);
-    if (image->system_fences()) q.counters().system_fences.fetch_add(image->system_fences(), std::memory_order_relaxed);
-    count_copies(q, batch);
-    sub.final_signal = done;
-    return;
-  }
+  const std::uint64_t mask = q.ring_mask();
+  auto* const base = q.ring_base();
   hsa_signal_t copy_done{0};  // the last async copy's signal: what the next barrier-AND or copy waits for
   hsa_signal_t edge{0};       // the last ring packet's edge signal, for the copy after it
   if (n && packets[0].copy >= 0 && q.earlier_work_in_flight()) {
@@ -82,7 +90,7 @@ void write_image(AqlQueue& q, const Batch& batch, const ResolvedWaits& waits, co
     sub.copy_edges.push_back(edge);
     const std::uint64_t index = q.reserve_slot(deadline, sub);
     q.note_slot(index, 0, 0);
-    auto* slot = static_cast<hsa_barrier_and_packet_t*>(q.ring().base()) + (index & mask);
+    auto* slot = reinterpret_cast<hsa_barrier_and_packet_t*>(base) + (index & mask);
     aql::write_barrier_body(slot, nullptr, 0, edge);
     aql::publish(slot, aql::encode({HSA_PACKET_TYPE_BARRIER_AND, true, aql::Scope::none, aql::Scope::system}), 0);
     q.count_packets(1);
@@ -115,7 +123,7 @@ void write_image(AqlQueue& q, const Batch& batch, const ResolvedWaits& waits, co
     std::size_t end = i;
     while (end < n && packets[end].copy < 0) ++end;
     while (i < end) {
-      const std::size_t chunk = std::min<std::size_t>(end - i, q.ring().size());
+      const std::size_t chunk = std::min<std::size_t>(end - i, q.ring_size());
       const std::uint64_t first = q.reserve_slots(chunk, deadline, sub);
       for (std::size_t k = 0; k < chunk; ++k, ++i) {
         const AqlPacketImage::Packet& p = packets[i];

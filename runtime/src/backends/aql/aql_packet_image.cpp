@@ -146,6 +146,7 @@ AqlPacketImage::AqlPacketImage(AqlAgent& agent, std::uint64_t queue, const Batch
     packets_.push_back(p);
     ++ring_packets_;
   }
+  copies_ = batch.copies().size();
   find_plain();
 }
 
@@ -184,6 +185,7 @@ std::shared_ptr<AqlPacketImage> AqlPacketImage::clone() const {
   c->dispatches_ = dispatches_;
   c->ring_packets_ = ring_packets_;
   c->plain_ = plain_;
+  c->copies_ = copies_;
   c->code_ = code_;
   c->labels_ = labels_;
   c->async_copies_ = async_copies_;

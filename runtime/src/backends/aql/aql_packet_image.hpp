@@ -70,6 +70,7 @@ class AqlPacketImage {
   // Ring packets only, none waiting for a signal or signalling an edge: what write_image copies
   // straight, patching only the last completion.
   bool plain() const { return plain_; }
+  std::size_t copies() const { return copies_; }  // the batch's, async or in the ring
   // The batch's, when the image was built (a recording fixes both): a replayed submission holds
   // them through its image, one reference count instead of three.
   const std::shared_ptr<const void>& code() const { return code_; }
@@ -95,6 +96,7 @@ class AqlPacketImage {
   std::size_t ring_packets_ = 0;
   std::size_t async_copies_ = 0;
   bool plain_ = false;
+  std::size_t copies_ = 0;
   std::shared_ptr<const void> code_;
   std::shared_ptr<const std::vector<std::string>> labels_;
   void find_plain();

@@ -37,6 +37,8 @@ AqlQueue::AqlQueue(std::shared_ptr<DeviceImpl> owner, AqlAgent& agent, std::uniq
       [this](SignalPool::Handle h) { agent_.destroy_signal(hsa_signal_t{h}); });
   records_ = std::make_unique<AqlRecords>(agent_, counters_);
   doorbell_line_ = ring_->doorbell_line();
+  ring_mask_ = ring_->size() - 1;
+  ring_base_ = static_cast<unsigned char*>(ring_->base());
 }
 
 AqlQueue::~AqlQueue() {
@@ -278,10 +280,10 @@ std::string AqlQueue::blocked_reason() const {
 }
 
 bool AqlQueue::has_room_to(std::uint64_t last) {
-  if (last - seen_read_index_.load(std::memory_order_relaxed) < ring_->size()) return true;
+  if (last - seen_read_index_.load(std::memory_order_relaxed) <= ring_mask_) return true;
   const std::uint64_t read = ring_->load_read_index();
   seen_read_index_.store(read, std::memory_order_relaxed);
-  return last - read < ring_->size();
+  return last - read <= ring_mask_;
 }
 
 std::uint64_t AqlQueue::reserve_slot(Clock::time_point deadline, AqlSubmission& sub) {
@@ -329,7 +331,7 @@ void AqlQueue::drain(AqlSubmission& sub, Clock::time_point deadline) {
   agent_.store_signal(marker, 1);
   const std::uint64_t index = reserve_slot(deadline, sub);
   note_slot(index, 0, 0);
-  auto* slot = static_cast<hsa_barrier_and_packet_t*>(ring_->base()) + (index & (ring_->size() - 1));
+  auto* slot = reinterpret_cast<hsa_barrier_and_packet_t*>(ring_base_) + (index & ring_mask_);
   aql::write_barrier_body(slot, nullptr, 0, marker);
   aql::publish(slot, aql::encode({HSA_PACKET_TYPE_BARRIER_AND, true, aql::Scope::none, aql::Scope::agent}), 0);
   count_packets(1);
@@ -357,30 +359,44 @@ KernargPool::Block AqlQueue::acquire_block(std::size_t bytes, Clock::time_point 
   }
 }
 
-// Everything a batch can be refused for is checked before its first packet is written.
+// Everything a batch can be refused for is checked before its first packet is written. The
+// refusals are out of line: the check every submit pays is a few loads and compares.
 void AqlQueue::check_submittable(const Batch& batch, const ResolvedWaits& waits) const {
-  const char* backend = agent_.backend_name();
-  if (is_blocked_.load(std::memory_order_acquire)) {
-    std::lock_guard<std::mutex> lock(blocked_mutex_);
-    throw Error(Errc::queue_stopped, backend, "submit", "the queue is blocked: " + blocked_, "create a new queue");
-  }
+  if (is_blocked_.load(std::memory_order_acquire)) refuse_blocked();
   agent_.throw_if_faulted();
   ring_->throw_if_failed();
-  throw_if_loop_failed();
+  if (loop_ring_view_.load(std::memory_order_acquire)) throw_if_loop_failed();
   // ROCr needs the GWS of a cooperative queue; the software agent runs them on any queue.
-  if (batch.cooperative_dispatch_count() && !cooperative_ && !agent_.marks_cooperative()) {
-    throw Error(Errc::invalid_argument, backend, "submit",
-                "the batch holds " + std::to_string(batch.cooperative_dispatch_count()) +
-                    " cooperative dispatch(es); this queue has no global wave sync (GWS) for their grid barrier",
-                "submit it to a queue made by Device::create_cooperative_queue");
-  }
-  if (batch.device() && !owner_->same_device(batch.device())) {
-    throw Error(Errc::invalid_argument, backend, "submit",
-                "the batch names device '" + batch.device()->info().name + "' (" + batch.device()->info().backend +
-                    "), this queue belongs to '" + owner_->info().name + "'",
-                "submit it to a queue of the device it was recorded for");
-  }
-  for (const Copy& c : batch.copies()) {
+  if (batch.cooperative_dispatch_count() && !cooperative_ && !agent_.marks_cooperative()) refuse_cooperative(batch);
+  const DeviceImpl* recorded_for = batch.device();
+  if (recorded_for && !owner_->same_device(recorded_for)) refuse_other_device(*recorded_for);
+  const std::vector<Copy>& copies = batch.copies();
+  if (!copies.empty()) check_copies(copies);
+  if (!waits.empty()) check_waits(waits);
+}
+
+void AqlQueue::refuse_blocked() const {
+  std::lock_guard<std::mutex> lock(blocked_mutex_);
+  throw Error(Errc::queue_stopped, agent_.backend_name(), "submit", "the queue is blocked: " + blocked_, "create a new queue");
+}
+
+void AqlQueue::refuse_cooperative(const Batch& batch) const {
+  throw Error(Errc::invalid_argument, agent_.backend_name(), "submit",
+              "the batch holds " + std::to_string(batch.cooperative_dispatch_count()) +
+                  " cooperative dispatch(es); this queue has no global wave sync (GWS) for their grid barrier",
+              "submit it to a queue made by Device::create_cooperative_queue");
+}
+
+void AqlQueue::refuse_other_device(const DeviceImpl& recorded_for) const {
+  throw Error(Errc::invalid_argument, agent_.backend_name(), "submit",
+              "the batch names device '" + recorded_for.info().name + "' (" + recorded_for.info().backend +
+                  "), this queue belongs to '" + owner_->info().name + "'",
+              "submit it to a queue of the device it was recorded for");
+}
+
+void AqlQueue::check_copies(const std::vector<Copy>& copies) const {
+  const char* backend = agent_.backend_name();
+  for (const Copy& c : copies) {
     for (const DeviceImpl* d : {c.dst_device, c.src_device}) {
       if (d && d->info().backend != owner_->info().backend) {
         throw Error(Errc::invalid_argument, backend, "submit",
@@ -394,6 +410,10 @@ void AqlQueue::check_submittable(const Batch& batch, const ResolvedWaits& waits)
                   "submit it to a queue of one of the two devices");
     }
   }
+}
+
+void AqlQueue::check_waits(const ResolvedWaits& waits) const {
+  const char* backend = agent_.backend_name();
   for (const std::shared_ptr<CompletionImpl>& w : waits) {
     if (!w) continue;
     if (w->device().info().backend != owner_->info().backend) {
@@ -415,7 +435,7 @@ std::unique_ptr<SubmissionImpl> AqlQueue::submit(const Batch& batch, const Optio
   // The lines this submit will write that the packet processor wrote last (the next slot's
   // header, set INVALID as it consumed it; the next record's signal, which it decremented): asked
   // for now, their transfer overlaps the checks below instead of stalling the writes.
-  prefetch_for_write(static_cast<unsigned char*>(ring_->base()) + (next_write_ & (ring_->size() - 1)) * aql::kPacketBytes);
+  prefetch_for_write(ring_base_ + (next_write_ & ring_mask_) * aql::kPacketBytes);
   records_->prefetch_next();
   if (doorbell_line_) prefetch_for_write(doorbell_line_);
   check_submittable(batch, waits);
@@ -441,7 +461,9 @@ std::unique_ptr<SubmissionImpl> AqlQueue::submit(const Batch& batch, const Optio
   }
   if (replayed) {
     try {
-      write_image(*this, batch, waits, o, deadline, *sub, images_.image_for(batch, o, agent_, ring_->native(), counters_));
+      std::shared_ptr<const AqlPacketImage> image = images_.image_for(batch, o, agent_, ring_->native(), counters_);
+      if (plain_image_fits(*this, *image, o)) write_plain_image(*this, batch, deadline, *sub, std::move(image));
+      else write_image(*this, batch, waits, o, deadline, *sub, std::move(image));
     } catch (...) {
       if (!ring_->failed() && sub->has_published) sub->abandon_in_flight = true;
       throw;

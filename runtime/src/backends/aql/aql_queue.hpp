@@ -55,13 +55,13 @@ class AqlQueue : public QueueImpl, public std::enable_shared_from_this<AqlQueue>
   bool abandoned_still_running(hsa_signal_t final_signal);
   // Which submission and command wrote the packet at ring index `index` (AqlBatchWriter).
   void note_slot(std::uint64_t index, std::uint64_t serial, std::uint32_t command) {
-    slot_owner_[index & (ring_->size() - 1)] = {serial, command};
+    slot_owner_[index & ring_mask_] = {serial, command};
   }
   struct SlotOwner {
     std::uint64_t serial = 0;  // 0: a packet of no command (a barrier the writer added)
     std::uint32_t command = 0;
   };
-  SlotOwner slot_owner(std::uint64_t index) const { return slot_owner_[index & (ring_->size() - 1)]; }
+  SlotOwner slot_owner(std::uint64_t index) const { return slot_owner_[index & ring_mask_]; }
   std::uint64_t next_serial() { return ++serial_; }
   bool cooperative() const { return cooperative_; }
   // Whether this queue's latest submission may still run (asked under the submit mutex).
@@ -70,6 +70,11 @@ class AqlQueue : public QueueImpl, public std::enable_shared_from_this<AqlQueue>
   DeviceImpl& device() const { return *owner_; }
   AqlAgent& agent() const { return agent_; }
   AqlRing& ring() const { return *ring_; }
+  // The ring's geometry, read once (the ring's own accessors are virtual calls): its packets (a
+  // power of two), that minus one, and slot 0.
+  std::uint64_t ring_size() const { return ring_mask_ + 1; }
+  std::uint64_t ring_mask() const { return ring_mask_; }
+  unsigned char* ring_base() const { return ring_base_; }
   Counters& counters() const { return counters_; }
   // Packets written to this queue's ring: counted here, not in the device's counters (add_counts).
   // Under the submit mutex (the one writer), so a load and a store, not a locked add.
@@ -119,6 +124,11 @@ class AqlQueue : public QueueImpl, public std::enable_shared_from_this<AqlQueue>
   // submission has then completed, so its kernarg blocks can be reused.
   void drain(AqlSubmission& sub, Clock::time_point deadline);
   void check_submittable(const Batch& batch, const ResolvedWaits& waits) const;
+  [[noreturn, gnu::cold, gnu::noinline]] void refuse_blocked() const;
+  [[noreturn, gnu::cold, gnu::noinline]] void refuse_cooperative(const Batch& batch) const;
+  [[noreturn, gnu::cold, gnu::noinline]] void refuse_other_device(const DeviceImpl& recorded_for) const;
+  void check_copies(const std::vector<Copy>& copies) const;
+  void check_waits(const ResolvedWaits& waits) const;
   // A completion holding the caller's reference to `r`. `waiting`: for a batch to wait for, so an
   // abandoned submission's says so (and holds no signal), as its own completion would.
   std::shared_ptr<CompletionImpl> completion_for(AqlRecords::Record& r, bool waiting);
@@ -149,6 +159,8 @@ class AqlQueue : public QueueImpl, public std::enable_shared_from_this<AqlQueue>
   AqlImageCache images_;  // Options::replay's images; under the timeline's submit mutex
   std::uint64_t serial_ = 0;  // under the timeline's submit mutex
   const void* doorbell_line_ = nullptr;  // AqlRing::doorbell_line()
+  std::uint64_t ring_mask_ = 0;
+  unsigned char* ring_base_ = nullptr;
   std::uint64_t next_write_ = 0;
   std::atomic<std::uint64_t> own_packets_{0}, own_doorbells_{0};  // add_counts; given to the device's at the end  // the write index after the last reservation (submit mutex)
   bool left_running_ = false;  // shut down with work it could not stop: keep what it uses
