@@ -41,7 +41,7 @@ void release(detail::SubmissionImpl* impl) noexcept {
   try {
     if (!impl || impl->release_if_complete() || impl->abandoned()) return;
     const auto now = detail::Clock::now();
-    impl->wait(std::max(impl->deadline, now + std::chrono::milliseconds(10)));
+    impl->wait(std::max(detail::deadline_after(impl->timeout), now + std::chrono::milliseconds(10)));
   } catch (...) {
   }
 }
@@ -200,11 +200,11 @@ Options with_nosync(Options o) {
 }  // namespace
 
 Submission Queue::submit(const Batch& batch, const Options& options, std::chrono::milliseconds timeout) {
-  return Submission(submit_impl(batch, options, detail::deadline_after(timeout)));
+  return Submission(submit_impl(batch, options, detail::Deadline(timeout)));
 }
 
 std::unique_ptr<detail::SubmissionImpl> Queue::submit_impl(const Batch& batch, const Options& options,
-                                                           std::chrono::steady_clock::time_point deadline) {
+                                                           const detail::Deadline& deadline) {
   detail::QueueImpl& q = *impl_;
   std::unique_lock<std::mutex> lock(q.timeline.submit_mutex());
   detail::DeviceImpl& device = q.owner();
@@ -220,7 +220,7 @@ std::unique_ptr<detail::SubmissionImpl> Queue::submit_impl(const Batch& batch, c
            (batch.labels() ? detail::summarize_commands(*batch.labels()) : std::string("empty"));
   });
   auto sub = q.submit(batch, effective, deadline, resolve_waits(batch, q));
-  sub->deadline = deadline;
+  sub->timeout = deadline.timeout();
   sub->device = &device;
   sub->loops = batch.loop_count();
   q.record(*sub);
@@ -238,8 +238,9 @@ std::unique_ptr<detail::SubmissionImpl> Queue::submit_impl(const Batch& batch, c
 }
 
 void Queue::run(const Batch& batch, const Options& options, std::chrono::milliseconds timeout) {
-  const auto deadline = detail::deadline_after(timeout);
-  wait_naming_errors(*submit_impl(batch, options, deadline), deadline);
+  const detail::Deadline deadline(timeout);
+  auto sub = submit_impl(batch, options, deadline);
+  wait_naming_errors(*sub, deadline.at());
 }
 
 std::uint64_t Queue::submissions() const { return impl_->timeline.submitted(); }

@@ -184,3 +184,17 @@ TEST(SubmissionRecords, PacketsAndDoorbellsCountedByAQueueStayInTheDevicesStats)
   EXPECT_EQ(gone.packets, 10u) << "the destroyed queue's packets were lost";
   EXPECT_EQ(gone.doorbells, 10u);
 }
+
+// A submit's deadline is read from the clock only where something needs it (a replayed submit
+// that finds room never does): from then on it is fixed, the timeout counted from that moment.
+TEST(SubmissionRecords, ADeadlineIsTakenWhenFirstNeededAndThenFixed) {
+  const detail::Deadline d(50ms);
+  std::this_thread::sleep_for(5ms);
+  const auto asked = detail::Clock::now();
+  const detail::Clock::time_point at = d.at();
+  EXPECT_GE(at, asked + 50ms) << "counted from before it was needed";
+  std::this_thread::sleep_for(2ms);
+  EXPECT_EQ(d.at(), at) << "read again";
+  EXPECT_EQ(detail::Deadline(kWaitForever).at(), detail::Clock::time_point::max());
+  EXPECT_EQ(detail::Deadline(at).at(), at);
+}

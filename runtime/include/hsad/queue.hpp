@@ -15,7 +15,7 @@
 
 namespace hsad {
 
-namespace detail { class QueueImpl; class SubmissionImpl; class CompletionImpl; }
+namespace detail { class QueueImpl; class SubmissionImpl; class CompletionImpl; class Deadline; }
 
 inline constexpr std::chrono::milliseconds kDefaultTimeout{30000};
 // A timeout that never ends: wait(kWaitForever) waits as long as the work runs. Any timeout past
@@ -121,7 +121,7 @@ class HSAD_API Queue {
 
  private:
   std::unique_ptr<detail::SubmissionImpl> submit_impl(const Batch& batch, const Options& options,
-                                                      std::chrono::steady_clock::time_point deadline);
+                                                      const detail::Deadline& deadline);
   std::shared_ptr<detail::QueueImpl> impl_;
 };
 

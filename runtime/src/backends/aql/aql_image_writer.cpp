@@ -22,7 +22,7 @@ void count_copies(AqlQueue& q, const Batch& batch) {
 }
 }  // namespace
 
-void write_plain_image(AqlQueue& q, const Batch& batch, Clock::time_point deadline, AqlSubmission& sub,
+void write_plain_image(AqlQueue& q, const Batch& batch, const Deadline& deadline, AqlSubmission& sub,
                        std::shared_ptr<const AqlPacketImage> taken) {
   constexpr std::size_t kCompletionOffset = offsetof(hsa_kernel_dispatch_packet_t, completion_signal);
   sub.image = std::move(taken);  // held until the submission completed (its kernarg blocks, code, labels)

@@ -20,7 +20,7 @@ inline bool plain_image_fits(const AqlQueue& q, const AqlPacketImage& image, con
 }
 // The common replay, kept small: one reservation, each body copied and its header stored, the
 // submission's completion patched into the last packet, one doorbell.
-void write_plain_image(AqlQueue& q, const Batch& batch, Clock::time_point deadline, AqlSubmission& sub,
+void write_plain_image(AqlQueue& q, const Batch& batch, const Deadline& deadline, AqlSubmission& sub,
                        std::shared_ptr<const AqlPacketImage> image);
 
 }  // namespace hsad::detail

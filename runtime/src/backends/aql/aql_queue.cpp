@@ -286,7 +286,7 @@ bool AqlQueue::has_room_to(std::uint64_t last) {
   return last - read <= ring_mask_;
 }
 
-std::uint64_t AqlQueue::reserve_slot(Clock::time_point deadline, AqlSubmission& sub) {
+std::uint64_t AqlQueue::reserve_slot(const Deadline& deadline, AqlSubmission& sub) {
   const std::uint64_t index = ring_->add_write_index(1);
   next_write_ = index + 1;
   int spins = 0;
@@ -297,7 +297,7 @@ std::uint64_t AqlQueue::reserve_slot(Clock::time_point deadline, AqlSubmission& 
       sub.doorbell_pending = false;
     }
     ring_->throw_if_failed();
-    if (Clock::now() > deadline) {
+    if (Clock::now() > deadline.at()) {
       throw Error(Errc::timeout, agent_.backend_name(), "submit", "queue full until the deadline (slot " + std::to_string(index) + ")",
                   "the queue is unusable now; create a new one");
     }
@@ -306,7 +306,7 @@ std::uint64_t AqlQueue::reserve_slot(Clock::time_point deadline, AqlSubmission& 
   return index;
 }
 
-std::uint64_t AqlQueue::reserve_slots(std::uint64_t count, Clock::time_point deadline, AqlSubmission& sub) {
+std::uint64_t AqlQueue::reserve_slots(std::uint64_t count, const Deadline& deadline, AqlSubmission& sub) {
   const std::uint64_t first = ring_->add_write_index(count);
   next_write_ = first + count;
   int spins = 0;
@@ -316,7 +316,7 @@ std::uint64_t AqlQueue::reserve_slots(std::uint64_t count, Clock::time_point dea
       sub.doorbell_pending = false;
     }
     ring_->throw_if_failed();
-    if (Clock::now() > deadline) {
+    if (Clock::now() > deadline.at()) {
       throw Error(Errc::timeout, agent_.backend_name(), "submit",
                   "queue full until the deadline (" + std::to_string(count) + " slots from " + std::to_string(first) + ")",
                   "the queue is unusable now; create a new one");
@@ -430,7 +430,7 @@ void AqlQueue::check_waits(const ResolvedWaits& waits) const {
   }
 }
 
-std::unique_ptr<SubmissionImpl> AqlQueue::submit(const Batch& batch, const Options& o, Clock::time_point deadline,
+std::unique_ptr<SubmissionImpl> AqlQueue::submit(const Batch& batch, const Options& o, const Deadline& deadline,
                                                  const ResolvedWaits& waits) {
   // The lines this submit will write that the packet processor wrote last (the next slot's
   // header, set INVALID as it consumed it; the next record's signal, which it decremented): asked

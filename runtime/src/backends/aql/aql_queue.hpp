@@ -33,7 +33,7 @@ class AqlQueue : public QueueImpl, public std::enable_shared_from_this<AqlQueue>
   AqlQueue(std::shared_ptr<DeviceImpl> owner, AqlAgent& agent, std::unique_ptr<AqlRing> ring, Config config);
   ~AqlQueue() override;
 
-  std::unique_ptr<SubmissionImpl> submit(const Batch& batch, const Options& options, Clock::time_point deadline,
+  std::unique_ptr<SubmissionImpl> submit(const Batch& batch, const Options& options, const Deadline& deadline,
                                          const ResolvedWaits& waits) override;
   std::uint32_t size() const override { return ring_->size(); }
   DeviceImpl& owner() const override { return *owner_; }
@@ -98,9 +98,9 @@ class AqlQueue : public QueueImpl, public std::enable_shared_from_this<AqlQueue>
   void wait_zero(hsa_signal_t signal, Clock::time_point deadline, const char* what, const AqlSubmission* sub);
   void ring_doorbell(std::uint64_t index);
   // Reserves one slot, waiting (doorbell rung first) while the ring is full.
-  std::uint64_t reserve_slot(Clock::time_point deadline, AqlSubmission& sub);
+  std::uint64_t reserve_slot(const Deadline& deadline, AqlSubmission& sub);
   // Reserves `count` consecutive slots (at most the ring's size) with one write-index add.
-  std::uint64_t reserve_slots(std::uint64_t count, Clock::time_point deadline, AqlSubmission& sub);
+  std::uint64_t reserve_slots(std::uint64_t count, const Deadline& deadline, AqlSubmission& sub);
   KernargPool::Block acquire_block(std::size_t bytes, Clock::time_point deadline, AqlSubmission& sub);
   // Whether slot `last` (reserved) is within the ring's size of the read index: first against the
   // read index seen last, which can only be behind (it only grows), so the line the packet

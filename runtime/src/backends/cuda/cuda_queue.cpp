@@ -376,8 +376,9 @@ void CudaQueue::check_submittable(const Batch& batch, const detail::ResolvedWait
 }
 
 std::unique_ptr<detail::SubmissionImpl> CudaQueue::submit(const Batch& batch, const Options& o,
-                                                          detail::Clock::time_point deadline,
+                                                          const detail::Deadline& when,
                                                           const detail::ResolvedWaits& waits) {
+  const detail::Clock::time_point deadline = when.at();  // a driver launch costs far more than the clock
   std::lock_guard<std::mutex> lock(mutex_);  // one stream: capture and launches must not interleave
   const CurrentContext scope = device_->current();
   check_submittable(batch, waits);

@@ -74,7 +74,7 @@ class CudaQueue : public detail::QueueImpl, public std::enable_shared_from_this<
   ~CudaQueue() override;
 
   std::unique_ptr<detail::SubmissionImpl> submit(const Batch& batch, const Options& options,
-                                                 detail::Clock::time_point deadline,
+                                                 const detail::Deadline& when,
                                                  const detail::ResolvedWaits& waits) override;
   std::uint32_t size() const override { return 0; }  // a stream has no fixed ring
   detail::DeviceImpl& owner() const override { return *device_; }
