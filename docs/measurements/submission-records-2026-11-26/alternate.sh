@@ -10,9 +10,9 @@ AFTER=$B/runtime
 for r in 1 2 3; do
   for side in before after; do
     lib=$BEFORE; [ $side = after ] && lib=$AFTER
-    LD_LIBRARY_PATH=$lib $B/apps/dispatch-bench/dispatch-bench --backend cpu --opt all --count 1 --reps 101 --format csv \
+    LD_LIBRARY_PATH=$lib $B/apps/dispatch-bench/dispatch-bench --backend cpu --opt all --count 1,1024 --reps 101 --format csv \
       | tail -n +2 | sed "s/^/$r,$side,/"
-    LD_LIBRARY_PATH=$lib $B/bin/hsad-sim -- $B/apps/dispatch-bench/dispatch-bench --backend rocr --opt all --count 1 \
+    LD_LIBRARY_PATH=$lib $B/bin/hsad-sim -- $B/apps/dispatch-bench/dispatch-bench --backend rocr --opt all --count 1,1024 \
       --reps 101 --peers --format csv | tail -n +2 | sed "s/^/$r,$side,/"
     LD_LIBRARY_PATH=$lib /tmp/submit_loop a 20000 | sed "s/^/$r,$side,submit_loop,/"
     LD_LIBRARY_PATH=$lib /tmp/submit_loop b 20000 | sed "s/^/$r,$side,submit_loop,/"

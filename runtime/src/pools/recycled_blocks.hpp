@@ -1,7 +1,8 @@
-// Recycled blocks: the two objects every submit on an AQL queue creates and a later submit frees
-// (its AqlSubmission and its AqlCompletion) come from a short per-thread list of blocks of their
-// size instead of the heap. malloc and free of the two were about a sixth of a replayed
-// one-dispatch submit's instructions (docs/results.md, issue 41).
+// Recycled blocks: the objects a submit on an AQL queue creates and a later submit frees (its
+// AqlSubmission, and an AqlCompletion where one is made: a replayed submit makes none, it has a
+// submission record) come from a short per-thread list of blocks of their size instead of the
+// heap. malloc and free of the two were about a sixth of a replayed one-dispatch submit's
+// instructions (docs/results.md, issue 41).
 //
 // Per thread, so no lock: a block freed on another thread joins that thread's list. Bounded: past
 // kKept blocks a thread's frees go to the heap, and a thread's blocks go back to it when the
