@@ -10,6 +10,7 @@
 #include <thread>
 #include <vector>
 
+#include "backends/aql/aql_queue.hpp"
 #include "backends/backend.hpp"
 #include "error_text.hpp"
 #include "hsad/hsad.hpp"
@@ -197,4 +198,24 @@ TEST(SubmissionRecords, ADeadlineIsTakenWhenFirstNeededAndThenFixed) {
   EXPECT_EQ(d.at(), at) << "read again";
   EXPECT_EQ(detail::Deadline(kWaitForever).at(), detail::Clock::time_point::max());
   EXPECT_EQ(detail::Deadline(at).at(), at);
+}
+
+// An application may hold many handles of replayed submissions (a vector of them, waited later).
+// On main at 98b6531 the 65th such submit waited for the signal pool until its timeout ("all 64
+// completion signals are in flight"), though the first 64 had completed. Records grow to what is
+// held at once; once released, each submit lets one spare record go until kKept are left.
+TEST(SubmissionRecords, ManyHeldReplayedSubmissionsNeitherBlockNorKeepTheirSignals) {
+  Queue q = device().create_queue(1024);
+  Batch b;
+  b.exec(device().kernel("test_sleep"), Dim3{1}, Dim3{1}, {0u});
+  q.run(b, Options::all());
+  {
+    std::vector<Submission> held;
+    for (int i = 0; i < 600; ++i) held.push_back(q.submit(b, Options::all(), 2000ms));
+    held.back().wait();
+  }
+  auto& aql = dynamic_cast<detail::AqlQueue&>(q.impl());
+  EXPECT_GE(aql.submission_records(), 600u);
+  for (int i = 0; i < 1000; ++i) q.submit(b, Options::all()).wait();
+  EXPECT_LE(aql.submission_records(), detail::AqlRecords::kKept) << "the burst's records were kept";
 }

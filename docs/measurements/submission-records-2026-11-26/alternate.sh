@@ -7,7 +7,7 @@ set -e
 B=${B:-build/default}
 : "${BEFORE:?a folder with the folder holding the earlier libhsadispatch.so.0}"
 AFTER=$B/runtime
-for r in 1 2 3; do
+for r in $(seq 1 ${ROUNDS:-3}); do
   for side in before after; do
     lib=$BEFORE; [ $side = after ] && lib=$AFTER
     LD_LIBRARY_PATH=$lib $B/apps/dispatch-bench/dispatch-bench --backend cpu --opt all --count 1,1024 --reps 101 --format csv \

@@ -76,6 +76,7 @@ class AqlQueue : public QueueImpl, public std::enable_shared_from_this<AqlQueue>
   std::uint64_t ring_mask() const { return ring_mask_; }
   unsigned char* ring_base() const { return ring_base_; }
   Counters& counters() const { return counters_; }
+  std::size_t submission_records() const { return records_->size(); }  // tests: made and not let go
   // Packets written to this queue's ring: counted here, not in the device's counters (add_counts).
   // Under the submit mutex (the one writer), so a load and a store, not a locked add.
   void count_packets(std::uint64_t n) { own_packets_.store(own_packets_.load(std::memory_order_relaxed) + n, std::memory_order_relaxed); }

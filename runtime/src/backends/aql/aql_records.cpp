@@ -17,14 +17,14 @@ AqlRecords::AqlRecords(AqlAgent& agent, Counters& counters)
 }
 
 AqlRecords::~AqlRecords() {
-  for (Record& r : records_) agent_.destroy_signal(r.signal);
+  for (const auto& r : records_) agent_.destroy_signal(r->signal);
 }
 
 AqlRecords::Record& AqlRecords::take() {
   Record* r = nullptr;
-  const std::size_t n = order_.size();
+  const std::size_t n = records_.size();
   for (std::size_t probe = 0; probe < kProbes && probe < n; ++probe) {
-    Record& candidate = *order_[cursor_];
+    Record& candidate = *records_[cursor_];
     cursor_ = cursor_ + 1 == n ? 0 : cursor_ + 1;
     // Acquire: the last holder's uses of the signal are over before it is set again.
     if (refs_of(candidate.state.load(std::memory_order_acquire)) == 0) {
@@ -33,17 +33,14 @@ AqlRecords::Record& AqlRecords::take() {
     }
   }
   if (!r) {
-    const hsa_signal_t signal = agent_.create_signal(1);
+    records_.reserve(records_.size() + 1);
+    auto made = std::make_unique<Record>();
+    made->signal = agent_.create_signal(1);
     counters_.signals_created.fetch_add(1, std::memory_order_relaxed);
-    try {
-      order_.reserve(order_.size() + 1);
-      r = &records_.emplace_back();
-      order_.push_back(r);
-    } catch (...) {
-      agent_.destroy_signal(signal);
-      throw;
-    }
-    r->signal = signal;
+    r = made.get();
+    records_.push_back(std::move(made));
+  } else if (records_.size() > kKept) {
+    let_one_go();
   }
   // Nobody holds it, so nobody reads these until the state says whose it is.
   r->why.clear();
@@ -52,7 +49,29 @@ AqlRecords::Record& AqlRecords::take() {
   return *r;
 }
 
+void AqlRecords::let_one_go() {
+  Record& r = *records_[cursor_];
+  // Nothing holds it, and nothing can take a reference from here: a finder's needs one already.
+  if (refs_of(r.state.load(std::memory_order_acquire)) != 0) return;
+  {
+    std::lock_guard<std::mutex> lock(index_mutex_);  // no finder is looking at it after this
+    if (r.place != kNoPlace && index_[r.place].load(std::memory_order_relaxed) == &r) {
+      index_[r.place].store(nullptr, std::memory_order_relaxed);
+    }
+  }
+  agent_.destroy_signal(r.signal);
+  records_[cursor_] = std::move(records_.back());
+  records_.pop_back();
+  if (cursor_ >= records_.size()) cursor_ = 0;
+}
+
 void AqlRecords::publish(Record& r, std::uint64_t number) {
+  // Out of the place it had for an earlier submission: a record is in one place at most, so
+  // letting it go needs to clear only that one.
+  if (r.place != kNoPlace && index_[r.place].load(std::memory_order_relaxed) == &r) {
+    index_[r.place].store(nullptr, std::memory_order_release);
+  }
+  r.place = kNoPlace;
   // Its place in the index: where another referenced record sits there, the index doubles first
   // (rare: as many submissions held at once as the index has places).
   const Record* there = index_[number & mask_].load(std::memory_order_relaxed);
@@ -66,7 +85,8 @@ void AqlRecords::publish(Record& r, std::uint64_t number) {
   }
   // Only the submission holds it (it was not findable): its one reference stays.
   r.state.store(number << kRefBits | 1, std::memory_order_release);
-  index_[number & mask_].store(&r, std::memory_order_release);
+  r.place = number & mask_;
+  index_[r.place].store(&r, std::memory_order_release);
 }
 
 void AqlRecords::grow_index() {
@@ -75,17 +95,23 @@ void AqlRecords::grow_index() {
     auto index = std::make_unique<std::atomic<Record*>[]>(size);
     for (std::size_t i = 0; i < size; ++i) index[i].store(nullptr, std::memory_order_relaxed);
     bool fits = true;
-    for (Record& r : records_) {
-      const std::uint64_t s = r.state.load(std::memory_order_acquire);
+    for (const auto& r : records_) {
+      const std::uint64_t s = r->state.load(std::memory_order_acquire);
       if (refs_of(s) == 0 || number_of(s) == 0) continue;  // released, or not published
       std::atomic<Record*>& place = index[number_of(s) & (size - 1)];
       if (place.load(std::memory_order_relaxed)) {
         fits = false;
         break;
       }
-      place.store(&r, std::memory_order_relaxed);
+      place.store(r.get(), std::memory_order_relaxed);
     }
     if (!fits) continue;
+    // Every record's place is its place in the new index, or none (it is not found any more).
+    for (const auto& r : records_) {
+      const std::uint64_t s = r->state.load(std::memory_order_acquire);
+      const std::uint64_t at = number_of(s) & (size - 1);
+      r->place = index[at].load(std::memory_order_relaxed) == r.get() ? at : kNoPlace;
+    }
     index_ = std::move(index);
     mask_ = size - 1;
     return;

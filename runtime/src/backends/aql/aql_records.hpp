@@ -7,14 +7,14 @@
 //
 // A record's state is one word, the submission's number and its references, so that finding a
 // record and referencing it is one compare-and-swap that fails when the record went on to a later
-// submission. Records are never freed before the queue: a finder may look at any one.
+// submission. A finder reaches records only through the index, under its mutex; a record is let
+// go (kKept) only once it is out of the index, under that mutex, with nothing holding it.
 #pragma once
 
 #include <hsa/hsa.h>
 
 #include <atomic>
 #include <cstdint>
-#include <deque>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -45,6 +45,7 @@ class AqlRecords {
     // written before and read after it, only by holders of a reference.
     std::atomic<bool> abandoned{false};
     std::string why;
+    std::uint64_t place = kNoPlace;  // its place in the index, where it is found (the writer's)
   };
 
   AqlRecords(AqlAgent& agent, Counters& counters);
@@ -65,14 +66,18 @@ class AqlRecords {
   std::vector<Record*> referenced();
   // Asks for the line of the signal take() will most likely hand out next (prefetch_for_write).
   void prefetch_next() const {
-    if (cursor_ < order_.size()) prefetch_for_write(reinterpret_cast<const void*>(order_[cursor_]->signal.handle));
+    if (cursor_ < records_.size()) prefetch_for_write(reinterpret_cast<const void*>(records_[cursor_]->signal.handle));
   }
   static void unref(Record& r) noexcept { r.state.fetch_sub(1, std::memory_order_acq_rel); }
   // The submission of `r` (the caller holds a reference) was abandoned: later finders see why.
   static void mark_abandoned(Record& r, const std::string& why);
   std::size_t size() const { return records_.size(); }
+  // Free records kept for later submits: past these, a submit lets one free record go (its
+  // signal destroyed), so a burst of submissions held at once does not keep its signals for good.
+  static constexpr std::size_t kKept = 256;
 
  private:
+  static constexpr std::uint64_t kNoPlace = ~std::uint64_t(0);
   static constexpr unsigned kRefBits = 24;  // a record's references; the number gets the other 40
   static constexpr std::uint64_t kRefMask = (std::uint64_t(1) << kRefBits) - 1;
   static constexpr std::size_t kProbes = 16;  // free records looked for before a new one is made
@@ -82,12 +87,14 @@ class AqlRecords {
   // The index cannot hold `number` without hiding a record still referenced: double it until no
   // two referenced records share a place (under index_mutex_).
   void grow_index();
+  // Past kKept records: lets the record at the cursor go if nothing holds it.
+  void let_one_go();
 
   AqlAgent& agent_;
   Counters& counters_;
-  std::deque<Record> records_;  // written under the submit mutex; a deque never moves its elements
-  std::vector<Record*> order_;  // the same, for take()'s look: cheaper to index than the deque
-  std::size_t cursor_ = 0;      // where take() looks first: the oldest record, usually released
+  // Written under the submit mutex; each record stays where it is until it is let go.
+  std::vector<std::unique_ptr<Record>> records_;
+  std::size_t cursor_ = 0;  // where take() looks first: the oldest record, usually released
   // number & mask_ -> the record that submission took. Written without a lock by take() (the one
   // writer); read under index_mutex_, which grow_index() also holds to replace the array.
   std::mutex index_mutex_;
