@@ -99,7 +99,7 @@ void DeviceImpl::deallocate(void* ptr, std::size_t bytes, Memory kind, std::uint
   }
   // Submissions still in flight may name it (as a Buffer, a raw pointer, or inside another
   // buffer: nothing records which do), so it waits for all of them, without blocking here.
-  std::vector<std::shared_ptr<CompletionImpl>> in_flight;
+  std::vector<InFlight> in_flight;
   try {
     for (const auto& q : live_queues()) q->append_in_flight(in_flight);
   } catch (...) {
@@ -123,14 +123,14 @@ void DeviceImpl::deallocate(void* ptr, std::size_t bytes, Memory kind, std::uint
 
 void DeviceImpl::release_ended_parked() noexcept {
   std::vector<Deferred> ended;
-  // Let go of outside the lock: the last reference to a completion can be its queue's last.
-  std::vector<std::shared_ptr<CompletionImpl>> done;
+  // Let go of outside the lock: the last reference to a mark can be its record's last.
+  std::vector<InFlight> done;
   try {
     std::lock_guard<std::mutex> lock(deferred_mutex_);
     for (auto it = parked_.begin(); it != parked_.end();) {
       auto& marks = it->in_flight;
       for (auto m = marks.begin(); m != marks.end();) {
-        if (*m && !(*m)->ended()) {
+        if (!m->ended()) {
           ++m;
           continue;
         }

@@ -25,7 +25,7 @@ std::shared_ptr<CompletionImpl> Timeline::completion_of(std::uint64_t number) co
   return it->completion.lock();
 }
 
-void Timeline::append_in_flight(std::vector<std::shared_ptr<CompletionImpl>>& out) const {
+void Timeline::append_in_flight(std::vector<InFlight>& out) const {
   std::vector<std::shared_ptr<CompletionImpl>> held;
   {
     std::lock_guard<std::mutex> lock(mutex_);  // a leaf: ended() asks the driver, outside it
@@ -33,9 +33,15 @@ void Timeline::append_in_flight(std::vector<std::shared_ptr<CompletionImpl>>& ou
       if (auto c = e.completion.lock()) held.push_back(std::move(c));
     }
   }
-  for (auto& c : held) {
-    if (!c->ended()) out.push_back(std::move(c));
+  for (const auto& c : held) {
+    if (!c->ended()) out.push_back({c, nullptr});
   }
+}
+
+bool InFlight::ended() const {
+  if (mark) return mark->ended();
+  const auto c = completion.lock();
+  return !c || c->ended();
 }
 
 }  // namespace hsad::detail

@@ -14,6 +14,16 @@ namespace hsad::detail {
 
 class CompletionImpl;
 
+// What memory freed while work runs waits for (DeviceImpl::deallocate, parked): a submission's
+// completion held weakly (released means completed, as for the timeline), or a mark an AQL queue
+// made for a submission record, held strongly (a mark holds its queue weakly, so nothing here
+// keeps a queue, and through it its device, alive). Neither: unknown, ended at the next look.
+struct InFlight {
+  std::weak_ptr<CompletionImpl> completion;
+  std::shared_ptr<CompletionImpl> mark;
+  bool ended() const;
+};
+
 class Timeline {
  public:
   // Held across one whole submit of the owning queue, so that its number and the numbers its
@@ -34,7 +44,7 @@ class Timeline {
   std::shared_ptr<CompletionImpl> completion_of(std::uint64_t number) const;
   // Appends the completions of the submissions still held (not yet released) whose work has not
   // ended: what memory freed now must outlive (DeviceImpl::deallocate).
-  void append_in_flight(std::vector<std::shared_ptr<CompletionImpl>>& out) const;
+  void append_in_flight(std::vector<InFlight>& out) const;
 
  private:
   std::mutex submit_mutex_;

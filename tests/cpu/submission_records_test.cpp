@@ -219,3 +219,27 @@ TEST(SubmissionRecords, ManyHeldReplayedSubmissionsNeitherBlockNorKeepTheirSigna
   for (int i = 0; i < 1000; ++i) q.submit(b, Options::all()).wait();
   EXPECT_LE(aql.submission_records(), detail::AqlRecords::kKept) << "the burst's records were kept";
 }
+
+// A Buffer freed under a replayed submission parks a mark that holds the record, not the queue:
+// a parked mark that held its queue would hold the device too (the queue's owner, which parks
+// it), a cycle that LeakSanitizer reported at exit while the mark could not end.
+TEST(SubmissionRecords, AParkedMarkDoesNotKeepItsQueueAlive) {
+  const Kernel sleep = device().kernel("test_sleep");
+  const Kernel add = device().kernel("test_add");
+  std::weak_ptr<detail::QueueImpl> queue_impl;
+  {
+    Queue q = device().create_queue();
+    queue_impl = q.shared_impl();
+    constexpr std::uint32_t n = 64;
+    Buffer doomed = device().alloc(n * 4);
+    Batch b;
+    b.exec(sleep, Dim3{1}, Dim3{1}, {0u}).exec(add, Dim3{n}, Dim3{64}, {doomed, 1u, n});
+    q.run(b, Options::all());
+    b.set_args(0, {30u});
+    Submission s = q.submit(b, Options::all());
+    doomed = Buffer();  // parked behind s
+    EXPECT_GT(device().impl().parked_bytes(), 0u);
+  }  // s waits in its destructor; then the queue's last handle goes
+  EXPECT_TRUE(queue_impl.expired()) << "the parked mark kept the queue alive";
+  (void)device().alloc(64);  // the next look releases the parked memory
+}

@@ -219,7 +219,7 @@ class QueueImpl {
     return timeline.completion_of(number);
   }
   // The completions of the submissions still held whose work has not ended (DeviceImpl::deallocate).
-  virtual void append_in_flight(std::vector<std::shared_ptr<CompletionImpl>>& out) { timeline.append_in_flight(out); }
+  virtual void append_in_flight(std::vector<InFlight>& out) { timeline.append_in_flight(out); }
 
   // Adds what this queue counts itself to the device's counters (Device::stats): an AQL queue
   // counts its packets and doorbells under its submit mutex, without a locked add on a line every
@@ -372,7 +372,7 @@ class DeviceImpl : public std::enable_shared_from_this<DeviceImpl> {
   // been released), whichever queue it is on. Under deferred_mutex_.
   struct Parked {
     Deferred memory;
-    std::vector<std::shared_ptr<CompletionImpl>> in_flight;
+    std::vector<InFlight> in_flight;
   };
   std::vector<Parked> parked_;
   std::atomic<bool> has_parked_{false};

@@ -124,9 +124,9 @@ void AqlQueue::record(SubmissionImpl& s) {
   timeline.record(sub.completion());
 }
 
-std::shared_ptr<CompletionImpl> AqlQueue::completion_for(AqlRecords::Record& r, bool waiting) {
+std::shared_ptr<CompletionImpl> AqlQueue::completion_for(AqlRecords::Record& r) {
   try {
-    if (waiting && r.abandoned.load(std::memory_order_acquire)) {
+    if (r.abandoned.load(std::memory_order_acquire)) {
       std::string why = r.why;
       AqlRecords::unref(r);
       return std::make_shared<AqlCompletion>(shared_from_this(), HeldSignal{}, why);
@@ -139,22 +139,49 @@ std::shared_ptr<CompletionImpl> AqlQueue::completion_for(AqlRecords::Record& r, 
 }
 
 std::shared_ptr<CompletionImpl> AqlQueue::completion_of(std::uint64_t number) {
-  if (AqlRecords::Record* r = records_->find(number)) return completion_for(*r, true);
+  if (AqlRecords::Record* r = records_->find(number)) return completion_for(*r);
   return timeline.completion_of(number);
 }
 
-void AqlQueue::append_in_flight(std::vector<std::shared_ptr<CompletionImpl>>& out) {
+namespace {
+// What memory freed while a replayed submission runs waits for (append_in_flight): a reference to
+// its record, so the signal is not reused meanwhile, and its queue held weakly, so a parked mark
+// keeps no queue, nor through it the device that parks it, alive. A queue that is gone stopped
+// its work, or kept it for good (the device counts as stuck, and frees nothing more, then).
+class RecordMark : public CompletionImpl {
+ public:
+  RecordMark(const std::shared_ptr<AqlQueue>& queue, AqlRecords::Record& r)
+      : CompletionImpl(queue->device()), queue_(queue), record_(&r), signal_(r.signal) {}
+  ~RecordMark() override {
+    if (const auto q = queue_.lock()) AqlRecords::unref(*record_);  // else the records went with it
+  }
+  std::string failure() const override { return {}; }
+  bool ended() const override {
+    const auto q = queue_.lock();
+    return !q || q->agent().load_signal(signal_) == 0 || q->ring().failed();
+  }
+  std::uint64_t native_handle() override { return signal_.handle; }
+
+ private:
+  std::weak_ptr<AqlQueue> queue_;
+  AqlRecords::Record* record_;
+  hsa_signal_t signal_;
+};
+}  // namespace
+
+void AqlQueue::append_in_flight(std::vector<InFlight>& out) {
   timeline.append_in_flight(out);
   const std::vector<AqlRecords::Record*> held = records_->referenced();
+  const std::shared_ptr<AqlQueue> self = shared_from_this();
   for (std::size_t i = 0; i < held.size(); ++i) {
-    std::shared_ptr<CompletionImpl> c;
+    std::shared_ptr<CompletionImpl> mark;
     try {
-      c = completion_for(*held[i], false);
+      mark = std::make_shared<RecordMark>(self, *held[i]);
     } catch (...) {
-      for (std::size_t k = i + 1; k < held.size(); ++k) AqlRecords::unref(*held[k]);
+      for (std::size_t k = i; k < held.size(); ++k) AqlRecords::unref(*held[k]);
       throw;
     }
-    if (!c->ended()) out.push_back(std::move(c));
+    if (!mark->ended()) out.push_back({{}, std::move(mark)});
   }
 }
 

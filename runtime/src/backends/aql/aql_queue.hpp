@@ -46,7 +46,7 @@ class AqlQueue : public QueueImpl, public std::enable_shared_from_this<AqlQueue>
   // made only when something asks for it by number.
   void record(SubmissionImpl& sub) override;
   std::shared_ptr<CompletionImpl> completion_of(std::uint64_t number) override;
-  void append_in_flight(std::vector<std::shared_ptr<CompletionImpl>>& out) override;
+  void append_in_flight(std::vector<InFlight>& out) override;
 
   // A submission whose wait timed out: the queue takes its final signal (what tells that it
   // ended), and refuses later work while the signal has not reached 0.
@@ -130,9 +130,9 @@ class AqlQueue : public QueueImpl, public std::enable_shared_from_this<AqlQueue>
   [[noreturn, gnu::cold, gnu::noinline]] void refuse_other_device(const DeviceImpl& recorded_for) const;
   void check_copies(const std::vector<Copy>& copies) const;
   void check_waits(const ResolvedWaits& waits) const;
-  // A completion holding the caller's reference to `r`. `waiting`: for a batch to wait for, so an
-  // abandoned submission's says so (and holds no signal), as its own completion would.
-  std::shared_ptr<CompletionImpl> completion_for(AqlRecords::Record& r, bool waiting);
+  // A completion holding the caller's reference to `r`, for a batch to wait for: an abandoned
+  // submission's says so (and holds no signal), as its own completion would.
+  std::shared_ptr<CompletionImpl> completion_for(AqlRecords::Record& r);
 
   std::shared_ptr<DeviceImpl> owner_;
   AqlAgent& agent_;
