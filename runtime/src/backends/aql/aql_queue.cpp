@@ -252,7 +252,7 @@ void AqlQueue::reserve_signals(std::size_t signals) {
 
 void AqlQueue::ring_doorbell(std::uint64_t index) {
   ring_->ring_doorbell(index);
-  own_doorbells_.store(own_doorbells_.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
+  add_own(own_doorbells_, 1);
 }
 
 void AqlQueue::wait_zero(hsa_signal_t signal, Clock::time_point deadline, const char* what, const AqlSubmission* sub) {

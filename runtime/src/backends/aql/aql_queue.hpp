@@ -79,7 +79,7 @@ class AqlQueue : public QueueImpl, public std::enable_shared_from_this<AqlQueue>
   std::size_t submission_records() const { return records_->size(); }  // tests: made and not let go
   // Packets written to this queue's ring: counted here, not in the device's counters (add_counts).
   // Under the submit mutex (the one writer), so a load and a store, not a locked add.
-  void count_packets(std::uint64_t n) { own_packets_.store(own_packets_.load(std::memory_order_relaxed) + n, std::memory_order_relaxed); }
+  void count_packets(std::uint64_t n) { add_own(own_packets_, n); }
   void add_counts(Stats& stats) const override {
     stats.packets += own_packets_.load(std::memory_order_relaxed);
     stats.doorbells += own_doorbells_.load(std::memory_order_relaxed);
@@ -163,7 +163,10 @@ class AqlQueue : public QueueImpl, public std::enable_shared_from_this<AqlQueue>
   std::uint64_t ring_mask_ = 0;
   unsigned char* ring_base_ = nullptr;
   std::uint64_t next_write_ = 0;
-  std::atomic<std::uint64_t> own_packets_{0}, own_doorbells_{0};  // add_counts; given to the device's at the end  // the write index after the last reservation (submit mutex)
+  std::atomic<std::uint64_t> own_packets_{0}, own_doorbells_{0};  // add_counts; given to the device's at the end
+  static void add_own(std::atomic<std::uint64_t>& count, std::uint64_t n) {
+    count.store(count.load(std::memory_order_relaxed) + n, std::memory_order_relaxed);  // one writer
+  }  // the write index after the last reservation (submit mutex)
   bool left_running_ = false;  // shut down with work it could not stop: keep what it uses
   bool cooperative_ = false;   // Config::cooperative
 };

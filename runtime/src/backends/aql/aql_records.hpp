@@ -40,7 +40,7 @@ class AqlRecords {
  public:
   struct Record {
     std::atomic<std::uint64_t> state{0};  // number << kRefBits | references; no references: free
-    hsa_signal_t signal{0};               // the record's own, made with it, destroyed with the queue
+    hsa_signal_t signal{0};               // the record's own: made with it, destroyed when it is let go
     // Set once an owner abandoned the submission (its wait timed out while it ran); `why` is
     // written before and read after it, only by holders of a reference.
     std::atomic<bool> abandoned{false};
@@ -95,8 +95,8 @@ class AqlRecords {
   // Written under the submit mutex; each record stays where it is until it is let go.
   std::vector<std::unique_ptr<Record>> records_;
   std::size_t cursor_ = 0;  // where take() looks first: the oldest record, usually released
-  // number & mask_ -> the record that submission took. Written without a lock by take() (the one
-  // writer); read under index_mutex_, which grow_index() also holds to replace the array.
+  // number & mask_ -> the record that submission took. Written without a lock by publish() (the
+  // one writer); read under index_mutex_, which grow_index() and let_one_go() also hold.
   std::mutex index_mutex_;
   std::unique_ptr<std::atomic<Record*>[]> index_;
   std::uint64_t mask_ = 0;
