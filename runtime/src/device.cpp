@@ -46,7 +46,6 @@ std::shared_ptr<const KernelImpl> DeviceImpl::kernel(std::string_view name) {
 void* DeviceImpl::allocate(std::size_t bytes, Memory kind) {
   if (bytes == 0) throw Error(Errc::invalid_argument, info_.backend, "alloc", "a buffer of 0 bytes", "ask for at least one byte");
   // Memory freed while work was stuck, or in flight, goes back once that work has ended.
-  if (has_deferred_.load(std::memory_order_acquire) && stuck().empty()) free_deferred();
   release_parked();
   void* p = raw_allocate(bytes, kind);
   {
@@ -85,18 +84,6 @@ void DeviceImpl::deallocate(void* ptr, std::size_t bytes, Memory kind, std::uint
     if (kind == Memory::pinned_host) pinned_.erase(reinterpret_cast<std::uintptr_t>(ptr));
   }
   if (generation != this->generation() && reset_invalidates_memory()) return;  // the reset took it back
-  // A kernel that never ended may still use it, and CUDA's cuMemFree waits for that kernel.
-  bool defer = false;
-  try {
-    defer = !stuck().empty();
-  } catch (...) {
-  }
-  if (defer) {
-    std::lock_guard<std::mutex> lock(deferred_mutex_);
-    deferred_.push_back({ptr, bytes, kind, generation});
-    has_deferred_.store(true, std::memory_order_release);
-    return;
-  }
   // Submissions still in flight may name it (as a Buffer, a raw pointer, or inside another
   // buffer: nothing records which do), so it waits for all of them, without blocking here.
   std::vector<InFlight> in_flight;
@@ -106,10 +93,20 @@ void DeviceImpl::deallocate(void* ptr, std::size_t bytes, Memory kind, std::uint
     in_flight.clear();
     in_flight.emplace_back();  // unknown: park it until the next look finds the work ended
   }
-  if (!in_flight.empty()) {
+  // A kernel that never ended may use it too, also one of a queue that is gone, and CUDA's
+  // cuMemFree waits for such a kernel: then it also waits until nothing is stuck. (Both at once:
+  // memory freed while one submission was stuck was once given back as soon as nothing was
+  // stuck, while other submissions that named it still ran; the load test caught the reuse.)
+  bool stuck_now = true;
+  try {
+    stuck_now = !stuck().empty();
+  } catch (...) {
+  }
+  if (!in_flight.empty() || stuck_now) {
     try {
       std::lock_guard<std::mutex> lock(deferred_mutex_);
-      parked_.push_back({{ptr, bytes, kind, generation}, std::move(in_flight)});
+      parked_.push_back({{ptr, bytes, kind, generation}, std::move(in_flight), stuck_now});
+      if (stuck_now) parked_until_unstuck_.fetch_add(1, std::memory_order_acq_rel);
       has_parked_.store(true, std::memory_order_release);
       return;
     } catch (...) {  // no memory to remember it: keep it for good rather than free it under a kernel
@@ -117,7 +114,6 @@ void DeviceImpl::deallocate(void* ptr, std::size_t bytes, Memory kind, std::uint
     }
   }
   raw_deallocate(ptr, bytes, kind);
-  free_deferred();
   release_parked();
 }
 
@@ -126,6 +122,15 @@ void DeviceImpl::release_ended_parked() noexcept {
   // Let go of outside the lock: the last reference to a mark can be its record's last.
   std::vector<InFlight> done;
   try {
+    // Asked before the lock (stuck() takes the queues' locks): whether memory freed while work
+    // was stuck may go now.
+    bool unstuck = false;
+    if (parked_until_unstuck_.load(std::memory_order_acquire) > 0) {
+      try {
+        unstuck = stuck().empty();
+      } catch (...) {
+      }
+    }
     std::lock_guard<std::mutex> lock(deferred_mutex_);
     for (auto it = parked_.begin(); it != parked_.end();) {
       auto& marks = it->in_flight;
@@ -137,8 +142,9 @@ void DeviceImpl::release_ended_parked() noexcept {
         done.push_back(std::move(*m));
         m = marks.erase(m);
       }
-      if (marks.empty()) {
+      if (marks.empty() && (unstuck || !it->until_unstuck)) {
         ended.push_back(it->memory);
+        if (it->until_unstuck) parked_until_unstuck_.fetch_sub(1, std::memory_order_acq_rel);
         it = parked_.erase(it);
       } else {
         ++it;
@@ -158,20 +164,6 @@ std::size_t DeviceImpl::parked_bytes() {
   std::size_t bytes = 0;
   for (const Parked& p : parked_) bytes += p.memory.bytes;
   return bytes;
-}
-
-void DeviceImpl::free_deferred() noexcept {
-  std::vector<Deferred> ready;
-  {
-    std::lock_guard<std::mutex> lock(deferred_mutex_);
-    if (deferred_.empty()) return;
-    ready.swap(deferred_);
-    has_deferred_.store(false, std::memory_order_release);
-  }
-  for (const Deferred& d : ready) {
-    if (d.generation != generation() && reset_invalidates_memory()) continue;
-    raw_deallocate(d.ptr, d.bytes, d.kind);
-  }
 }
 
 void DeviceImpl::track(const std::shared_ptr<QueueImpl>& queue) {
@@ -199,8 +191,6 @@ std::vector<std::shared_ptr<QueueImpl>> DeviceImpl::live_queues() {
 }
 
 DeviceImpl::~DeviceImpl() {
-  // Memory freed while work was stuck stays reachable to the end: that work may still use it.
-  if (!deferred_.empty()) keep_forever(std::make_shared<std::vector<Deferred>>(std::move(deferred_)));
   // Parked memory outlives every submission that could still release it: what is left here is
   // used by work that never ended. (The backend is gone already: nothing could free it now.)
   if (!parked_.empty()) keep_forever(std::make_shared<std::vector<Parked>>(std::move(parked_)));
@@ -214,7 +204,7 @@ void DeviceImpl::note_left_running(const std::string& what, std::function<bool()
 std::size_t DeviceImpl::deferred_bytes() {
   std::lock_guard<std::mutex> lock(deferred_mutex_);
   std::size_t bytes = 0;
-  for (const Deferred& d : deferred_) bytes += d.bytes;
+  for (const Parked& p : parked_) bytes += p.until_unstuck ? p.memory.bytes : 0;
   return bytes;
 }
 
@@ -244,7 +234,6 @@ void DeviceImpl::reset() {
     pinned_.clear();
     allocated_.clear();
   }
-  free_deferred();
   release_parked();
 }
 

@@ -273,7 +273,7 @@ class DeviceImpl : public std::enable_shared_from_this<DeviceImpl> {
   // must stay valid for good): from then on the device is no longer stuck for it, and memory
   // freed meanwhile is released at the next allocation or free.
   void note_left_running(const std::string& what, std::function<bool()> still_running);
-  // Bytes freed while work was stuck and not released yet (tests).
+  // Bytes freed while work was stuck and not released yet (tests): parked until nothing is stuck.
   std::size_t deferred_bytes();
   // Bytes of Buffers destroyed while submissions were in flight, parked until that work ended
   // (tests); and giving back those whose work has ended, cheap when there are none.
@@ -334,8 +334,6 @@ class DeviceImpl : public std::enable_shared_from_this<DeviceImpl> {
   virtual std::size_t transfer_to_host(void* dst, const void* src, std::size_t bytes, bool dst_pinned) = 0;
   // What Device::reset does on this backend, given the live queues; throws to refuse.
   virtual void reset_device(const std::vector<std::shared_ptr<QueueImpl>>& queues) = 0;
-  // Frees memory kept while the device was stuck, once it no longer is (or after a reset).
-  void free_deferred() noexcept;
   // Told of each allocation once it is among the device's (rocr: other agents' kernels granted
   // access to this device's memory get it). Throwing takes the allocation back.
   virtual void allocated(void* ptr, std::size_t bytes, Memory kind) {
@@ -367,15 +365,17 @@ class DeviceImpl : public std::enable_shared_from_this<DeviceImpl> {
     std::uint64_t generation;
   };
   std::mutex deferred_mutex_;
-  std::vector<Deferred> deferred_;  // freed while stuck: kept until the stuck work ended
   // Freed while submissions of the device were in flight: kept until each of them has ended (or
-  // been released), whichever queue it is on. Under deferred_mutex_.
+  // been released), whichever queue it is on; freed while work was stuck, also until nothing is
+  // stuck any more. Under deferred_mutex_.
   struct Parked {
     Deferred memory;
     std::vector<InFlight> in_flight;
+    bool until_unstuck = false;
   };
   std::vector<Parked> parked_;
   std::atomic<bool> has_parked_{false};
+  std::atomic<int> parked_until_unstuck_{0};  // entries of parked_ that wait for nothing stuck
   void release_ended_parked() noexcept;
   mutable std::mutex trace_mutex_;
   std::shared_ptr<const TraceCallback> trace_;
@@ -385,7 +385,6 @@ class DeviceImpl : public std::enable_shared_from_this<DeviceImpl> {
     std::function<bool()> still_running;
   };
   std::vector<LeftRunning> left_running_;  // under queues_mutex_
-  std::atomic<bool> has_deferred_{false};
 
  protected:
   std::vector<std::shared_ptr<QueueImpl>> live_queues();
