@@ -1,0 +1,33 @@
+// The load test on the cpu agent (tests/load): 8 and 32 threads sorting, looping, copying and
+// freeing on their own queues and one shared queue, every option set, odd waits; in every build,
+// TSan's included.
+#include <gtest/gtest.h>
+
+#include "hsad/hsad.hpp"
+#include "load_checks.hpp"
+
+using namespace hsad;
+
+namespace {
+const Device& device() {
+  static Runtime rt = Runtime::open("cpu");
+  return rt.device();
+}
+}  // namespace
+
+TEST(CpuLoad, EightThreadsOnTheirOwnAndOneSharedQueue) {
+  load::LoadConfig c;
+  c.threads = 8;
+  c.duration = std::chrono::seconds(5);
+  c.seed = 56;
+  load::expect_clean(load::run_load(device(), c));
+}
+
+TEST(CpuLoad, ThirtyTwoThreads) {
+  load::LoadConfig c;
+  c.threads = 32;
+  c.duration = std::chrono::seconds(3);
+  c.seed = 32;
+  c.max_keys_log2 = 12;
+  load::expect_clean(load::run_load(device(), c));
+}
