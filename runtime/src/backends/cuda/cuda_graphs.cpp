@@ -67,7 +67,7 @@ void CudaQueue::capture_loop(const Batch& batch, std::size_t index, Graph& g) {
   const auto begin = device_->kernel("hsad_loop_begin");
   unsigned slot_count = kLoopSlots;
   void* begin_params[] = {&words, &live, &slot_count};
-  check(d_.cuLaunchKernel(static_cast<CUfunction>(begin->native), 1, 1, 1, 1, 1, 1, 0, stream_, begin_params, nullptr),
+  check(d_.cuLaunchKernel(static_cast<CUfunction>(begin->native), 1, 1, 1, 1, 1, 1, 0, capture_stream_, begin_params, nullptr),
         "cuLaunchKernel (hsad_loop_begin)");
 
   // The WHILE node, after what the capture has so far; its handle is 1 at each launch of the
@@ -76,7 +76,7 @@ void CudaQueue::capture_loop(const Batch& batch, std::size_t index, Graph& g) {
   CUgraph graph = nullptr;
   const CUgraphNode* deps = nullptr;
   std::size_t count = 0;
-  check(d_.cuStreamGetCaptureInfo(stream_, &status, nullptr, &graph, &deps, nullptr, &count), "cuStreamGetCaptureInfo");
+  check(d_.cuStreamGetCaptureInfo(capture_stream_, &status, nullptr, &graph, &deps, nullptr, &count), "cuStreamGetCaptureInfo");
   CUgraphConditionalHandle handle = 0;
   check(d_.cuGraphConditionalHandleCreate(&handle, graph, device_->context(), 1, CU_GRAPH_COND_ASSIGN_DEFAULT),
         "cuGraphConditionalHandleCreate");
@@ -139,7 +139,7 @@ void CudaQueue::capture_loop(const Batch& batch, std::size_t index, Graph& g) {
   p.kernelParams = condition_params;
   add_kernel(previous, p, true, CU_GRAPH_KERNEL_NODE_PORT_LAUNCH_ORDER, "cuGraphAddNode (hsad_loop_condition)");
   // What the capture records next comes after the loop.
-  check(d_.cuStreamUpdateCaptureDependencies(stream_, &node, nullptr, 1, CU_STREAM_SET_CAPTURE_DEPENDENCIES),
+  check(d_.cuStreamUpdateCaptureDependencies(capture_stream_, &node, nullptr, 1, CU_STREAM_SET_CAPTURE_DEPENDENCIES),
         "cuStreamUpdateCaptureDependencies");
 }
 
@@ -168,11 +168,17 @@ CudaQueue::Graph& CudaQueue::graph_for(const Batch& batch) {
   g.args_version = batch.args_version();
   g.nodes.resize(batch.dispatches().size());
   counters_.images_built.fetch_add(1, std::memory_order_relaxed);
+  // Captured on a stream of the queue's own that no other thread ever names. Captured on the
+  // queue's launch stream, a capture in one thread met other threads' calls on that stream (a
+  // waiter's cuStreamQuery, an event recorded for Submission::native_handle): the driver fails
+  // those calls and invalidates the capture (CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED, then
+  // ..._INVALIDATED), whatever the capture mode, which only governs the capturing thread.
+  if (!capture_stream_) check(d_.cuStreamCreate(&capture_stream_, CU_STREAM_NON_BLOCKING), "cuStreamCreate (capture)");
   bool capturing = false;
   auto end_capture = [&] {
     if (!capturing) return;
     Segment s;
-    check(d_.cuStreamEndCapture(stream_, &s.graph), "cuStreamEndCapture");
+    check(d_.cuStreamEndCapture(capture_stream_, &s.graph), "cuStreamEndCapture");
     check(d_.cuGraphInstantiateWithFlags(&s.exec, s.graph, 0), "cuGraphInstantiateWithFlags");
     g.segments.push_back(s);
     capturing = capturing_ = false;
@@ -209,7 +215,7 @@ CudaQueue::Graph& CudaQueue::graph_for(const Batch& batch) {
         // node inside a conditional body is not the instantiated graph's to update): a set_args
         // there captures the graph again.
         if (!capturing) {
-          check(d_.cuStreamBeginCapture(stream_, CU_STREAM_CAPTURE_MODE_THREAD_LOCAL), "cuStreamBeginCapture");
+          check(d_.cuStreamBeginCapture(capture_stream_, CU_STREAM_CAPTURE_MODE_THREAD_LOCAL), "cuStreamBeginCapture");
           capturing = capturing_ = true;
         }
         i = batch.loops()[next_loop].end_command - 1;
@@ -226,7 +232,7 @@ CudaQueue::Graph& CudaQueue::graph_for(const Batch& batch) {
         continue;
       }
       if (!capturing) {
-        check(d_.cuStreamBeginCapture(stream_, CU_STREAM_CAPTURE_MODE_THREAD_LOCAL), "cuStreamBeginCapture");
+        check(d_.cuStreamBeginCapture(capture_stream_, CU_STREAM_CAPTURE_MODE_THREAD_LOCAL), "cuStreamBeginCapture");
         capturing = capturing_ = true;
       }
       if (c.kind == detail::CommandKind::exec) {
@@ -236,7 +242,7 @@ CudaQueue::Graph& CudaQueue::graph_for(const Batch& batch) {
         CUstreamCaptureStatus status;
         const CUgraphNode* deps = nullptr;
         std::size_t count = 0;
-        if (d_.cuStreamGetCaptureInfo(stream_, &status, nullptr, nullptr, &deps, nullptr, &count) == CUDA_SUCCESS &&
+        if (d_.cuStreamGetCaptureInfo(capture_stream_, &status, nullptr, nullptr, &deps, nullptr, &count) == CUDA_SUCCESS &&
             count == 1) {
           g.nodes[c.index] = {g.segments.size(), deps[0]};
         }
@@ -249,7 +255,7 @@ CudaQueue::Graph& CudaQueue::graph_for(const Batch& batch) {
     capturing_ = false;
     if (capturing) {
       CUgraph partial = nullptr;
-      d_.cuStreamEndCapture(stream_, &partial);
+      d_.cuStreamEndCapture(capture_stream_, &partial);
       if (partial) d_.cuGraphDestroy(partial);
     }
     destroy(g);

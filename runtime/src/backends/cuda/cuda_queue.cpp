@@ -73,11 +73,13 @@ CudaQueue::~CudaQueue() {
     // A kernel still runs: synchronizing, or freeing its slots, would wait for it. The stream is
     // released once its work ends; the rest is kept until exit.
     d_.cuStreamDestroy(stream_);
+    if (capture_stream_) d_.cuStreamDestroy(capture_stream_);
     return;
   }
   d_.cuStreamSynchronize(stream_);
   for (auto& [id, g] : graphs_) destroy(g);
   d_.cuStreamDestroy(stream_);
+  if (capture_stream_) d_.cuStreamDestroy(capture_stream_);
   if (slots_) d_.cuMemFreeHost(slots_);
 }
 
@@ -287,7 +289,7 @@ void CudaQueue::launch(const detail::Dispatch& d, void* args, std::size_t bytes,
     }
     CUlaunchConfig config{};
     set_shape(config, d);
-    config.hStream = stream_;
+    config.hStream = target();
     config.attrs = attrs;
     config.numAttrs = count;
     check(d_.cuLaunchKernelEx(&config, static_cast<CUfunction>(d.kernel.impl().native), kernel_params, launch_extra),
@@ -296,7 +298,7 @@ void CudaQueue::launch(const detail::Dispatch& d, void* args, std::size_t bytes,
   } else {
     check(d_.cuLaunchKernel(static_cast<CUfunction>(d.kernel.impl().native), blocks(d.grid.x, d.group.x),
                             blocks(d.grid.y, d.group.y), blocks(d.grid.z, d.group.z), d.group.x, d.group.y, d.group.z,
-                            d.config.dynamic_shared_bytes, stream_, kernel_params, launch_extra),
+                            d.config.dynamic_shared_bytes, target(), kernel_params, launch_extra),
           "cuLaunchKernel");
   }
   if (!capturing_) counters_.packets.fetch_add(1, std::memory_order_relaxed);
@@ -307,17 +309,17 @@ void CudaQueue::copy(const detail::Copy& c) {
   const auto src = reinterpret_cast<CUdeviceptr>(c.src);
   switch (c.kind) {
     case detail::CopyKind::to_device:
-      check(d_.cuMemcpyHtoDAsync(dst, c.src, c.bytes, stream_), "cuMemcpyHtoDAsync");
+      check(d_.cuMemcpyHtoDAsync(dst, c.src, c.bytes, target()), "cuMemcpyHtoDAsync");
       break;
     case detail::CopyKind::to_host:
-      check(d_.cuMemcpyDtoHAsync(c.dst, src, c.bytes, stream_), "cuMemcpyDtoHAsync");
+      check(d_.cuMemcpyDtoHAsync(c.dst, src, c.bytes, target()), "cuMemcpyDtoHAsync");
       break;
     case detail::CopyKind::device_to_device:
       if (c.dst_device->same_device(c.src_device)) {
-        check(d_.cuMemcpyDtoDAsync(dst, src, c.bytes, stream_), "cuMemcpyDtoDAsync");
+        check(d_.cuMemcpyDtoDAsync(dst, src, c.bytes, target()), "cuMemcpyDtoDAsync");
       } else {
         check(d_.cuMemcpyPeerAsync(dst, static_cast<CudaDevice*>(c.dst_device)->context(), src,
-                                   static_cast<CudaDevice*>(c.src_device)->context(), c.bytes, stream_),
+                                   static_cast<CudaDevice*>(c.src_device)->context(), c.bytes, target()),
               "cuMemcpyPeerAsync");
       }
       break;

@@ -174,6 +174,8 @@ class CudaQueue : public detail::QueueImpl, public std::enable_shared_from_this<
     DriverArgs args;
     CUDA_KERNEL_NODE_PARAMS p{};
   };
+  // The stream a launch or copy goes to: the capture stream while a graph is being captured.
+  CUstream target() const { return capturing_ ? capture_stream_ : stream_; }
   // early: let this launch start before the previous kernel ends (it waits in the kernel).
   void launch(const detail::Dispatch& d, void* args, std::size_t bytes, bool early = false);
   void copy(const detail::Copy& c);
@@ -211,6 +213,9 @@ class CudaQueue : public detail::QueueImpl, public std::enable_shared_from_this<
   KernargPool kernarg_pool_;
   SignalPool signals_;  // handles: a CUevent, or (memwrite) a slot index + 1
   CUstream stream_ = nullptr;
+  // Where graphs are captured (graph_for): made on first use, touched only under mutex_, so no
+  // other thread's call on a stream can meet a capture in progress.
+  CUstream capture_stream_ = nullptr;
   std::mutex mutex_;
   std::map<std::uint64_t, Graph> graphs_;  // by batch id, at most kMaxGraphs
   std::uint64_t graph_uses_ = 0;
