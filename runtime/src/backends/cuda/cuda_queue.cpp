@@ -51,7 +51,9 @@ CudaQueue::CudaQueue(std::shared_ptr<CudaDevice> device, Priority priority)
             return reinterpret_cast<SignalPool::Handle>(e);
           },
           [this](SignalPool::Handle h) {
-            if (completion_ == Completion::event) d_.cuEventDestroy(reinterpret_cast<CUevent>(h));
+            // After Device::reset the events went with the old context: destroying one again
+            // crashed inside the driver (HSAD_CUDA_COMPLETION=event, at exit after a reset).
+            if (completion_ == Completion::event) destroy_event(reinterpret_cast<CUevent>(h));
           }) {
   counters_.kernarg_allocations.fetch_add(1, std::memory_order_relaxed);
   if (priority == Priority::high) {

@@ -212,8 +212,8 @@ class CudaSubmission : public detail::SubmissionImpl {
     own_kernarg = nullptr;
     for (const Timed& t : timed) {
       if (!t.owned) continue;
-      q_->d_.cuEventDestroy(t.start);
-      q_->d_.cuEventDestroy(t.end);
+      q_->destroy_event(t.start);
+      q_->destroy_event(t.end);
     }
     timed.clear();
     waits_for.clear();
