@@ -9,6 +9,7 @@
 //         fault        a store to an address nobody mapped (the cpu agent: a kernel that throws)
 //         trap         a kernel that traps (the cpu agent: a kernel that throws)
 //         fault-reset  a fault, then Device::reset, then a batch on a new queue
+//         cooperative-trap  a kernel that traps on a cooperative queue; other queues, a new one
 //         stuck-new-runtime  after that timeout: a second Runtime, its memory, queue, module and a
 //                      batch; then the kernel released, waited for, and a third Runtime
 // Kernels: tests/modules/fault_kernels.cu on GPUs (HSAD_TEST_MODULES_DIR, else the build's
@@ -236,6 +237,33 @@ int fault(const Device& device, const Kernels& k, bool trap, bool then_reset) {
   return ok ? 3 : 1;
 }
 
+// A kernel that traps on a cooperative queue (rocr: ROCr's one cooperative queue of the agent,
+// whose errors ROCr reports to nobody): the waiter gets the error, the queue refuses more work,
+// another cooperative queue is refused or works while the first is held, plain queues go on, and
+// once the first is gone a new cooperative queue works.
+int cooperative_trap(const Device& device, const Kernels& k) {
+  LaunchConfig cooperative;
+  cooperative.cooperative = true;
+  Buffer x = device.alloc(sizeof(unsigned));
+  Batch b;
+  b.exec(k.add_one, Dim3{1}, Dim3{1}, {x});
+  b.exec(k.trap, Dim3{1}, Dim3{1}, {}, cooperative);
+  b.exec(k.add_one, Dim3{1}, Dim3{1}, {x});
+  Batch one;
+  one.exec(k.add_one, Dim3{1}, Dim3{1}, {x}, cooperative);
+  {
+    Queue queue;
+    timed("create-cooperative", [&] { queue = device.create_cooperative_queue(); });
+    timed("faulting-run", [&] { queue.run(b, Options{}, milliseconds(20000)); });
+    timed("same-queue-after", [&] { queue.run(b, Options{}, milliseconds(3000)); });
+    timed("second-cooperative-while-held", [&] { device.create_cooperative_queue().run(one, Options{}, milliseconds(3000)); });
+    works(device, k.add_one, "plain-queue-works");
+  }
+  timed("fresh-cooperative", [&] { device.create_cooperative_queue().run(one, Options{}, milliseconds(10000)); });
+  say("main-returns-at-ns", std::to_string(monotonic_ns()));
+  return 3;
+}
+
 // A Runtime opened while another's kernel is stuck: it works, or (cuda, where loading its module
 // would wait for the kernel) refuses at once; once the kernel ended, a new one opens.
 int stuck_new_runtime(const std::string& backend, const Device& device, const Kernels& k) {
@@ -268,7 +296,7 @@ int stuck_new_runtime(const std::string& backend, const Device& device, const Ke
 
 int main(int argc, char** argv) {
   if (argc != 3) {
-    std::fprintf(stderr, "usage: hsad-fault-probe BACKEND stuck-exit|stuck-later|reset|fault|trap|fault-reset|stuck-new-runtime\n");
+    std::fprintf(stderr, "usage: hsad-fault-probe BACKEND stuck-exit|stuck-later|reset|fault|trap|fault-reset|cooperative-trap|stuck-new-runtime\n");
     return 2;
   }
   const std::string backend = argv[1], what = argv[2];
@@ -284,6 +312,7 @@ int main(int argc, char** argv) {
     if (what == "fault") return fault(device, k, false, false);
     if (what == "trap") return fault(device, k, true, false);
     if (what == "fault-reset") return fault(device, k, false, true);
+    if (what == "cooperative-trap") return cooperative_trap(device, k);
     if (what == "stuck-new-runtime") return stuck_new_runtime(backend, device, k);
     std::fprintf(stderr, "hsad-fault-probe: unknown case '%s'\n", what.c_str());
     return 2;

@@ -241,6 +241,10 @@ TEST(GpuAnyKernel, ACooperativeDispatchSyncsTheWholeGrid) {
     Queue ordinary = device.create_queue();
     const std::string refused = test::error_text([&] { ordinary.run(batch); });
     EXPECT_NE(refused.find("Device::create_cooperative_queue"), std::string::npos) << refused;
+    // ROCr has one cooperative queue per agent: every cooperative Queue is a ring over it (docs/api.md).
+    const Queue again = device.create_cooperative_queue();
+    EXPECT_EQ(again.native().queue, q.native().queue);
+    EXPECT_NE(again.id(), q.id());
   }
   // One work-group more than the device holds at once, where the occupancy is known.
   std::uint32_t per_cu = 0;

@@ -121,6 +121,29 @@ inline void check_fault(const std::string& backend, bool trap) {
   expect_normal_exit(r, backend + (trap ? " trap" : " fault"));
 }
 
+// A trap on a cooperative queue is an error naming its command, as on any queue, and never ends
+// the process (ROCr's own handler for its shared cooperative queue prints and aborts).
+inline void check_cooperative_trap(const std::string& backend) {
+  const ChildResult r = run_probe(backend, "cooperative-trap");
+  expect_ok(r, "create-cooperative", 5000);
+  expect_error(r, "faulting-run", "probe_trap");
+  if (backend != "cuda") expect_error(r, "faulting-run", "command 2 of 3 (probe_trap)");  // AQL: exact
+  expect_error(r, "same-queue-after", "");
+  if (backend == "rocr") {
+    // ROCr hands out the same stopped queue while one is held: refused, saying what to do.
+    expect_error(r, "second-cooperative-while-held", "destroy every cooperative Queue");
+  }
+  if (backend == "cuda") {
+    // The context is unusable after a kernel's trap, for every stream (docs/api.md).
+    expect_error(r, "plain-queue-works", "");
+  } else {
+    if (backend == "cpu") expect_ok(r, "second-cooperative-while-held", 5000);
+    expect_ok(r, "plain-queue-works", 10000);
+    expect_ok(r, "fresh-cooperative", 10000);
+  }
+  expect_normal_exit(r, backend + " cooperative-trap");
+}
+
 inline void check_fault_reset(const std::string& backend) {
   const ChildResult r = run_probe(backend, "fault-reset");
   expect_error(r, "faulting-run", "probe_store");
@@ -164,4 +187,5 @@ inline void check_stuck_new_runtime(const std::string& backend) {
   TEST(Suite, AMemoryFaultIsAnErrorNamingItsCommand) { hsad::test::check_fault(backend, false); }      \
   TEST(Suite, ATrapIsAnErrorNamingItsCommand) { hsad::test::check_fault(backend, true); }              \
   TEST(Suite, AfterAFaultAResetRecoversWhereTheBackendCan) { hsad::test::check_fault_reset(backend); } \
+  TEST(Suite, ATrapOnACooperativeQueueIsAnErrorAndOtherQueuesGoOn) { hsad::test::check_cooperative_trap(backend); } \
   TEST(Suite, ANewRuntimeWorksOrRefusesAtOnceWhileAKernelIsStuck) { hsad::test::check_stuck_new_runtime(backend); }

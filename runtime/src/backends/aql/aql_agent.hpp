@@ -25,6 +25,11 @@ class AqlRing {
   virtual void throw_if_failed() const = 0;
   virtual bool failed() const = 0;
   virtual std::string error() const = 0;  // why it failed; empty while it has not
+  // Where the driver reports this queue's errors to nobody (ROCr's shared cooperative queue):
+  // looks for a stop it was not told of, so failed() and throw_if_failed() see it. `waited`: how
+  // long the caller has waited for the queue's work; a look may be costly, so it is made only
+  // after a while, and rarely. Nothing for every other ring.
+  virtual void look_for_stop(Clock::duration /*waited*/) {}
   // From now on, packets with a completion signal record their start and end in it.
   virtual void enable_profiling() = 0;
   // The ring index of the packet that faulted, where the agent knows it; UINT64_MAX otherwise.

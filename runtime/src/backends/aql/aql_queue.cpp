@@ -257,7 +257,9 @@ void AqlQueue::ring_doorbell(std::uint64_t index) {
 
 void AqlQueue::wait_zero(hsa_signal_t signal, Clock::time_point deadline, const char* what, const AqlSubmission* sub) {
   counters_.host_waits.fetch_add(1, std::memory_order_relaxed);
-  const auto check = [this, sub] {
+  const Clock::time_point began = Clock::now();
+  const auto check = [this, sub, began] {
+    ring_->look_for_stop(Clock::now() - began);
     try {
       agent_.throw_if_faulted();
     } catch (const Error& e) {
@@ -317,12 +319,15 @@ std::uint64_t AqlQueue::reserve_slot(const Deadline& deadline, AqlSubmission& su
   const std::uint64_t index = ring_->add_write_index(1);
   next_write_ = index + 1;
   int spins = 0;
+  Clock::time_point full_since;
   while (!has_room_to(index)) {
     // Full: the processor must see what is already published before it can make room.
     if (sub.doorbell_pending) {
       ring_doorbell(sub.last_published);
       sub.doorbell_pending = false;
     }
+    if (spins == 0) full_since = Clock::now();
+    ring_->look_for_stop(Clock::now() - full_since);
     ring_->throw_if_failed();
     if (Clock::now() > deadline.at()) {
       throw Error(Errc::timeout, agent_.backend_name(), "submit", "queue full until the deadline (slot " + std::to_string(index) + ")",
@@ -337,11 +342,14 @@ std::uint64_t AqlQueue::reserve_slots(std::uint64_t count, const Deadline& deadl
   const std::uint64_t first = ring_->add_write_index(count);
   next_write_ = first + count;
   int spins = 0;
+  Clock::time_point full_since;
   while (!has_room_to(first + count - 1)) {
     if (sub.doorbell_pending) {
       ring_doorbell(sub.last_published);
       sub.doorbell_pending = false;
     }
+    if (spins == 0) full_since = Clock::now();
+    ring_->look_for_stop(Clock::now() - full_since);
     ring_->throw_if_failed();
     if (Clock::now() > deadline.at()) {
       throw Error(Errc::timeout, agent_.backend_name(), "submit",

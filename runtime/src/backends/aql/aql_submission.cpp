@@ -149,7 +149,9 @@ void AqlSubmission::abandon() {
 void AqlSubmission::wait(Clock::time_point deadline) {
   if (abandoned_) {
     // Waited again after a timeout: the queue holds the signal while the work runs.
+    const Clock::time_point began = Clock::now();
     while (queue_->abandoned_still_running(final_signal)) {
+      queue_->ring().look_for_stop(Clock::now() - began);
       queue_->agent().throw_if_faulted();
       queue_->ring().throw_if_failed();
       if (Clock::now() > deadline) {

@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <cstdlib>
+#include <string>
 
 #include "hsad/error.hpp"
 
@@ -45,6 +46,12 @@ Loaded load() {
   }
   HSAD_HSA_CALLS(HSAD_HSA_LOAD)
 #undef HSAD_HSA_LOAD
+  // ROCr gives the queues it makes for itself (the agent's one cooperative queue among them) a
+  // handler that prints and aborts the process on a queue error; with this setting, read by
+  // hsa_init, it does neither, and the library reports the error to the waiters (RocrRing). The
+  // application's own setting stands; HSAD_ROCR_FAULT_HANDLER=0 leaves ROCr's behaviour alone.
+  const char* handler = std::getenv("HSAD_ROCR_FAULT_HANDLER");
+  if (!(handler && std::string(handler) == "0")) setenv("HSA_ENABLE_QUEUE_FAULT_MESSAGE", "0", 0);
   if (hsa_status_t s = l.api.hsa_init(); s != HSA_STATUS_SUCCESS) {
     l.why = init_failure(s, l.api);
     return l;

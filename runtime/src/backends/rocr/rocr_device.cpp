@@ -278,7 +278,22 @@ std::shared_ptr<detail::QueueImpl> RocrDevice::create_cooperative_queue(std::uin
                 "the driver gave it no GWS)");
   }
   if (packets == 0) packets = std::min(kDefaultQueuePackets, info_.max_queue_packets);
-  auto ring = std::make_unique<RocrRing>(api_, agent_, packets, HSA_QUEUE_TYPE_COOPERATIVE);
+  std::unique_ptr<RocrRing> ring;
+  {
+    std::lock_guard<std::mutex> lock(cooperative_mutex_);
+    std::shared_ptr<SharedCooperativeQueue> shared = cooperative_.lock();
+    if (shared && shared->status.load(std::memory_order_acquire) != HSA_STATUS_SUCCESS) {
+      throw Error(Errc::queue_stopped, "rocr", "create_cooperative_queue",
+                  "agent " + info_.name + "'s cooperative queue stopped after an error, and ROCr hands out that same "
+                  "queue (one per agent, shared by every cooperative queue of the process) while any is held",
+                  "destroy every cooperative Queue of this device; ROCr then makes a new one");
+    }
+    if (!shared) {
+      shared = std::make_shared<SharedCooperativeQueue>();
+      cooperative_ = shared;
+    }
+    ring = std::make_unique<RocrRing>(api_, agent_, packets, std::move(shared));
+  }
   detail::AqlQueue::Config config;
   config.cooperative = true;
   return std::make_shared<detail::AqlQueue>(shared_from_this(), *this, std::move(ring), config);

@@ -9,6 +9,7 @@
 #include "backends/rocr/hostcall.hpp"
 #include "backends/rocr/hsa_api.hpp"
 #include "backends/rocr/memory_faults.hpp"
+#include "backends/rocr/rocr_ring.hpp"
 #include "hsad/code_object.hpp"
 
 namespace hsad::rocr {
@@ -29,6 +30,9 @@ class RocrDevice : public detail::DeviceImpl, public detail::AqlAgent {
 
   std::shared_ptr<detail::QueueImpl> create_queue(std::uint32_t packets, Priority priority) override;
   // ROCr's queue of type COOPERATIVE (it holds the agent's GWS), for LaunchConfig::cooperative.
+  // ROCr has one per agent and hands it to every caller: the library's cooperative queues are
+  // rings over that one queue and share its fate (SharedCooperativeQueue). Refused, naming why,
+  // while the one held has stopped: ROCr makes a new one only once every holder let go.
   std::shared_ptr<detail::QueueImpl> create_cooperative_queue(std::uint32_t packets) override;
   std::shared_ptr<const detail::KernelImpl> gws_init_kernel() override;
   // hsad_loop_control from the library's code object (kernels/loop_control.cu), and a queue of
@@ -112,6 +116,8 @@ class RocrDevice : public detail::DeviceImpl, public detail::AqlAgent {
   std::once_flag heap_once_;
   void* heap_ = nullptr;  // v5 malloc's heap, zeroed (freed with the device)
   std::once_flag gws_init_once_;
+  std::mutex cooperative_mutex_;
+  std::weak_ptr<SharedCooperativeQueue> cooperative_;  // while a cooperative queue of this device lives
   std::shared_ptr<const detail::KernelImpl> gws_init_;
   std::once_flag loop_control_once_;
   std::shared_ptr<const detail::KernelImpl> loop_control_;

@@ -5,6 +5,9 @@
 
 #include <dlfcn.h>
 
+#include <algorithm>
+#include <chrono>
+
 #include <hsa/amd_hsa_queue.h>
 
 #include "hsad/error.hpp"
@@ -34,6 +37,36 @@ RocrRing::RocrRing(const Api& api, hsa_agent_t agent, std::uint32_t packets, hsa
   base_ = queue_->base_address;
 }
 
+RocrRing::RocrRing(const Api& api, hsa_agent_t agent, std::uint32_t packets, std::shared_ptr<SharedCooperativeQueue> shared)
+    : api_(api), shared_(std::move(shared)), status_(&shared_->status) {
+  // ROCr ignores the callback for this type: the queue was made, with its own handler, before.
+  check(api_.hsa_queue_create(agent, packets, HSA_QUEUE_TYPE_COOPERATIVE, nullptr, nullptr, UINT32_MAX, UINT32_MAX, &queue_),
+        "hsa_queue_create(COOPERATIVE)");
+  if (!shared_->queue) shared_->queue = queue_;
+  if (shared_->queue != queue_) {  // ROCr made a new one: the device's state was stale
+    api_.hsa_queue_destroy(queue_);
+    throw Error(Errc::runtime, "rocr", "create_cooperative_queue", "ROCr's cooperative queue changed while one was held");
+  }
+  size_ = queue_->size;
+  base_ = queue_->base_address;
+}
+
+void RocrRing::look_for_stop(detail::Clock::duration waited) {
+  if (!shared_ || waited < std::chrono::milliseconds(1)) return;
+  if (status_->load(std::memory_order_acquire) != HSA_STATUS_SUCCESS || destroyed_.load(std::memory_order_acquire)) return;
+  const std::int64_t now = std::chrono::duration_cast<std::chrono::nanoseconds>(detail::Clock::now().time_since_epoch()).count();
+  std::int64_t next = shared_->next_look_ns.load(std::memory_order_relaxed);
+  const std::int64_t gap = shared_->gap_ns.load(std::memory_order_relaxed);
+  // One look at a time, however many threads wait: the one that moves the next time on makes it.
+  if (now < next || !shared_->next_look_ns.compare_exchange_strong(next, now + gap)) return;
+  if (api_.hsa_amd_queue_set_priority(queue_, HSA_AMD_QUEUE_PRIORITY_NORMAL) == HSA_STATUS_ERROR_INVALID_QUEUE) {
+    hsa_status_t ok = HSA_STATUS_SUCCESS;
+    status_->compare_exchange_strong(ok, HSA_STATUS_ERROR_EXCEPTION);
+    return;
+  }
+  shared_->gap_ns.store(std::min<std::int64_t>(gap * 2, 1'000'000'000), std::memory_order_relaxed);
+}
+
 detail::AqlRing::DeviceView RocrRing::device_view() const {
   auto* amd = reinterpret_cast<amd_queue_t*>(queue_);
   return {reinterpret_cast<std::uint64_t>(base_), size_ - 1u, reinterpret_cast<std::uint64_t>(&amd->write_dispatch_id),
@@ -54,7 +87,7 @@ bool RocrRing::shut_down(const std::string& why) {
 std::string RocrRing::driver_account() const { return driver_explanation(base_); }
 
 std::uint64_t RocrRing::failed_packet() const {
-  if (status_.load(std::memory_order_acquire) == HSA_STATUS_SUCCESS) return UINT64_MAX;
+  if (status_->load(std::memory_order_acquire) == HSA_STATUS_SUCCESS) return UINT64_MAX;
   // The simulated GPU's account starts "packet N: ..." for the packet that failed.
   const std::string why = driver_explanation(base_);
   if (why.rfind("packet ", 0) != 0) return UINT64_MAX;
@@ -70,7 +103,7 @@ void RocrRing::set_high_priority() {
 }
 
 void RocrRing::on_error(hsa_status_t status, hsa_queue_t*, void* data) {
-  static_cast<RocrRing*>(data)->status_.store(status, std::memory_order_release);
+  static_cast<RocrRing*>(data)->status_->store(status, std::memory_order_release);
 }
 
 std::uint64_t RocrRing::add_write_index(std::uint64_t n) {
@@ -88,10 +121,13 @@ void RocrRing::ring_doorbell(std::uint64_t index) {
 }
 
 std::string RocrRing::error() const {
-  const hsa_status_t s = status_.load(std::memory_order_acquire);
+  const hsa_status_t s = status_->load(std::memory_order_acquire);
   if (s == HSA_STATUS_SUCCESS) return destroyed_.load(std::memory_order_acquire) ? shut_down_ : std::string();
   const std::string why = driver_explanation(base_);
-  return "the queue stopped: " + status_text(s) + (why.empty() ? "" : ": " + why);
+  const std::string which = shared_ ? "the agent's cooperative queue (ROCr's one, shared by every cooperative queue of the "
+                                      "process) stopped after an error in it: ROCr suspended it and reports no status; "
+                                    : "the queue stopped: " + status_text(s);
+  return which + (why.empty() ? "" : (shared_ ? "" : ": ") + why);
 }
 
 void RocrRing::enable_profiling() {
@@ -100,7 +136,7 @@ void RocrRing::enable_profiling() {
 }
 
 void RocrRing::throw_if_failed() const {
-  const hsa_status_t s = status_.load(std::memory_order_acquire);
+  const hsa_status_t s = status_->load(std::memory_order_acquire);
   if (s == HSA_STATUS_SUCCESS) {
     if (destroyed_.load(std::memory_order_acquire)) throw Error(Errc::queue_stopped, "rocr", "queue", shut_down_, "create a new queue");
     return;
