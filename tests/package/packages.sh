@@ -12,6 +12,33 @@ sudo=""
 [ "$(id -u)" -eq 0 ] || sudo=sudo
 
 preset=${1:-default}  # the build the test stage already made
+
+# An install under a prefix of the user's choosing, then moved elsewhere: everything in it finds
+# its own files relative to where it lies (the apps' run path, hsad-sim's library folder, the
+# CMake package, the .pc file), with no LD_LIBRARY_PATH and nothing under /usr.
+echo "=== cmake --install under a scratch prefix, then moved"
+cmake --install "build/$preset" --prefix "$work/prefix" >/dev/null
+mv "$work/prefix" "$work/moved"
+p="$work/moved"
+ldd "$p/bin/bitonic-bench" | grep -q "libhsadispatch.so.* => $p/" \
+  || { echo "the installed bitonic-bench does not find the libhsadispatch installed beside it" >&2; exit 1; }
+(unset LD_LIBRARY_PATH; "$p/bin/bitonic-bench" --backend cpu --opt all --n 4096 --iters 3 --warmup 1 --format csv) | grep -q '^+replay,' \
+  || { echo "the installed bitonic-bench did not print the ladder" >&2; exit 1; }
+if [ -e /usr/lib/x86_64-linux-gnu/libhsa-runtime64.so.1 ] && [ -x "$p/bin/hsad-sim" ]; then
+  (unset LD_LIBRARY_PATH; "$p/bin/hsad-sim" -- "$p/bin/hsad-info") | grep -q "simulated gfx90a" \
+    || { echo "the installed hsad-sim did not show the simulated GPU to the installed hsad-info" >&2; exit 1; }
+fi
+# The example against the moved prefix (its host kernels only: the compilers' builds are below).
+cmake -S examples/saxpy-pipeline -B "$work/prefix-example" -G Ninja -DCMAKE_PREFIX_PATH="$p" \
+  -DSAXPY_HIPCC=SAXPY_HIPCC-NOTFOUND -DSAXPY_NVCC=SAXPY_NVCC-NOTFOUND >/dev/null
+cmake --build "$work/prefix-example" >/dev/null
+(cd "$work/prefix-example" && ./saxpy-pipeline cpu) | grep -q "0 wrong" \
+  || { echo "the example built against the moved prefix did not run" >&2; exit 1; }
+PKG_CONFIG_PATH="$(dirname "$(find "$p" -name hsadispatch.pc)")" pkg-config --cflags --libs hsadispatch | grep -q -- "-I$p/" \
+  || { echo "the moved prefix's hsadispatch.pc does not point into it" >&2; exit 1; }
+rm -rf "$p" "$work/prefix-example"
+echo "--- the moved install ran the ladder, hsad-sim -- hsad-info and the example"
+
 bash scripts/package.sh "$preset"
 mapfile -t debs < <(ls "build/$preset"/*.deb)
 names=()
