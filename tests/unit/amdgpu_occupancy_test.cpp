@@ -1,5 +1,5 @@
 // CLR's occupancy model (hsad::amdgpu_groups_per_cu): each limit in turn, on gfx908 (256 VGPRs,
-// separate AGPRs) and gfx90a (512 VGPRs and AGPRs in one file), worked out by hand.
+// separate AGPRs), gfx90a (512 VGPRs and AGPRs in one file), gfx950 and RDNA, worked out by hand.
 #include <gtest/gtest.h>
 
 #include "hsad/code_object.hpp"
@@ -60,7 +60,46 @@ TEST(AmdgpuOccupancy, ScalarRegistersAndLdsLimitToo) {
   EXPECT_EQ(groups("gfx90a", kernel(8, 16, 0, 1024), 64, 64 * 1024), 0u) << "one group needs more than the CU has";
 }
 
-TEST(AmdgpuOccupancy, RdnaIsNotModelled) {
-  EXPECT_FALSE(amdgpu_groups_per_cu("gfx1030", kernel(8, 16), 256).has_value());
+// RDNA, per compute unit as ROCr counts them: 2 SIMD32s of 16 waves, register files in wave32
+// units (LLVM's AMDGPUBaseInfo), no SGPR limit, 64 KiB of LDS (half a work-group processor's).
+KernelInfo wave32(std::uint32_t vgprs, std::uint32_t sgprs, std::uint32_t lds = 0) {
+  KernelInfo k = kernel(vgprs, sgprs, 0, lds);
+  k.wavefront_size = 32;
+  return k;
+}
+
+TEST(AmdgpuOccupancy, RdnaFillsTwoSimd32sOfSixteenWaves) {
+  // 2 x 16 waves x 32 lanes: 1024 items, 4 groups of 256, on gfx1030, gfx1100 and gfx1201 alike.
+  for (const char* t : {"gfx1030", "gfx1100", "gfx1151", "gfx1201", "gfx11-generic", "gfx12-generic"}) {
+    EXPECT_EQ(groups(t, wave32(8, 16), 256), 4u) << t;
+  }
+  // SGPRs never limit from gfx10 on: 102 of them still give 4 (gfx90a: 7 waves, above).
+  EXPECT_EQ(groups("gfx1030", wave32(8, 102), 256), 4u);
+}
+
+TEST(AmdgpuOccupancy, RdnaVectorRegistersPerTarget) {
+  // gfx1030: 1024 per lane, granule 16: 128 VGPRs -> 8 waves per SIMD, 512 items, 2 groups of 256.
+  EXPECT_EQ(groups("gfx1030", wave32(128, 16), 256), 2u);
+  // 1.5x the file on gfx1100 (granule 24): 97 -> 120, 1536 / 120 = 12 waves, 768 items, 3 groups.
+  EXPECT_EQ(groups("gfx1100", wave32(97, 16), 256), 3u);
+  EXPECT_EQ(groups("gfx1201", wave32(97, 16), 256), 3u);
+  // gfx1102 has the plain file: 97 -> 112, 1024 / 112 = 9 waves, 576 items, 2 groups.
+  EXPECT_EQ(groups("gfx1102", wave32(97, 16), 256), 2u);
+  // gfx1010's granule is 8: 97 -> 104, 1024 / 104 = 9 waves, 2 groups.
+  EXPECT_EQ(groups("gfx1010", wave32(97, 16), 256), 2u);
+  // A wave64 kernel: half the file and half the granule, twice the lanes: 512 / 128 = 4 waves, 512 items.
+  EXPECT_EQ(groups("gfx1030", kernel(128, 16), 256), 2u);
+}
+
+TEST(AmdgpuOccupancy, LdsPerTarget) {
+  // 32 KiB per group: 2 on an RDNA CU (half its WGP's 128 KiB) and on gfx942; gfx950 has 160 KiB.
+  EXPECT_EQ(groups("gfx1030", wave32(8, 16, 32 * 1024), 64), 2u);
+  EXPECT_EQ(groups("gfx942", kernel(8, 16, 0, 32 * 1024), 64), 2u);
+  EXPECT_EQ(groups("gfx950", kernel(8, 16, 0, 32 * 1024), 64), 5u);
+}
+
+TEST(AmdgpuOccupancy, AProcessorOutsideTheModelIsNotGuessed) {
   EXPECT_FALSE(amdgpu_groups_per_cu("gfx9000", kernel(8, 16), 256).has_value());
+  EXPECT_FALSE(amdgpu_groups_per_cu("gfx1250", wave32(8, 16), 256).has_value());
+  EXPECT_FALSE(amdgpu_groups_per_cu("gfx803", kernel(8, 16), 256).has_value());
 }

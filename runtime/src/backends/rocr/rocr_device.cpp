@@ -236,8 +236,7 @@ std::uint32_t RocrDevice::max_active_groups_per_cu(const detail::KernelImpl& ker
   const auto cu = codeobject::amdgpu_compute_unit(isa_name_);
   if (!cu) {
     throw Error(Errc::unsupported, "rocr", "max_active_groups_per_cu",
-                "the occupancy model covers GCN and CDNA targets (gfx900 to gfx942), not " + info_.isa +
-                    " (RDNA's work-group processors)",
+                "the occupancy model covers gfx900 to gfx950 and RDNA's gfx1010 to gfx1201, not " + info_.isa,
                 "use rocprof's occupancy counters on this GPU");
   }
   return codeobject::amdgpu_groups_per_cu(*cu, kernel.info, group_size, dynamic_shared_bytes);
