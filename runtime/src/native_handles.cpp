@@ -41,6 +41,7 @@ void forget_native_handle(std::uint64_t handle) noexcept {
 
 CompletionImpl::~CompletionImpl() {
   if (registered_handle) forget_native_handle(registered_handle);
+  gone_->store(true, std::memory_order_release);
 }
 
 }  // namespace hsad::detail

@@ -34,14 +34,17 @@ void Timeline::append_in_flight(std::vector<InFlight>& out) const {
     }
   }
   for (const auto& c : held) {
-    if (!c->ended()) out.push_back({c, nullptr});
+    if (!c->ended()) out.push_back({c, nullptr, c->gone()});
   }
 }
 
 bool InFlight::ended() const {
   if (mark) return mark->ended();
+  if (gone && gone->load(std::memory_order_acquire)) return true;
   const auto c = completion.lock();
-  return !c || c->ended();
+  if (c) return c->ended();
+  // Released but its destructor has not yet said so: it will, at the next look.
+  return !gone;
 }
 
 }  // namespace hsad::detail

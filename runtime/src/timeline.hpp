@@ -21,6 +21,7 @@ class CompletionImpl;
 struct InFlight {
   std::weak_ptr<CompletionImpl> completion;
   std::shared_ptr<CompletionImpl> mark;
+  std::shared_ptr<const std::atomic<bool>> gone;  // the completion's (CompletionImpl::gone)
   bool ended() const;
 };
 

@@ -115,9 +115,15 @@ class CompletionImpl {
   virtual bool external() const { return false; }
   // Batch::wait_native finds the completion again by its handle (native_handles.hpp).
   std::uint64_t registered_handle = 0;
+  // Set, with release order, by the destructor. Memory parked behind this completion (InFlight)
+  // learns from it that the completion is gone, which the expiry of a weak pointer does not order:
+  // whoever let go of the completion last had seen the work end, and the free must come after
+  // everything that work did (ThreadSanitizer saw a free race the copy that read the memory).
+  const std::shared_ptr<std::atomic<bool>>& gone() const { return gone_; }
 
  private:
   DeviceImpl* device_;
+  std::shared_ptr<std::atomic<bool>> gone_ = std::make_shared<std::atomic<bool>>(false);
 };
 
 // A module as loaded on one device: the names of its kernels and how to load one. The code

@@ -40,6 +40,7 @@ AqlCompletion::~AqlCompletion() {
 }
 
 std::uint64_t AqlCompletion::native_handle() {
+  std::lock_guard<std::mutex> lock(mutex_);
   if (signal_.signal.handle) return signal_.signal.handle;
   // Without a signal it completed, or was abandoned after a timeout (failed_ says why): that one is
   // never seen to complete, so its handle stays 1.
@@ -48,23 +49,36 @@ std::uint64_t AqlCompletion::native_handle() {
 }
 
 HeldSignal AqlCompletion::take_signal(std::string why) {
+  std::lock_guard<std::mutex> lock(mutex_);
   failed_ = std::move(why);
   return std::exchange(signal_, HeldSignal{});
 }
 
 bool AqlCompletion::ended() const {
-  if (!signal_.signal.handle) return failed_.empty();  // abandoned: it still runs (the device counts as stuck)
-  return queue_->agent().load_signal(signal_.signal) == 0 || (!external_ && queue_->ring().failed());
+  hsa_signal_t signal;
+  bool abandoned;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    signal = signal_.signal;
+    abandoned = !failed_.empty();
+  }
+  if (!signal.handle) return !abandoned;  // abandoned: it still runs (the device counts as stuck)
+  return queue_->agent().load_signal(signal) == 0 || (!external_ && queue_->ring().failed());
 }
 
 std::string AqlCompletion::failure() const {
-  if (!failed_.empty()) return failed_;
+  hsa_signal_t signal;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (!failed_.empty()) return failed_;
+    signal = signal_.signal;
+  }
   if (external_) return {};  // the application's: nothing here knows whether its producer failed
-  if (signal_.signal.handle && queue_->ring().failed() && queue_->agent().load_signal(signal_.signal) != 0) {
+  if (signal.handle && queue_->ring().failed() && queue_->agent().load_signal(signal) != 0) {
     return queue_->ring().error();
   }
   // Stuck behind a failed dependency of its own: it will never complete either.
-  if (signal_.signal.handle && queue_->blocked() && queue_->agent().load_signal(signal_.signal) != 0) {
+  if (signal.handle && queue_->blocked() && queue_->agent().load_signal(signal) != 0) {
     return queue_->blocked_reason();
   }
   return {};

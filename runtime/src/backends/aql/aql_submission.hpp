@@ -6,6 +6,7 @@
 #include <hsa/hsa.h>
 
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -36,7 +37,10 @@ class AqlCompletion : public CompletionImpl {
   AqlCompletion(std::shared_ptr<AqlQueue> queue, hsa_signal_t external);
   ~AqlCompletion() override;  // gives the signal back
 
-  hsa_signal_t signal() const { return signal_.signal; }
+  hsa_signal_t signal() const {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return signal_.signal;
+  }
   std::string failure() const override;
   bool ended() const override;
   // The final signal; once there is none (the submission had completed, or was empty), a signal
@@ -48,6 +52,9 @@ class AqlCompletion : public CompletionImpl {
 
  private:
   std::shared_ptr<AqlQueue> queue_;
+  // take_signal (an abandon, on the waiting thread) changes the signal and the reason while other
+  // threads read them (a batch waiting for it, memory parked behind it): under this lock.
+  mutable std::mutex mutex_;
   HeldSignal signal_;
   std::string failed_;
   bool external_ = false;

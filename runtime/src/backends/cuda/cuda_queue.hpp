@@ -59,6 +59,9 @@ class CudaCompletion : public detail::CompletionImpl {
 
  private:
   std::shared_ptr<CudaQueue> queue_;
+  // take_signal (an abandon, on the waiting thread) changes the signal and the reason while other
+  // threads read them (a stream waiting for it, memory parked behind it): under this lock.
+  mutable std::mutex mutex_;
   CudaSignal signal_;
   SignalPool::Handle pooled_;
   bool pending_;

@@ -21,6 +21,7 @@ CudaCompletion::~CudaCompletion() {
 }
 
 std::uint64_t CudaCompletion::native_handle() {
+  std::lock_guard<std::mutex> lock(mutex_);
   if (signal_.event) return reinterpret_cast<std::uint64_t>(signal_.event);
   if (!native_) {
     if (!signal_.flag && !failed_.empty()) {
@@ -33,6 +34,7 @@ std::uint64_t CudaCompletion::native_handle() {
 }
 
 std::pair<CudaSignal, SignalPool::Handle> CudaCompletion::take_signal(std::string why) {
+  std::lock_guard<std::mutex> lock(mutex_);
   failed_ = std::move(why);
   auto taken = std::make_pair(std::exchange(signal_, CudaSignal{}), std::exchange(pooled_, 0));
   return taken;
@@ -40,23 +42,38 @@ std::pair<CudaSignal, SignalPool::Handle> CudaCompletion::take_signal(std::strin
 
 void CudaCompletion::wait_on(CUstream stream) const {
   if (!pending_) return;  // completed before it was shared
+  CudaSignal signal;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    signal = signal_;
+  }
   const Driver& d = queue_->driver();
-  if (signal_.flag) {
-    check(d.cuStreamWaitValue32(stream, signal_.flag_device, signal_.target, CU_STREAM_WAIT_VALUE_EQ),
+  if (signal.flag) {
+    check(d.cuStreamWaitValue32(stream, signal.flag_device, signal.target, CU_STREAM_WAIT_VALUE_EQ),
           "cuStreamWaitValue32");
-  } else {
-    check(d.cuStreamWaitEvent(stream, signal_.event, 0), "cuStreamWaitEvent");
+  } else if (signal.event) {
+    check(d.cuStreamWaitEvent(stream, signal.event, 0), "cuStreamWaitEvent");
   }
 }
 
 bool CudaCompletion::ended() const {
-  if (!signal_.event && !signal_.flag) return failed_.empty() || !pending_;  // abandoned: it still runs
+  CudaSignal signal;
+  bool abandoned;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    signal = signal_;
+    abandoned = !failed_.empty();
+  }
+  if (!signal.event && !signal.flag) return !abandoned || !pending_;  // abandoned: it still runs
   if (!pending_) return true;
-  return queue_->reached(signal_) || (!external_ && !queue_->error().empty());
+  return queue_->reached(signal) || (!external_ && !queue_->error().empty());
 }
 
 std::string CudaCompletion::failure() const {
-  if (!failed_.empty()) return failed_;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (!failed_.empty()) return failed_;
+  }
   return pending_ ? queue_->error() : std::string();
 }
 
