@@ -9,7 +9,7 @@ cd "$(dirname "$0")/.."
 b=build/default
 rm -rf .dev && mkdir -p .dev/modules .dev/example .dev/lib
 for f in $b/apps/bitonic-bench/bitonic-bench $b/apps/laplacian-bench/laplacian-bench $b/apps/dispatch-bench/dispatch-bench $b/apps/jacobi-bench/jacobi-bench \
-         $b/apps/hsad-info/hsad-info $b/tests/gpu_tests $b/tests/gpu_cuda_interop_tests $b/tests/hsad-fault-probe; do
+         $b/apps/hsad-info/hsad-info $b/tests/gpu_tests $b/tests/gpu_cuda_interop_tests $b/tests/hsad-fault-probe $b/tests/hsad-load; do
   [ -f "$f" ] && cp "$f" .dev/
 done
 for f in $b/apps/memory-bench/memory-bench; do [ -f "$f" ] && cp "$f" .dev/; done
@@ -27,7 +27,7 @@ if [ -x /usr/local/cuda/bin/nvcc ]; then
     docs/measurements/interop-boundary.cu -L$b/runtime -lhsadispatch
 fi
 # The measurement scripts, run from .dev/ (bash h100-issue15.sh, bash h100-memory.sh 1, ...).
-cp docs/measurements/h100-*.sh docs/measurements/multi-gpu-*.sh docs/measurements/gpu-sanitizers.sh \
+cp docs/measurements/h100-*.sh docs/measurements/multi-gpu-*.sh docs/measurements/gpu-sanitizers.sh docs/measurements/gpu-modes.sh docs/measurements/gpu-load.sh \
    docs/measurements/mpi-laplacian.sh docs/measurements/h100-recovery.sh docs/measurements/h100-plots.sh .dev/
 # Open MPI's runtime for laplacian-bench --mpi (the GPU machine has none): .dev/openmpi/env.sh.
 if command -v orterun >/dev/null; then bash scripts/openmpi-bundle.sh .dev/openmpi >/dev/null; fi

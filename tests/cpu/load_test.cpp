@@ -31,3 +31,5 @@ TEST(CpuLoad, ThirtyTwoThreads) {
   c.max_keys_log2 = 12;
   load::expect_clean(load::run_load(device(), c));
 }
+
+TEST(CpuLoad, OneRecordedBatchSubmittedByEightThreadsAtOnce) { load::expect_one_batch_from_many_threads(device(), 40); }

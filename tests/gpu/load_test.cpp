@@ -28,3 +28,8 @@ TEST(GpuLoad, ThirtyTwoThreads) {
   c.seed = 32;
   load::expect_clean(load::run_load(device, c));
 }
+
+TEST(GpuLoad, OneRecordedBatchSubmittedByEightThreadsAtOnce) {
+  REQUIRE_GPU();
+  load::expect_one_batch_from_many_threads(device, test::simulated(device) ? 6 : 200);
+}

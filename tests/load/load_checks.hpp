@@ -5,6 +5,12 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
 #include "load_run.hpp"
 
 namespace hsad::load {
@@ -37,6 +43,40 @@ inline void expect_clean(const LoadReport& r) {
   if (!sanitized()) {
     EXPECT_LT(r.growth_kib(), kMaxGrowthKib) << text;
   }
+}
+
+// docs/api.md, "Ownership and threads": once recorded, a Batch may be submitted by several threads
+// at once. Eight threads submit one batch of empty dispatches to their own queues and to one shared
+// queue, plain and replayed, `rounds` times each; every submission completes without an error.
+inline void expect_one_batch_from_many_threads(const Device& device, int rounds) {
+  Batch b;
+  const Kernel empty = device.kernel("hsad_empty");
+  for (int i = 0; i < 16; ++i) b.exec(empty, Dim3{64}, Dim3{64}, {});
+  Queue shared = device.create_queue();
+  std::atomic<int> errors{0}, done{0};
+  std::string first;
+  std::mutex m;
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 8; ++t) {
+    threads.emplace_back([&, t] {
+      try {
+        Queue own = device.create_queue();
+        for (int r = 0; r < rounds; ++r) {
+          Options o = (r + t) % 2 ? Options::all() : Options{};
+          (r % 3 == 0 ? shared : own).run(b, o, std::chrono::seconds(120));
+          done.fetch_add(1);
+        }
+      } catch (const std::exception& e) {
+        errors.fetch_add(1);
+        std::lock_guard<std::mutex> lock(m);
+        if (first.empty()) first = e.what();
+      }
+    });
+  }
+  for (std::thread& t : threads) t.join();
+  EXPECT_EQ(errors.load(), 0) << first;
+  EXPECT_EQ(done.load(), 8 * rounds);
+  EXPECT_GE(shared.submissions(), std::uint64_t(8 * ((rounds + 2) / 3)));
 }
 
 }  // namespace hsad::load
