@@ -13,7 +13,7 @@ packages=(
   hipcc rocm-device-libs         # the AMD code objects (gfx90a, gfx908, gfx940, gfx1030)
   llvm-15 lld-15                 # llvm-readelf (independent check of the reader), the v5 test code object
   llvm-15-dev                    # the AMDGPU disassembler the simulated GPU's ISA interpreter decodes with (tests)
-  libhsakmt-dev                  # the KFD thunk's types, for the simulated GPU's stand-in libhsakmt (tests)
+  libdrm-dev                     # libdrm's amdgpu.h: the types of the libdrm calls the simulated GPU answers (tests)
   rocminfo                       # AMD's own tool, run under hsad-sim by the tests
   librocrand-dev libhiprand-dev  # AMD's own libraries, run under hsad-sim by the tests (label amd-libs)
   librocsparse-dev libhipsparse-dev librocprim-dev  # ... and rocSPARSE, hipSPARSE, rocPRIM (headers)

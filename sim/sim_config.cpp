@@ -1,4 +1,4 @@
-// The three targets Debian's ROCr 5.2 accepts, with the engine ids KFD reports for them.
+// The simulated machine, read once from hsad-sim's environment.
 #include "sim_config.hpp"
 
 #include <cstdio>
@@ -7,24 +7,16 @@
 
 namespace hsad::sim {
 namespace {
-constexpr Target kTargets[] = {
-    {"gfx90a", 9, 0, 10, 0x740f, 64, 104},
-    {"gfx908", 9, 0, 8, 0x738c, 64, 120},
-    {"gfx1030", 10, 3, 0, 0x73bf, 32, 80},
-};
-
 Config load() {
   Config c;
   const char* target = std::getenv("HSAD_SIM_TARGET");
   if (!target || !*target) target = "gfx90a";
-  bool found = false;
-  for (const Target& t : kTargets) {
-    if (std::strcmp(t.name, target) == 0) c.target = t, found = true;
-  }
-  if (!found) {
-    std::fprintf(stderr, "hsad-sim: unknown HSAD_SIM_TARGET '%s' (valid: gfx90a, gfx908, gfx1030)\n", target);
+  const Target* t = find_target(target);
+  if (!t) {
+    std::fprintf(stderr, "hsad-sim: unknown HSAD_SIM_TARGET '%s' (valid: %s)\n", target, target_names().c_str());
     std::exit(2);
   }
+  c.target = *t;
   if (const char* g = std::getenv("HSAD_SIM_GPUS"); g && *g) c.gpus = std::uint32_t(std::strtoul(g, nullptr, 10));
   if (c.gpus < 1 || c.gpus > 8) {
     std::fprintf(stderr, "hsad-sim: HSAD_SIM_GPUS must be 1 to 8\n");
@@ -70,5 +62,7 @@ const Config& config() {
   static const Config c = load();
   return c;
 }
+
+void check_config() { (void)load(); }
 
 }  // namespace hsad::sim

@@ -5,15 +5,10 @@
 #include <cstdint>
 #include <string>
 
+#include "sim_target.hpp"
+
 namespace hsad::sim {
 
-struct Target {
-  const char* name;          // "gfx90a"
-  std::uint32_t major, minor, stepping;
-  std::uint16_t device_id;
-  std::uint32_t wavefront;
-  std::uint32_t compute_units;
-};
 
 // How a dispatch runs: its machine code through the ISA interpreter (isa/), or its host build
 // (the cpu agent's kernel of the same name).
@@ -43,6 +38,11 @@ struct Config {
   std::uint64_t fault_at = 0;  // HSAD_SIM_FAULT: the Nth user dispatch (1-based) faults; 0: none
 };
 
+// Read on first use (the program opens the driver or its topology), so that a program may still
+// set HSAD_SIM_* before it initialises ROCr, as a test that picks its trace file does.
 const Config& config();  // exits with a message for an unknown target
+// Reads the environment as config() would and exits with the same message on a mistake, without
+// fixing the description: the door checks it as the process starts.
+void check_config();
 
 }  // namespace hsad::sim

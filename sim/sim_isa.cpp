@@ -54,8 +54,8 @@ std::map<std::uint64_t, std::shared_ptr<const Entry>>& entries() {
 class SimMemory : public isa::Memory {
  public:
   explicit SimMemory(std::uint32_t node) : node_(node) {}
-  bool allocation(std::uint64_t address, std::uint64_t* base, std::uint64_t* size) override {
-    return find_gpu_reachable(address, base, size);
+  bool allocation(std::uint64_t address, std::uint64_t* base, std::uint64_t* size, std::uint64_t* host_base) override {
+    return find_gpu_reachable(address, base, size, host_base);
   }
   isa::CachedRange* cached(std::uint64_t base) override {
     isa::CachedRange* own = cached_range(node_, base);
@@ -88,8 +88,8 @@ std::string hex(std::uint64_t v) {
 }
 
 // What a dispatch needs of the device to have all its work-groups resident at once, as a
-// cooperative launch does, and what the device has: waves per CU, 4 SIMDs of 8 (wave64) or 16
-// (wave32) slots, as the topology says; LDS, 64 KiB per CU.
+// cooperative launch does, and what the device has: its target's SIMDs per CU and wave slots per
+// SIMD (sim_target.hpp), as the topology says; LDS, its target's per CU.
 struct Residency {
   std::uint64_t groups, waves, lds, max_waves, max_lds;
 
@@ -102,8 +102,8 @@ struct Residency {
     const std::uint64_t items = std::uint64_t(p.workgroup_size_x) * p.workgroup_size_y * p.workgroup_size_z;
     waves = groups * ((items + lanes - 1) / lanes);
     lds = groups * std::max<std::uint64_t>(p.group_segment_size, kd.group_segment_fixed_size);
-    max_waves = std::uint64_t(t.compute_units) * 4 * (t.wavefront == 32 ? 16 : 8);
-    max_lds = std::uint64_t(t.compute_units) * 64 * 1024;
+    max_waves = std::uint64_t(t.compute_units) * t.simds_per_cu * t.max_waves_per_simd;
+    max_lds = std::uint64_t(t.compute_units) * t.lds_kib * 1024;
   }
   bool fits() const { return waves <= max_waves && lds <= max_lds; }
   std::string too_large(const std::string& kernel) const {

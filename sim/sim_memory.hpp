@@ -1,10 +1,11 @@
-// Memory of the simulated KFD: every allocation is an anonymous host mapping (GPU and host share
-// one address space here), recorded so pointers can be looked up and code objects found.
+// What the simulated GPUs may touch: every range the thunk's driver calls made GPU-reachable (a
+// buffer object at its GPU address, user memory registered for the GPUs), with the node that owns
+// it, whether its GPU's L2 caches it, and where its bytes are in this process. The ranges' host
+// mappings are the thunk's and the door's (sim/door); this only keeps the map.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
-#include <string_view>
 #include <vector>
 
 namespace hsad {
@@ -14,35 +15,36 @@ class L2Cache;
 }  // namespace isa
 namespace sim {
 
-// `node`: the topology node the memory belongs to (0: the host, 1..: the GPUs), as the KFD records it.
-// `l2_cached`: GPU memory its GPU's L2 caches write-back (coarse-grained device memory), under
-// the cache model.
-void* allocate(std::uint64_t bytes, bool reserve_only, std::uint32_t node = 0, bool l2_cached = false);
-bool release(void* ptr);
-// The allocation holding `address`: its base and size, or false.
+// [base, base + size) becomes reachable by the GPUs. `node`: the topology node that owns it (0:
+// the host, 1..: the GPUs). `l2_cached`: coarse-grained memory of that GPU, which its L2 caches
+// write-back under the cache model. `host`: where the range's bytes are in this process: `base`
+// itself (a buffer object mapped at its GPU address, user memory at its own address), or another
+// address (user memory the ROCm 5.x thunk registered at a GPU address of its own choosing).
+void adopt(std::uint64_t base, std::uint64_t size, std::uint32_t node, bool l2_cached, std::uint64_t host = 0);
+// The range at `base` is no longer reachable (the driver freed it); false where none starts there.
+bool forget(std::uint64_t base);
+
+// The range holding `address`: its base and size, or false.
 bool find_allocation(std::uint64_t address, std::uint64_t* base, std::uint64_t* size);
+// The same, for what a kernel may touch, and the host address of its base.
+bool find_gpu_reachable(std::uint64_t address, std::uint64_t* base, std::uint64_t* size, std::uint64_t* host_base);
+// Where [address, address + bytes) of GPU memory is in this process (itself, for every range
+// but registered user memory at another GPU address); 0 where no one range holds it.
+std::uint64_t host_address(std::uint64_t address, std::uint64_t bytes);
 
-// Host memory registered for the GPU (hsa_amd_memory_lock): reachable by kernels, not KFD's.
-void register_host(const void* ptr, std::uint64_t bytes);
-void deregister_host(const void* ptr);
-// The allocation or registered range holding `address`: what a kernel may touch.
-bool find_gpu_reachable(std::uint64_t address, std::uint64_t* base, std::uint64_t* size);
-
-// What hsaKmtQueryPointerInfo reports of an allocation or a registered host range: which node
-// owns it and which GPU nodes it is mapped to (hsa_amd_pointer_info's accessible agents).
+// What the driver knows of a range: which node owns it and which GPU nodes it is mapped to.
 struct Region {
   std::uint64_t base = 0, size = 0;
   std::uint32_t node = 0;
-  bool registered = false;  // host memory registered (hsa_amd_memory_lock), not allocated
   std::vector<std::uint32_t> mapped;
 };
 bool find_region(std::uint64_t address, Region* region);
-// hsaKmtMapMemoryToGPUNodes: the nodes the range at `ptr` is now mapped to (replacing the last list).
-void set_mapped(const void* ptr, std::vector<std::uint32_t> nodes);
+// MAP_MEMORY_TO_GPU: the nodes the range at `base` is now mapped to (replacing the last list).
+void set_mapped(std::uint64_t base, std::vector<std::uint32_t> nodes);
 
 // The cache model (sim_config.hpp): GPU `node`'s L2, or null where the model is off.
 isa::L2Cache* l2_of(std::uint32_t node);
-// The L2 lines of the allocation at `base` where GPU `node`'s L2 caches it; null otherwise.
+// The L2 lines of the range at `base` where GPU `node`'s L2 caches it; null otherwise.
 isa::CachedRange* cached_range(std::uint32_t node, std::uint64_t base);
 // What ROCr's blit copies by GPU `node` (done here as memmove) do to its L2. As the copy engine
 // (the default: AMD's copies go to SDMA engines, outside the L2), nothing: they read and write
@@ -52,7 +54,7 @@ isa::CachedRange* cached_range(std::uint32_t node, std::uint64_t base);
 void before_engine_copy(std::uint32_t node, std::uint64_t dst, std::uint64_t src, std::uint64_t bytes);
 void after_engine_copy(std::uint32_t node, std::uint64_t dst, std::uint64_t bytes);
 
-// Called with each allocation about to be freed (the simulated GPU forgets code it decoded there).
+// Called with each range about to be forgotten (the simulated GPU forgets code it decoded there).
 void set_release_hook(void (*hook)(std::uint64_t base, std::uint64_t size));
 
 }  // namespace sim

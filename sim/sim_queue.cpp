@@ -58,8 +58,11 @@ bool consistent_copy(const void* k, int pairs) {
 // A blit kernel's copy, as memmove: it runs on the GPU, so it reads what the GPU's L2 holds and
 // its writes replace what the L2 held of the destination (the cache model).
 void blit_copy(std::uint32_t node, std::uint64_t dst, std::uint64_t src, std::uint64_t bytes) {
+  // GPU addresses: user memory registered for the GPU may lie elsewhere in this process.
+  const std::uint64_t to = host_address(dst, bytes), from = host_address(src, bytes);
+  if (!to || !from) throw std::runtime_error("hsad-sim: a ROCr blit copy of memory no GPU may reach");
   before_engine_copy(node, dst, src, bytes);
-  std::memmove(reinterpret_cast<void*>(dst), reinterpret_cast<const void*>(src), bytes);
+  std::memmove(reinterpret_cast<void*>(to), reinterpret_cast<const void*>(from), bytes);
   after_engine_copy(node, dst, bytes);
 }
 
@@ -76,8 +79,10 @@ void blit(const WorkGroup& wg) {
   } else if (u32_at(k, 28) == wg.grid.x) {  // Fill: 2 phases + end, value, work-items
     const std::uint32_t value = u32_at(k, 24);
     const std::uint64_t lo = u64_at(k, 0), hi = u64_at(k, 16);
+    const std::uint64_t at = hi > lo ? host_address(lo, hi - lo) : lo;
+    if (!at) throw std::runtime_error("hsad-sim: a ROCr blit fill of memory no GPU may reach");
     before_engine_copy(node, lo, 0, hi > lo ? hi - lo : 0);
-    for (std::uint64_t p = lo; p + 4 <= hi; p += 4) std::memcpy(reinterpret_cast<void*>(p), &value, 4);
+    for (std::uint64_t p = at; p + 4 <= at + (hi - lo); p += 4) std::memcpy(reinterpret_cast<void*>(p), &value, 4);
     after_engine_copy(node, lo, hi > lo ? hi - lo : 0);
   } else {
     throw std::runtime_error("hsad-sim: a ROCr blit kernel with an unknown argument layout");
@@ -175,22 +180,28 @@ std::string fault(std::uint64_t, const HostKernel& k) {
   return "HSAD_SIM_FAULT: user dispatch " + std::to_string(n) + " (" + k.info.name + ") faulted";
 }
 
-// What the driver does on a queue error. ROCr 5.2 asks for exceptions in the queue's
-// ErrorReason (the value of its exception signal) when the driver supports exception
-// reporting, as this one says it does (hsaKmtRuntimeEnable succeeds): bit (EC - 1) set, with
-// EC_QUEUE_WAVE_TRAP = 2, which ROCr's ExceptionHandler maps to HSA_STATUS_ERROR_EXCEPTION and
-// passes to the queue's error callback. Without an ErrorReason, the older path: the CP's trap
-// code 0x80000000 in the queue's inactive signal.
-constexpr std::int64_t kWaveTrapException = std::int64_t(1) << (2 - 1);
+// What the driver does on a queue error (KFD's send_exception_work_handler): where the queue's
+// context-save area names an error-reason word (ROCr's exception signal's value, when runtime
+// enable succeeded), bit (EC - 1) is set there, EC_QUEUE_WAVE_TRAP = 2, which ROCr's
+// ExceptionHandler maps to HSA_STATUS_ERROR_EXCEPTION and passes to the queue's callback, and the
+// event the header names is set. Without one, the older path: the CP's trap code 0x80000000 in
+// the queue's inactive signal.
+constexpr std::uint64_t kWaveTrapException = std::uint64_t(1) << (2 - 1);
 constexpr std::int64_t kCpTrapCode = 0x80000000;
+constexpr std::uint64_t kErrorReasonAt = 24, kErrorEventAt = 32;  // kfd_context_save_area_header
 
-void report_queue_error(std::uint64_t* read_index, volatile std::int64_t* error_reason) {
-  if (error_reason) {
-    __atomic_store_n(error_reason, kWaveTrapException, __ATOMIC_RELEASE);
-    // ErrorReason is the value of ROCr's exception signal: its event wakes ROCr's handler.
-    const auto value_at = reinterpret_cast<std::uintptr_t>(error_reason);
-    signal_updated(reinterpret_cast<const amd_signal_t*>(value_at - offsetof(amd_signal_t, value)));
-    return;
+void report_queue_error(std::uint64_t* read_index, std::uint64_t context_save_area) {
+  if (context_save_area) {
+    const auto* header = reinterpret_cast<const unsigned char*>(context_save_area);
+    std::uint64_t reason_at = 0;
+    std::uint32_t event = 0;
+    std::memcpy(&reason_at, header + kErrorReasonAt, 8);
+    std::memcpy(&event, header + kErrorEventAt, 4);
+    if (reason_at) {
+      __atomic_fetch_or(reinterpret_cast<std::uint64_t*>(reason_at), kWaveTrapException, __ATOMIC_ACQ_REL);
+      if (event) set_event(event);
+      return;
+    }
   }
   auto* q = reinterpret_cast<amd_queue_t*>(reinterpret_cast<unsigned char*>(read_index) - offsetof(amd_queue_t, read_dispatch_id));
   auto* value = reinterpret_cast<std::int64_t*>(q->queue_inactive_signal.handle + 8);
@@ -208,23 +219,16 @@ agent::WorkerPool& pool() {
 }
 
 struct SimQueue {
-  hsa_signal_t doorbell{0};
   QueueContext context;  // outlives the processor, whose work-groups read it
   std::unique_ptr<agent::PacketProcessor> processor;
   ~SimQueue() {
     // The driver preempts the queue's waves: the interpreter stops them at its next check. A host
     // build stuck inside a work-group is left running with what it uses.
-    if (!processor->stop(std::chrono::seconds(2))) {
-      processor.release();  // NOLINT: reachable from the stuck thread; kept until exit
-      return;
-    }
-    processor.reset();
-    deregister_host(reinterpret_cast<const void*>(doorbell.handle));
-    agent::destroy_soft_signal(doorbell);
+    if (!processor->stop(std::chrono::seconds(2))) processor.release();  // NOLINT: reachable from the stuck thread
   }
 };
 
-// Why each queue stopped, by its ring: what hsaKmtSimQueueError gives the runtime above.
+// Why each queue stopped, by its ring: what hsad_sim_queue_error gives the runtime above.
 std::mutex errors_mutex;
 std::map<const void*, std::string>& queue_errors() {
   static auto* m = new std::map<const void*, std::string>();
@@ -268,7 +272,7 @@ GwsResult allocate_gws(std::uint64_t queue_id, std::uint32_t count) {
 }
 
 std::uint64_t create_aql_queue(std::uint32_t node, void* ring, std::uint64_t ring_bytes, std::uint64_t* read_index,
-                               volatile std::int64_t* error_reason, std::uint64_t** doorbell) {
+                               std::uint64_t context_save_area, hsa_signal_t doorbell) {
   static std::once_flag hook_once;
   std::call_once(hook_once, [] {
     set_release_hook(&forget_code);
@@ -311,10 +315,6 @@ std::uint64_t create_aql_queue(std::uint32_t node, void* ring, std::uint64_t rin
     queue_errors().erase(ring);  // a new queue on a ring that held a failed one
   }
   auto q = std::make_unique<SimQueue>();
-  q->doorbell = agent::create_soft_signal(0);
-  // The KFD maps a queue's doorbell page for the GPU too: a kernel may ring it (a device-side
-  // enqueue: ockl's signal store on the queue's doorbell signal).
-  register_host(reinterpret_cast<const void*>(q->doorbell.handle), sizeof(agent::SoftSignal));
   q->context.node = node;
   agent::ProcessorHooks hooks;
   hooks.resolve = &resolve;
@@ -340,7 +340,7 @@ std::uint64_t create_aql_queue(std::uint32_t node, void* ring, std::uint64_t rin
       else if (signals) report_signal_release(node, scope_name(s));
     };
   }
-  hooks.on_error = [node, read_index, error_reason, ring](const agent::QueueFault& fault) {
+  hooks.on_error = [node, read_index, context_save_area, ring](const agent::QueueFault& fault) {
     {
       std::lock_guard<std::mutex> lock(errors_mutex);
       queue_errors()[ring] = fault.what;
@@ -354,12 +354,12 @@ std::uint64_t create_aql_queue(std::uint32_t node, void* ring, std::uint64_t rin
       return;
     }
     std::fprintf(stderr, "hsad-sim: queue error: %s\n", fault.what.c_str());
-    report_queue_error(read_index, error_reason);
+    report_queue_error(read_index, context_save_area);
   };
   std::lock_guard<std::mutex> lock(queues_mutex);
   const std::uint64_t id = next_id++;
   q->context.id = id;
-  agent::RingView view{ring, std::uint32_t(ring_bytes / 64), read_index, q->doorbell, id, kIdleSlice};
+  agent::RingView view{ring, std::uint32_t(ring_bytes / 64), read_index, doorbell, id, kIdleSlice};
   // hsa_amd_profiling_set_profiler_enabled sets this bit of the amd_queue_t around the read index.
   auto* amd_queue = reinterpret_cast<amd_queue_t*>(reinterpret_cast<unsigned char*>(read_index) -
                                                    offsetof(amd_queue_t, read_dispatch_id));
@@ -367,10 +367,14 @@ std::uint64_t create_aql_queue(std::uint32_t node, void* ring, std::uint64_t rin
   view.profiling_mask = AMD_QUEUE_PROPERTIES_ENABLE_PROFILING;
   view.context = &q->context;
   q->processor = std::make_unique<agent::PacketProcessor>(view, pool(), std::move(hooks));
-  // ROCr stores the 64-bit packet index to the doorbell: here, the soft signal's value.
-  *doorbell = reinterpret_cast<std::uint64_t*>(q->doorbell.handle + 8);
   queues()[id] = std::move(q);
   return id;
+}
+
+bool queue_failed(std::uint64_t id) {
+  std::lock_guard<std::mutex> lock(queues_mutex);
+  auto it = queues().find(id);
+  return it != queues().end() && it->second->processor->failed();
 }
 
 bool destroy_queue(std::uint64_t id) {

@@ -7,15 +7,23 @@
 #include <cstddef>
 #include <cstdint>
 
+#include <hsa/hsa.h>
+
 #include "interpreter.hpp"
 
 namespace hsad::sim {
 
-// Returns the queue id; the doorbell address ROCr will store packet indices to. `error_reason`
-// is where ROCr wants queue exceptions reported (the value of its exception signal), or null.
+// An AQL queue of GPU `node` on `ring` (ROCr's, at the same address for the GPU and the host),
+// whose read index the processor advances at `read_index` (ROCr's amd_queue_t read_dispatch_id).
+// `doorbell`: a signal (amd_signal_t layout) whose value is what ROCr stores to the queue's
+// doorbell. `context_save_area`: the queue's CWSR area, whose header names where ROCr wants queue
+// exceptions reported (KFD's protocol: the error-reason word at +24, the event at +32), or 0.
+// Returns the queue's id.
 std::uint64_t create_aql_queue(std::uint32_t node, void* ring, std::uint64_t ring_bytes, std::uint64_t* read_index,
-                               volatile std::int64_t* error_reason, std::uint64_t** doorbell);
+                               std::uint64_t context_save_area, hsa_signal_t doorbell);
 bool destroy_queue(std::uint64_t id);
+// Whether the queue stopped on an error (UPDATE_QUEUE may then suspend it: nothing runs anyway).
+bool queue_failed(std::uint64_t id);
 
 // What the simulated GPU attaches to each of its queues (WorkGroup::queue_context).
 struct QueueContext {
@@ -34,5 +42,6 @@ GwsResult allocate_gws(std::uint64_t queue_id, std::uint32_t count);
 // Why the queue on `ring` stopped (a kernel's fault, with its kernel, pc and instruction): the
 // message's length, its first bytes - 1 characters copied to `buffer`; 0 while it runs.
 std::size_t queue_error(const void* ring, char* buffer, std::size_t bytes);
+
 
 }  // namespace hsad::sim

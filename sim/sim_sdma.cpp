@@ -38,13 +38,25 @@ struct SdmaQueue {
   std::uint32_t node = 0;
   const std::uint8_t* ring = nullptr;
   std::uint64_t bytes = 0;
-  // What ROCr's BlitSdma reads and writes through the queue resource: byte indices.
-  alignas(64) std::uint64_t read_index = 0;
-  alignas(64) std::uint64_t write_index = 0;
-  alignas(64) std::uint64_t doorbell = 0;
+  // What ROCr's BlitSdma reads and writes through the thunk's queue: byte indices.
+  std::uint64_t* read_index = nullptr;
+  const std::uint64_t* doorbell = nullptr;
   alignas(64) std::atomic<bool> stop{false};
   std::thread engine;
 };
+
+// Where a packet's GPU address is in this process; an address no GPU may reach stops the packet
+// with a message (the engine would fault).
+template <class T = void>
+T* at(const SdmaQueue& q, std::uint64_t gpu_address, std::uint64_t bytes) {
+  const std::uint64_t host = host_address(gpu_address, bytes);
+  if (!host) {
+    std::fprintf(stderr, "hsad-sim: SDMA queue %llu: an access of %llu bytes at 0x%llx, which no GPU may reach\n",
+                 static_cast<unsigned long long>(q.id), static_cast<unsigned long long>(bytes),
+                 static_cast<unsigned long long>(gpu_address));
+  }
+  return reinterpret_cast<T*>(host);
+}
 
 // A poll of memory: the engine waits, as the hardware retries, until the 32-bit word compares.
 bool compares(std::uint32_t func, std::uint32_t value, std::uint32_t reference) {
@@ -71,7 +83,9 @@ std::uint32_t execute(SdmaQueue& q, const std::uint32_t* p) {
         const std::uint64_t bytes = std::uint64_t(bits(p[1], 0, 22)) + 1;  // gfx9 and later: count is bytes - 1
         const std::uint64_t src = address(p, 3), dst = address(p, 5);
         report_engine_copy(q.node, dst, src, bytes);
-        std::memmove(reinterpret_cast<void*>(dst), reinterpret_cast<const void*>(src), bytes);
+        void* to = at(q, dst, bytes);
+        const void* from = at(q, src, bytes);
+        if (to && from) std::memmove(to, from, bytes);
         engine_copies.fetch_add(1, std::memory_order_relaxed);
         engine_bytes.fetch_add(bytes, std::memory_order_relaxed);
         return 28;
@@ -88,11 +102,13 @@ std::uint32_t execute(SdmaQueue& q, const std::uint32_t* p) {
       const std::uint32_t value = p[3];
       const std::uint64_t bytes = (std::uint64_t(bits(p[4], 0, 22)) + 4) & ~std::uint64_t(3);  // (dwords - 1) * 4
       report_engine_copy(q.node, dst, 0, bytes);  // a fill reads nothing
-      for (std::uint64_t b = 0; b + 4 <= bytes; b += 4) std::memcpy(reinterpret_cast<void*>(dst + b), &value, 4);
+      if (auto* to = at<unsigned char>(q, dst, bytes)) {
+        for (std::uint64_t b = 0; b + 4 <= bytes; b += 4) std::memcpy(to + b, &value, 4);
+      }
       return 20;
     }
     case kFence: {
-      __atomic_store_n(reinterpret_cast<std::uint32_t*>(address(p, 1)), p[3], __ATOMIC_RELEASE);
+      if (auto* word = at<std::uint32_t>(q, address(p, 1), 4)) __atomic_store_n(word, p[3], __ATOMIC_RELEASE);
       return 16;
     }
     case kTrap:
@@ -103,13 +119,15 @@ std::uint32_t execute(SdmaQueue& q, const std::uint32_t* p) {
       // An HDP flush (or any poll of a register rather than memory): nothing to wait for here.
       if (bits(p[0], 26, 1) || !bits(p[0], 31, 1)) return 24;
       const std::uint32_t func = bits(p[0], 28, 3);
-      const std::uint32_t value = __atomic_load_n(reinterpret_cast<const std::uint32_t*>(address(p, 1)), __ATOMIC_ACQUIRE);
+      const std::uint32_t* word = at<const std::uint32_t>(q, address(p, 1), 4);
+      if (!word) return 24;
+      const std::uint32_t value = __atomic_load_n(word, __ATOMIC_ACQUIRE);
       return compares(func, value & p[4], p[3]) ? 24 : 0;
     }
     case kAtomic: {
       const std::uint32_t operation = bits(p[0], 25, 7);
       if (operation == kAtomicAdd64) {
-        __atomic_fetch_add(reinterpret_cast<std::uint64_t*>(address(p, 1)), address(p, 3), __ATOMIC_ACQ_REL);
+        if (auto* word = at<std::uint64_t>(q, address(p, 1), 8)) __atomic_fetch_add(word, address(p, 3), __ATOMIC_ACQ_REL);
       } else {
         std::fprintf(stderr, "hsad-sim: SDMA queue %llu: atomic operation %u, which the simulated engine does not do\n",
                      static_cast<unsigned long long>(q.id & 0xffff), operation);
@@ -117,7 +135,7 @@ std::uint32_t execute(SdmaQueue& q, const std::uint32_t* p) {
       return 32;
     }
     case kTimestamp: {
-      __atomic_store_n(reinterpret_cast<std::uint64_t*>(address(p, 1)), agent::now_ns(), __ATOMIC_RELEASE);
+      if (auto* word = at<std::uint64_t>(q, address(p, 1), 8)) __atomic_store_n(word, agent::now_ns(), __ATOMIC_RELEASE);
       return 12;
     }
     case kGcr: {
@@ -142,8 +160,8 @@ void run(SdmaQueue& q) {
   bool polling = false;  // the packet at the read index is a poll not yet satisfied
   alignas(8) std::uint32_t packet[16];
   while (!q.stop.load(std::memory_order_acquire)) {
-    const std::uint64_t target = __atomic_load_n(&q.doorbell, __ATOMIC_ACQUIRE);
-    std::uint64_t read = __atomic_load_n(&q.read_index, __ATOMIC_RELAXED);
+    const std::uint64_t target = __atomic_load_n(q.doorbell, __ATOMIC_ACQUIRE);
+    std::uint64_t read = __atomic_load_n(q.read_index, __ATOMIC_RELAXED);
     bool waiting = false;
     while (read < target && !q.stop.load(std::memory_order_relaxed)) {
       const std::uint64_t at = read & (q.bytes - 1);
@@ -157,7 +175,7 @@ void run(SdmaQueue& q) {
       }
       polling = false;
       read += size;
-      __atomic_store_n(&q.read_index, read, __ATOMIC_RELEASE);
+      __atomic_store_n(q.read_index, read, __ATOMIC_RELEASE);
       idle_since = std::chrono::steady_clock::now();
     }
     if (waiting) {
@@ -186,24 +204,23 @@ std::uint64_t next_id = 1;
 
 }  // namespace
 
-HSAKMT_STATUS create_sdma_queue(std::uint32_t node, void* ring, std::uint64_t bytes, HsaQueueResource* r) {
-  if (!ring || bytes == 0 || (bytes & (bytes - 1)) != 0) return HSAKMT_STATUS_INVALID_PARAMETER;
+std::uint64_t create_sdma_queue(std::uint32_t node, void* ring, std::uint64_t bytes, std::uint64_t* read_index,
+                                const std::uint64_t* doorbell) {
+  if (!ring || !read_index || !doorbell || bytes == 0 || (bytes & (bytes - 1)) != 0) return 0;
   auto q = std::make_unique<SdmaQueue>();
   q->node = node;
   q->ring = static_cast<const std::uint8_t*>(ring);
   q->bytes = bytes;
+  q->read_index = read_index;
+  q->doorbell = doorbell;
   SdmaQueue& queue = *q;
   {
     std::lock_guard<std::mutex> lock(queues_mutex);
     q->id = (std::uint64_t(1) << 62) | next_id++;
     queues()[q->id] = std::move(q);
   }
-  r->QueueId = queue.id;
-  r->Queue_DoorBell_aql = &queue.doorbell;
-  r->Queue_write_ptr_aql = &queue.write_index;
-  r->Queue_read_ptr_aql = &queue.read_index;
   queue.engine = std::thread([&queue] { run(queue); });
-  return HSAKMT_STATUS_SUCCESS;
+  return queue.id;
 }
 
 std::uint64_t sdma_copies() { return engine_copies.load(std::memory_order_relaxed); }

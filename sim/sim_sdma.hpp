@@ -7,15 +7,16 @@
 // release, except where a GCR packet (gfx10) writes the L2 back itself.
 #pragma once
 
-#include <hsakmt.h>
-
 #include <cstdint>
 
 namespace hsad::sim {
 
-// hsaKmtCreateQueue for HSA_QUEUE_SDMA and HSA_QUEUE_SDMA_XGMI: the engine's read pointer, write
-// pointer and doorbell (64-bit byte indices, monotonic, as gfx9 and later use them) go to `r`.
-HSAKMT_STATUS create_sdma_queue(std::uint32_t node, void* ring, std::uint64_t bytes, HsaQueueResource* r);
+// An SDMA queue of GPU `node` (KFD's SDMA and SDMA_XGMI queue types) on `ring`: the engine
+// executes what lies between its read pointer (`read_index`, advanced here) and what ROCr stores to
+// its doorbell (`doorbell`), 64-bit byte indices, monotonic, as gfx9 and later use them. Returns
+// the queue's id, 0 for a ring that is not a power of two.
+std::uint64_t create_sdma_queue(std::uint32_t node, void* ring, std::uint64_t bytes, std::uint64_t* read_index,
+                                const std::uint64_t* doorbell);
 // The SDMA queue `id` is stopped and forgotten; false where `id` names no SDMA queue.
 bool destroy_sdma_queue(std::uint64_t id);
 // Linear copies the engines executed so far, and their bytes (--stats).

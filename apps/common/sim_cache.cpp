@@ -6,11 +6,8 @@ namespace hsad::bench {
 
 std::optional<SimCacheLines> sim_cache_lines() {
   using Counters = int (*)(std::uint32_t, std::uint64_t*);
-  // ROCr's libhsakmt, already loaded by the rocr backend; hsad-sim's alone has this symbol.
-  static const Counters counters = [] {
-    void* thunk = dlopen("libhsakmt.so.1", RTLD_LAZY | RTLD_NOLOAD);
-    return thunk ? reinterpret_cast<Counters>(dlsym(thunk, "hsaKmtSimCacheCounters")) : nullptr;
-  }();
+  // hsad-sim's door, preloaded into the process: it alone has this symbol.
+  static const Counters counters = reinterpret_cast<Counters>(dlsym(RTLD_DEFAULT, "hsad_sim_cache_counters"));
   std::uint64_t c[4] = {0, 0, 0, 0};
   if (!counters || !counters(0, c)) return std::nullopt;
   return SimCacheLines{c[1], c[3]};

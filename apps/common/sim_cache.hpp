@@ -1,5 +1,5 @@
 // What hsad-sim's cache model did at fences (sim/README.md, "The cache model"), read from the
-// stand-in libhsakmt where the process runs under hsad-sim with the model on: a model's count of
+// simulator's door where the process runs under hsad-sim with the model on: a model's count of
 // L2 lines, never a measurement of a GPU. Absent anywhere else.
 #pragma once
 

@@ -104,19 +104,19 @@ std::uint8_t* WorkGroup::global(const Wave& wave, const Inst& inst, std::uint64_
   for (const Range& r : cache_) {
     if (address >= r.lo && end <= r.hi && end >= address) {
       if (cached) *cached = r.cached;
-      return reinterpret_cast<std::uint8_t*>(address);
+      return reinterpret_cast<std::uint8_t*>(address + r.delta);
     }
   }
   auto inside = [&](std::uint64_t lo, std::uint64_t size) { return address >= lo && end <= lo + size && end >= address; };
   const auto packet = reinterpret_cast<std::uint64_t>(dispatch.packet);
   const auto scratch_lo = reinterpret_cast<std::uint64_t>(scratch);
-  std::uint64_t base = 0, size = 0;
+  std::uint64_t base = 0, size = 0, host = 0;
   CachedRange* lines = nullptr;
   if (inside(packet, sizeof(DispatchPacket))) {
-    base = packet, size = sizeof(DispatchPacket);
+    base = host = packet, size = sizeof(DispatchPacket);
   } else if (scratch && inside(scratch_lo, scratch_bytes)) {
-    base = scratch_lo, size = scratch_bytes;
-  } else if (!memory.allocation(address, &base, &size) || !inside(base, size)) {
+    base = host = scratch_lo, size = scratch_bytes;
+  } else if (!memory.allocation(address, &base, &size, &host) || !inside(base, size)) {
     const std::string where = entry && inst.address >= entry ? dispatch.kernel + "+" + hex(inst.address - entry) + ", " : "";
     throw MemoryFault("kernel '" + dispatch.kernel + "' at pc " + hex(inst.address) + " (" + where + "wave " +
                           std::to_string(wave.index) + "): '" + inst.text + "': an access of " + std::to_string(bytes) +
@@ -125,9 +125,9 @@ std::uint8_t* WorkGroup::global(const Wave& wave, const Inst& inst, std::uint64_
   } else {
     lines = memory.cached(base);
   }
-  cache_[next_++ % 8] = {base, base + size, lines};
+  cache_[next_++ % 8] = {base, base + size, lines, host - base};
   if (cached) *cached = lines;
-  return reinterpret_cast<std::uint8_t*>(address);
+  return reinterpret_cast<std::uint8_t*>(address + (host - base));
 }
 
 const std::uint8_t* WorkGroup::read_global(const Wave& wave, const Inst& inst, std::uint64_t address, std::uint32_t bytes) {
@@ -146,17 +146,19 @@ void WorkGroup::write_global(const Wave& wave, const Inst& inst, std::uint64_t a
 bool WorkGroup::global_range(std::uint64_t address, std::uint64_t bytes, CachedRange** cached) {
   const std::uint64_t end = address + bytes;
   if (end < address) return false;
+  // The lanes' fast paths use the GPU addresses as they are: memory mapped elsewhere (user memory
+  // the driver registered at a GPU address of its own) goes lane by lane through global().
   for (const Range& r : cache_) {
     if (address >= r.lo && end <= r.hi) {
       *cached = r.cached;
-      return true;
+      return r.delta == 0;
     }
   }
-  std::uint64_t base = 0, size = 0;
-  if (!memory.allocation(address, &base, &size) || end > base + size) return false;
+  std::uint64_t base = 0, size = 0, host = 0;
+  if (!memory.allocation(address, &base, &size, &host) || end > base + size) return false;
   *cached = memory.cached(base);
-  cache_[next_++ % 8] = {base, base + size, *cached};
-  return true;
+  cache_[next_++ % 8] = {base, base + size, *cached, host - base};
+  return host == base;
 }
 
 std::uint8_t* WorkGroup::shared(const Wave& wave, const Inst& inst, std::uint64_t offset, std::uint32_t bytes) {

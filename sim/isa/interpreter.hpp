@@ -32,8 +32,10 @@ class CachedRange;
 class Memory {
  public:
   virtual ~Memory() = default;
-  // The allocation holding `address`: its base and size, or false where none does.
-  virtual bool allocation(std::uint64_t address, std::uint64_t* base, std::uint64_t* size) = 0;
+  // The allocation holding `address`: its base and size, and where its bytes are in this process
+  // (`host_base`: the base itself, except memory the driver maps at another GPU address), or
+  // false where none does.
+  virtual bool allocation(std::uint64_t address, std::uint64_t* base, std::uint64_t* size, std::uint64_t* host_base) = 0;
   // The L2 lines of the allocation at `base` where the dispatching GPU's L2 caches it (its own
   // device memory, under the cache model: l2_cache.hpp); null where accesses reach memory.
   virtual CachedRange* cached(std::uint64_t base) {

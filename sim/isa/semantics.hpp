@@ -101,6 +101,7 @@ class WorkGroup {
   struct Range {
     std::uint64_t lo = 0, hi = 0;
     CachedRange* cached = nullptr;
+    std::uint64_t delta = 0;  // host address - GPU address: 0 but for memory mapped elsewhere
   };
   Range cache_[8];
   std::uint32_t next_ = 0;

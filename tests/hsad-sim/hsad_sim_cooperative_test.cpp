@@ -169,11 +169,10 @@ struct Queue {
   hsa_status_t error = HSA_STATUS_SUCCESS;
 };
 
-// Why the simulator stopped the queue on `ring` (its libhsakmt's own call; see rocr_ring.cpp).
+// Why the simulator stopped the queue on `ring` (its door's own call; see rocr_ring.cpp).
 std::string queue_error(const void* ring) {
   using Explain = std::size_t (*)(const void*, char*, std::size_t);
-  void* thunk = dlopen("libhsakmt.so.1", RTLD_LAZY | RTLD_NOLOAD);
-  auto explain = thunk ? reinterpret_cast<Explain>(dlsym(thunk, "hsaKmtSimQueueError")) : nullptr;
+  auto explain = reinterpret_cast<Explain>(dlsym(RTLD_DEFAULT, "hsad_sim_queue_error"));
   char text[1024] = {};
   return explain && explain(ring, text, sizeof text) ? std::string(text) : std::string();
 }

@@ -71,8 +71,8 @@ hsad-info --version
 if [ -e /usr/lib/x86_64-linux-gnu/libhsa-runtime64.so.1 ]; then hsad-sim -- hsad-info | grep -q "simulated gfx90a"; fi
 # ... and the interpreter's x86-64-v3 copy where the build made one, where glibc's loader looks for it.
 if [ -d "build/$preset/sim/lib/glibc-hwcaps/x86-64-v3" ]; then
-  dpkg -L "${names[@]}" | grep -q '/hsadispatch/sim/glibc-hwcaps/x86-64-v3/libhsakmt.so.1$' \
-    || { echo "the packages lack the x86-64-v3 stand-in library" >&2; exit 1; }
+  dpkg -L "${names[@]}" | grep -q '/hsadispatch/sim/glibc-hwcaps/x86-64-v3/libhsad-sim.so$' \
+    || { echo "the packages lack the simulator's x86-64-v3 library" >&2; exit 1; }
 fi
 
 echo "=== removing"

@@ -14,15 +14,13 @@
 
 namespace hsad::rocr {
 namespace {
-// ROCr says only that a queue stopped (HSA_STATUS_ERROR_EXCEPTION). The simulated GPU's
-// libhsakmt (sim/, hsad-sim) also says why - the kernel, the program counter, the instruction -
-// through a call a real KFD thunk does not have; where it is there, the error carries it.
+// ROCr says only that a queue stopped (HSA_STATUS_ERROR_EXCEPTION). The simulated GPU (sim/,
+// hsad-sim, whose door is preloaded into the process) also says why - the kernel, the program
+// counter, the instruction - through a call no AMD driver has; where it is there, the error
+// carries it.
 std::string driver_explanation(const void* ring) {
   using Explain = std::size_t (*)(const void*, char*, std::size_t);
-  static const Explain explain = [] {
-    void* thunk = dlopen("libhsakmt.so.1", RTLD_LAZY | RTLD_NOLOAD);  // ROCr's, already loaded
-    return thunk ? reinterpret_cast<Explain>(dlsym(thunk, "hsaKmtSimQueueError")) : nullptr;
-  }();
+  static const Explain explain = reinterpret_cast<Explain>(dlsym(RTLD_DEFAULT, "hsad_sim_queue_error"));
   if (!explain) return {};
   char text[1024];
   return explain(ring, text, sizeof text) ? std::string(text) : std::string();

@@ -20,13 +20,13 @@ std::string read_file(const std::string& path) {
   return s.str();
 }
 
-bool HostMemory::allocation(std::uint64_t address, std::uint64_t* base, std::uint64_t* size) {
+bool HostMemory::allocation(std::uint64_t address, std::uint64_t* base, std::uint64_t* size, std::uint64_t* host_base) {
   std::lock_guard<std::mutex> lock(mutex_);
   auto it = ranges_.upper_bound(address);
   if (it == ranges_.begin()) return false;
   --it;
   if (address >= it->first + it->second) return false;
-  *base = it->first;
+  *base = *host_base = it->first;
   *size = it->second;
   return true;
 }

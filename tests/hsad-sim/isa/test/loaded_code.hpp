@@ -20,10 +20,34 @@ namespace hsad::isa::testing {
 
 std::string read_file(const std::string& path);
 
+// The targets the build made the test kernels for (HSAD_ISA_TARGETS: the interpreter's targets that
+// hipcc knows; hipcc 7 dropped gfx940), and a test name for each.
+inline const std::vector<const char*>& isa_targets() {
+  static const std::vector<const char*> targets = [] {
+    static std::vector<std::string> names;
+    const std::string list = HSAD_ISA_TARGETS;
+    for (std::size_t at = 0; at < list.size();) {
+      const std::size_t comma = std::min(list.find(',', at), list.size());
+      names.push_back(list.substr(at, comma - at));
+      at = comma + 1;
+    }
+    std::vector<const char*> out;
+    for (const std::string& n : names) out.push_back(n.c_str());
+    return out;
+  }();
+  return targets;
+}
+struct TargetName {
+  template <class Info>
+  std::string operator()(const Info& info) const {
+    return info.param;
+  }
+};
+
 // Host memory the kernels may reach: only what was added.
 class HostMemory : public Memory {
  public:
-  bool allocation(std::uint64_t address, std::uint64_t* base, std::uint64_t* size) override;
+  bool allocation(std::uint64_t address, std::uint64_t* base, std::uint64_t* size, std::uint64_t* host_base) override;
   void add(const void* p, std::size_t bytes);
   void remove(const void* p);
   // An allocation owned here, zeroed.
