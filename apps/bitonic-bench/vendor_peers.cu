@@ -20,11 +20,6 @@
 namespace hsad::bench {
 namespace {
 
-void check(cudaError_t e, const char* what) {
-  if (e != cudaSuccess) {
-    throw std::runtime_error(std::string(HSAD_VENDOR " peers: ") + what + ": " + cudaGetErrorString(e));
-  }
-}
 
 struct Step {
   std::uint32_t stage, pass;
@@ -58,29 +53,29 @@ std::vector<PeerResult> run_peers(const std::vector<std::uint32_t>& keys, int it
   const std::uint32_t group = std::min<std::uint32_t>(256, n / 2), grid = (n / 2) / group;
 
   cudaStream_t stream;
-  check(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), "cudaStreamCreate");
+  vendor_check(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), "cudaStreamCreate");
   std::uint32_t *in = nullptr, *out = nullptr, *d_keys = nullptr, *d_sorted = nullptr;
-  check(cudaMallocHost(&in, bytes), "cudaMallocHost");
-  check(cudaMallocHost(&out, bytes), "cudaMallocHost");
-  check(cudaMalloc(&d_keys, bytes), "cudaMalloc");
-  check(cudaMalloc(&d_sorted, bytes), "cudaMalloc");
+  vendor_check(cudaMallocHost(&in, bytes), "cudaMallocHost");
+  vendor_check(cudaMallocHost(&out, bytes), "cudaMallocHost");
+  vendor_check(cudaMalloc(&d_keys, bytes), "cudaMalloc");
+  vendor_check(cudaMalloc(&d_sorted, bytes), "cudaMalloc");
   std::copy(keys.begin(), keys.end(), in);
 
   std::vector<PeerResult> results;
   results.push_back(measure(runtime + ", sync after each", iterations, warmup, out, expected, [&] {
-    check(cudaMemcpyAsync(d_keys, in, bytes, cudaMemcpyHostToDevice, stream), "H2D");
+    vendor_check(cudaMemcpyAsync(d_keys, in, bytes, cudaMemcpyHostToDevice, stream), "H2D");
     for (const Step& s : steps) {
       bitonic_step<<<grid, group, 0, stream>>>(d_keys, s.stage, s.pass, 1u, n);
-      check(cudaStreamSynchronize(stream), "sync");
+      vendor_check(cudaStreamSynchronize(stream), "sync");
     }
-    check(cudaMemcpyAsync(out, d_keys, bytes, cudaMemcpyDeviceToHost, stream), "D2H");
-    check(cudaStreamSynchronize(stream), "sync");
+    vendor_check(cudaMemcpyAsync(out, d_keys, bytes, cudaMemcpyDeviceToHost, stream), "D2H");
+    vendor_check(cudaStreamSynchronize(stream), "sync");
   }));
   results.push_back(measure(runtime + ", one sync", iterations, warmup, out, expected, [&] {
-    check(cudaMemcpyAsync(d_keys, in, bytes, cudaMemcpyHostToDevice, stream), "H2D");
+    vendor_check(cudaMemcpyAsync(d_keys, in, bytes, cudaMemcpyHostToDevice, stream), "H2D");
     for (const Step& s : steps) bitonic_step<<<grid, group, 0, stream>>>(d_keys, s.stage, s.pass, 1u, n);
-    check(cudaMemcpyAsync(out, d_keys, bytes, cudaMemcpyDeviceToHost, stream), "D2H");
-    check(cudaStreamSynchronize(stream), "sync");
+    vendor_check(cudaMemcpyAsync(out, d_keys, bytes, cudaMemcpyDeviceToHost, stream), "D2H");
+    vendor_check(cudaStreamSynchronize(stream), "sync");
   }));
 
   // The LDS algorithm's dispatches (bitonic-bench --algo lds), the same kernels, one sync.
@@ -89,7 +84,7 @@ std::vector<PeerResult> run_peers(const std::vector<std::uint32_t>& keys, int it
   std::uint32_t stages = 0;
   while ((1u << stages) < n) ++stages;
   results.push_back(measure(runtime + ", --algo lds, one sync", iterations, warmup, out, expected, [&] {
-    check(cudaMemcpyAsync(d_keys, in, bytes, cudaMemcpyHostToDevice, stream), "H2D");
+    vendor_check(cudaMemcpyAsync(d_keys, in, bytes, cudaMemcpyHostToDevice, stream), "H2D");
     bitonic_local<<<n >> c, items, 0, stream>>>(d_keys, 0u, c - 1, 1u, c, n);
     for (std::uint32_t stage = c; stage < stages; ++stage) {
       for (std::uint32_t pass = 0; pass + c <= stage;) {
@@ -100,14 +95,14 @@ std::vector<PeerResult> run_peers(const std::vector<std::uint32_t>& keys, int it
       }
       bitonic_local<<<n >> c, items, 0, stream>>>(d_keys, stage, stage, 1u, c, n);
     }
-    check(cudaMemcpyAsync(out, d_keys, bytes, cudaMemcpyDeviceToHost, stream), "D2H");
-    check(cudaStreamSynchronize(stream), "sync");
+    vendor_check(cudaMemcpyAsync(out, d_keys, bytes, cudaMemcpyDeviceToHost, stream), "D2H");
+    vendor_check(cudaStreamSynchronize(stream), "sync");
   }));
 
   // The hand-written graph: one kernel node per step, each depending on the one before.
   cudaGraph_t graph;
   cudaGraphExec_t exec;
-  check(cudaGraphCreate(&graph, 0), "cudaGraphCreate");
+  vendor_check(cudaGraphCreate(&graph, 0), "cudaGraphCreate");
   cudaGraphNode_t previous = nullptr;
   std::vector<std::uint32_t> stage_args(steps.size()), pass_args(steps.size());
   std::uint32_t ascending = 1;
@@ -121,38 +116,38 @@ std::vector<PeerResult> run_peers(const std::vector<std::uint32_t>& keys, int it
     p.blockDim = dim3(group);
     p.kernelParams = args;
     cudaGraphNode_t node;
-    check(cudaGraphAddKernelNode(&node, graph, previous ? &previous : nullptr, previous ? 1 : 0, &p), "AddKernelNode");
+    vendor_check(cudaGraphAddKernelNode(&node, graph, previous ? &previous : nullptr, previous ? 1 : 0, &p), "AddKernelNode");
     previous = node;
   }
-  check(instantiate_graph(&exec, graph), "graph instantiation");
+  vendor_check(instantiate_graph(&exec, graph), "graph instantiation");
   results.push_back(measure(HSAD_VENDOR " graph, hand-written", iterations, warmup, out, expected, [&] {
-    check(cudaMemcpyAsync(d_keys, in, bytes, cudaMemcpyHostToDevice, stream), "H2D");
-    check(cudaGraphLaunch(exec, stream), "graph launch");
-    check(cudaMemcpyAsync(out, d_keys, bytes, cudaMemcpyDeviceToHost, stream), "D2H");
-    check(cudaStreamSynchronize(stream), "sync");
+    vendor_check(cudaMemcpyAsync(d_keys, in, bytes, cudaMemcpyHostToDevice, stream), "H2D");
+    vendor_check(cudaGraphLaunch(exec, stream), "graph launch");
+    vendor_check(cudaMemcpyAsync(out, d_keys, bytes, cudaMemcpyDeviceToHost, stream), "D2H");
+    vendor_check(cudaStreamSynchronize(stream), "sync");
   }));
 
   void* temp = nullptr;
 #if !defined(__HIPCC__)
   std::size_t temp_bytes = 0;
   cub::DeviceRadixSort::SortKeys(nullptr, temp_bytes, d_keys, d_sorted, int(n), 0, 32, stream);
-  check(cudaMalloc(&temp, temp_bytes), "cudaMalloc temp");
+  vendor_check(cudaMalloc(&temp, temp_bytes), "cudaMalloc temp");
   results.push_back(measure("cub::DeviceRadixSort::SortKeys", iterations, warmup, out, expected, [&] {
-    check(cudaMemcpyAsync(d_keys, in, bytes, cudaMemcpyHostToDevice, stream), "H2D");
-    check(cub::DeviceRadixSort::SortKeys(temp, temp_bytes, d_keys, d_sorted, int(n), 0, 32, stream), "SortKeys");
-    check(cudaMemcpyAsync(out, d_sorted, bytes, cudaMemcpyDeviceToHost, stream), "D2H");
-    check(cudaStreamSynchronize(stream), "sync");
+    vendor_check(cudaMemcpyAsync(d_keys, in, bytes, cudaMemcpyHostToDevice, stream), "H2D");
+    vendor_check(cub::DeviceRadixSort::SortKeys(temp, temp_bytes, d_keys, d_sorted, int(n), 0, 32, stream), "SortKeys");
+    vendor_check(cudaMemcpyAsync(out, d_sorted, bytes, cudaMemcpyDeviceToHost, stream), "D2H");
+    vendor_check(cudaStreamSynchronize(stream), "sync");
   }));
 #endif
 
-  cudaGraphExecDestroy(exec);
-  cudaGraphDestroy(graph);
-  cudaFree(temp);
-  cudaFree(d_sorted);
-  cudaFree(d_keys);
-  cudaFreeHost(out);
-  cudaFreeHost(in);
-  cudaStreamDestroy(stream);
+  vendor_release(cudaGraphExecDestroy(exec), "cudaGraphExecDestroy");
+  vendor_release(cudaGraphDestroy(graph), "cudaGraphDestroy");
+  vendor_release(cudaFree(temp), "cudaFree");
+  vendor_release(cudaFree(d_sorted), "cudaFree");
+  vendor_release(cudaFree(d_keys), "cudaFree");
+  vendor_release(cudaFreeHost(out), "cudaFreeHost");
+  vendor_release(cudaFreeHost(in), "cudaFreeHost");
+  vendor_release(cudaStreamDestroy(stream), "cudaStreamDestroy");
   return results;
 }
 }  // namespace

@@ -4,6 +4,10 @@
 // stores) a small function says it once.
 #pragma once
 
+#include <cstdio>
+#include <stdexcept>
+#include <string>
+
 #if defined(__HIPCC__)
 #include <hip/hip_runtime.h>
 
@@ -71,3 +75,15 @@ inline cudaError_t instantiate_graph(cudaGraphExec_t* exec, cudaGraph_t graph) {
 template <class T> __device__ inline void store_streaming(T* p, T v) { __stcs(p, v); }
 }  // namespace hsad::bench
 #endif
+
+namespace hsad::bench {
+// A runtime call the peer needs: a failure throws, naming the runtime, the call and its words.
+inline void vendor_check(cudaError_t e, const char* what) {
+  if (e != cudaSuccess) throw std::runtime_error(std::string(HSAD_VENDOR ": ") + what + ": " + cudaGetErrorString(e));
+}
+// A release on the way out (a free, a destroy; destructors included): a failure there changes no
+// result already measured, so it is said on stderr rather than thrown.
+inline void vendor_release(cudaError_t e, const char* what) {
+  if (e != cudaSuccess) std::fprintf(stderr, "%s: %s: %s\n", HSAD_VENDOR, what, cudaGetErrorString(e));
+}
+}  // namespace hsad::bench

@@ -16,9 +16,6 @@ __global__ void peer_empty() {}
 using Clock = std::chrono::steady_clock;
 double ns(Clock::time_point a, Clock::time_point b) { return std::chrono::duration<double, std::nano>(b - a).count(); }
 
-void check(cudaError_t e, const char* what) {
-  if (e != cudaSuccess) throw std::runtime_error(std::string(what) + ": " + cudaGetErrorString(e));
-}
 
 // Repetition -1 is the warm-up; `launch` submits the count's dispatches.
 template <class Launch>
@@ -27,9 +24,9 @@ void measure(DispatchPeerSamples& out, cudaStream_t s, int count, int reps, Laun
     const auto t0 = Clock::now();
     launch();
     const auto t1 = Clock::now();
-    check(cudaStreamSynchronize(s), "stream synchronize");
+    vendor_check(cudaStreamSynchronize(s), "stream synchronize");
     const auto t2 = Clock::now();
-    check(cudaGetLastError(), "launch");
+    vendor_check(cudaGetLastError(), "launch");
     if (r < 0) continue;
     out.host_ns_per_dispatch.push_back(ns(t0, t1) / count);
     out.us_per_dispatch.push_back(ns(t0, t2) / 1e3 / count);
@@ -41,21 +38,21 @@ std::vector<DispatchPeerSamples> run_peers(int count, int reps) {
   out[0].name = HSAD_VENDOR " runtime <<<>>>";
   out[1].name = HSAD_VENDOR "GraphLaunch";
   cudaStream_t s;
-  check(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking), "stream create");
+  vendor_check(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking), "stream create");
   measure(out[0], s, count, reps, [&] {
     for (int i = 0; i < count; ++i) peer_empty<<<1, 1, 0, s>>>();
   });
   // The same launches captured once into a graph, instantiated once (neither timed).
   cudaGraph_t graph;
   cudaGraphExec_t exec;
-  check(cudaStreamBeginCapture(s, cudaStreamCaptureModeThreadLocal), "begin capture");
+  vendor_check(cudaStreamBeginCapture(s, cudaStreamCaptureModeThreadLocal), "begin capture");
   for (int i = 0; i < count; ++i) peer_empty<<<1, 1, 0, s>>>();
-  check(cudaStreamEndCapture(s, &graph), "end capture");
-  check(instantiate_graph(&exec, graph), "graph instantiation");
-  measure(out[1], s, count, reps, [&] { check(cudaGraphLaunch(exec, s), "graph launch"); });
-  check(cudaGraphExecDestroy(exec), "graph exec destroy");
-  check(cudaGraphDestroy(graph), "graph destroy");
-  check(cudaStreamDestroy(s), "stream destroy");
+  vendor_check(cudaStreamEndCapture(s, &graph), "end capture");
+  vendor_check(instantiate_graph(&exec, graph), "graph instantiation");
+  measure(out[1], s, count, reps, [&] { vendor_check(cudaGraphLaunch(exec, s), "graph launch"); });
+  vendor_check(cudaGraphExecDestroy(exec), "graph exec destroy");
+  vendor_check(cudaGraphDestroy(graph), "graph destroy");
+  vendor_check(cudaStreamDestroy(s), "stream destroy");
   return out;
 }
 }  // namespace

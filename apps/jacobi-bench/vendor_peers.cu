@@ -27,9 +27,6 @@ double cpu_now() {
   return double(ts.tv_sec) + double(ts.tv_nsec) * 1e-9;
 }
 
-void check(cudaError_t e, const char* what) {
-  if (e != cudaSuccess) throw std::runtime_error(std::string(what) + ": " + cudaGetErrorString(e));
-}
 
 #if !defined(__HIPCC__)
 // The check as the WHILE node's body ends it: jacobi_check's sum, then the handle set from it.
@@ -69,33 +66,36 @@ struct Problem {
     groups = unsigned((points + kJacobiGroup - 1) / kJacobiGroup);
     const double h = 1.0 / double(n - 1);
     h2 = h * h;
-    check(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking), "stream create");
-    check(cudaMalloc(&u, points * 8), "malloc");
-    check(cudaMalloc(&v, points * 8), "malloc");
-    check(cudaMalloc(&f, points * 8), "malloc");
-    check(cudaMalloc(&partials, std::size_t(groups) * 8), "malloc");
-    check(cudaMalloc(&norm2, 8), "malloc");
-    check(cudaMalloc(&state, 4), "malloc");
-    check(cudaMalloc(&iterations, 4), "malloc");
-    check(cudaMallocHost(reinterpret_cast<void**>(&pinned), 16), "malloc host");
+    vendor_check(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking), "stream create");
+    vendor_check(cudaMalloc(&u, points * 8), "malloc");
+    vendor_check(cudaMalloc(&v, points * 8), "malloc");
+    vendor_check(cudaMalloc(&f, points * 8), "malloc");
+    vendor_check(cudaMalloc(&partials, std::size_t(groups) * 8), "malloc");
+    vendor_check(cudaMalloc(&norm2, 8), "malloc");
+    vendor_check(cudaMalloc(&state, 4), "malloc");
+    vendor_check(cudaMalloc(&iterations, 4), "malloc");
+    vendor_check(cudaMallocHost(reinterpret_cast<void**>(&pinned), 16), "malloc host");
   }
   ~Problem() {
-    cudaFree(u), cudaFree(v), cudaFree(f), cudaFree(partials), cudaFree(norm2), cudaFree(state), cudaFree(iterations);
-    cudaFreeHost(pinned);
-    cudaStreamDestroy(s);
+    for (void* p : {static_cast<void*>(u), static_cast<void*>(v), static_cast<void*>(f), static_cast<void*>(partials),
+                    static_cast<void*>(norm2), static_cast<void*>(state), static_cast<void*>(iterations)}) {
+      vendor_release(cudaFree(p), "cudaFree");
+    }
+    vendor_release(cudaFreeHost(pinned), "cudaFreeHost");
+    vendor_release(cudaStreamDestroy(s), "cudaStreamDestroy");
   }
   std::vector<double> zeros;  // what reset() copies into u and v
   void reset() {
     if (zeros.size() != points) {  // first use: f is set once
       zeros.assign(points, 0.0);
       const std::vector<double> ones(points, 1.0);
-      check(cudaMemcpyAsync(f, ones.data(), points * 8, cudaMemcpyHostToDevice, s), "copy");
-      check(cudaStreamSynchronize(s), "synchronize");
+      vendor_check(cudaMemcpyAsync(f, ones.data(), points * 8, cudaMemcpyHostToDevice, s), "copy");
+      vendor_check(cudaStreamSynchronize(s), "synchronize");
     }
-    check(cudaMemcpyAsync(u, zeros.data(), points * 8, cudaMemcpyHostToDevice, s), "copy");
-    check(cudaMemcpyAsync(v, zeros.data(), points * 8, cudaMemcpyHostToDevice, s), "copy");
-    check(cudaMemset(iterations, 0, 4), "memset");
-    check(cudaStreamSynchronize(s), "synchronize");
+    vendor_check(cudaMemcpyAsync(u, zeros.data(), points * 8, cudaMemcpyHostToDevice, s), "copy");
+    vendor_check(cudaMemcpyAsync(v, zeros.data(), points * 8, cudaMemcpyHostToDevice, s), "copy");
+    vendor_check(cudaMemset(iterations, 0, 4), "memset");
+    vendor_check(cudaStreamSynchronize(s), "synchronize");
   }
   void iteration(double tolerance2) {
     const unsigned blocks = groups;
@@ -104,10 +104,10 @@ struct Problem {
     jacobi_check<<<1, kJacobiGroup, 0, s>>>(partials, groups, tolerance2, state, norm2);
   }
   void read_state() {
-    check(cudaMemcpyAsync(pinned, state, 4, cudaMemcpyDeviceToHost, s), "copy");
-    check(cudaMemcpyAsync(pinned + 8, norm2, 8, cudaMemcpyDeviceToHost, s), "copy");
-    check(cudaStreamSynchronize(s), "synchronize");
-    check(cudaGetLastError(), "launch");
+    vendor_check(cudaMemcpyAsync(pinned, state, 4, cudaMemcpyDeviceToHost, s), "copy");
+    vendor_check(cudaMemcpyAsync(pinned + 8, norm2, 8, cudaMemcpyDeviceToHost, s), "copy");
+    vendor_check(cudaStreamSynchronize(s), "synchronize");
+    vendor_check(cudaGetLastError(), "launch");
   }
   double norm() const {
     double n2 = 0;
@@ -147,43 +147,43 @@ void host_loop(Problem& p, const JacobiPeerConfig& c, unsigned k, JacobiPeerResu
 void while_graph(Problem& p, const JacobiPeerConfig& c, JacobiPeerResult& out) {
   const double tol2 = c.tolerance * c.tolerance;
   cudaGraph_t graph;
-  check(cudaGraphCreate(&graph, 0), "graph create");
+  vendor_check(cudaGraphCreate(&graph, 0), "graph create");
   cudaGraphConditionalHandle handle;
-  check(cudaGraphConditionalHandleCreate(&handle, graph, 1, cudaGraphCondAssignDefault), "conditional handle");
+  vendor_check(cudaGraphConditionalHandleCreate(&handle, graph, 1, cudaGraphCondAssignDefault), "conditional handle");
   cudaGraphNodeParams params{};
   params.type = cudaGraphNodeTypeConditional;
   params.conditional.handle = handle;
   params.conditional.type = cudaGraphCondTypeWhile;
   params.conditional.size = 1;
   cudaGraphNode_t node;
-  check(cudaGraphAddNode(&node, graph, nullptr, nullptr, 0, &params), "add WHILE node");
+  vendor_check(cudaGraphAddNode(&node, graph, nullptr, nullptr, 0, &params), "add WHILE node");
   const cudaGraph_t body = params.conditional.phGraph_out[0];
-  check(cudaStreamBeginCaptureToGraph(p.s, body, nullptr, nullptr, 0, cudaStreamCaptureModeThreadLocal), "capture");
+  vendor_check(cudaStreamBeginCaptureToGraph(p.s, body, nullptr, nullptr, 0, cudaStreamCaptureModeThreadLocal), "capture");
   jacobi_sweep<<<p.groups, kJacobiGroup, 0, p.s>>>(p.v, p.u, p.f, p.n, p.n, p.n, p.h2, nullptr);
   jacobi_sweep<<<p.groups, kJacobiGroup, 0, p.s>>>(p.u, p.v, p.f, p.n, p.n, p.n, p.h2, p.partials);
   peer_check_while<<<1, kJacobiGroup, 0, p.s>>>(p.partials, p.groups, tol2, p.state, p.norm2, p.iterations,
                                                 unsigned(c.max_iterations), handle);
   cudaGraph_t captured;
-  check(cudaStreamEndCapture(p.s, &captured), "end capture");
+  vendor_check(cudaStreamEndCapture(p.s, &captured), "end capture");
   cudaGraphExec_t exec;
-  check(instantiate_graph(&exec, graph), "graph instantiation");
+  vendor_check(instantiate_graph(&exec, graph), "graph instantiation");
   for (int r = -1; r < c.reps; ++r) {
     p.reset();
     const auto t0 = Clock::now();
     const double c0 = cpu_now();
-    check(cudaGraphLaunch(exec, p.s), "graph launch");
+    vendor_check(cudaGraphLaunch(exec, p.s), "graph launch");
     p.read_state();
     const double secs = std::chrono::duration<double>(Clock::now() - t0).count(), cpu = cpu_now() - c0;
     unsigned it = 0;
-    check(cudaMemcpy(&it, p.iterations, 4, cudaMemcpyDeviceToHost), "copy");
+    vendor_check(cudaMemcpy(&it, p.iterations, 4, cudaMemcpyDeviceToHost), "copy");
     if (r < 0) continue;
     out.iterations.push_back(it);
     out.seconds.push_back(secs);
     out.cpu_seconds.push_back(cpu);
     out.norm.push_back(p.norm());
   }
-  check(cudaGraphExecDestroy(exec), "graph exec destroy");
-  check(cudaGraphDestroy(graph), "graph destroy");
+  vendor_check(cudaGraphExecDestroy(exec), "graph exec destroy");
+  vendor_check(cudaGraphDestroy(graph), "graph destroy");
 }
 #endif
 

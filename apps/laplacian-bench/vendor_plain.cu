@@ -62,26 +62,23 @@ __global__ void fill(double* u, size_t n) {
     u[i] = double((i * 2654435761u) % 1000003u) * 1e-6;
 }
 
-void check(cudaError_t e, const char* what) {
-  if (e != cudaSuccess) throw std::runtime_error(std::string(what) + ": " + cudaGetErrorString(e));
-}
 
 // The peer's device memory and stream, released on every path out (a failed launch throws).
 struct DeviceDoubles {
   double* p = nullptr;
   explicit DeviceDoubles(size_t n) {
-    check(cudaMalloc(&p, n * sizeof(double)), "cudaMalloc");
-    check(cudaMemset(p, 0, n * sizeof(double)), "cudaMemset");
+    vendor_check(cudaMalloc(&p, n * sizeof(double)), "cudaMalloc");
+    vendor_check(cudaMemset(p, 0, n * sizeof(double)), "cudaMemset");
   }
-  ~DeviceDoubles() { cudaFree(p); }
+  ~DeviceDoubles() { vendor_release(cudaFree(p), "cudaFree"); }
   DeviceDoubles(const DeviceDoubles&) = delete;
   DeviceDoubles& operator=(const DeviceDoubles&) = delete;
 };
 
 struct Stream {
   cudaStream_t s = nullptr;
-  Stream() { check(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking), "cudaStreamCreate"); }
-  ~Stream() { cudaStreamDestroy(s); }
+  Stream() { vendor_check(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking), "cudaStreamCreate"); }
+  ~Stream() { vendor_release(cudaStreamDestroy(s), "cudaStreamDestroy"); }
   Stream(const Stream&) = delete;
   Stream& operator=(const Stream&) = delete;
 };
@@ -102,11 +99,11 @@ std::vector<PlainResult> run_plain(const PlainGrid& g, const std::vector<int>& s
     auto batch = [&] {
       const auto t0 = std::chrono::steady_clock::now();
       for (int i = 0; i < iters; ++i) apply();
-      check(cudaStreamSynchronize(stream.s), "cudaStreamSynchronize");
+      vendor_check(cudaStreamSynchronize(stream.s), "cudaStreamSynchronize");
       return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     };
     batch();  // warm-up
-    check(cudaGetLastError(), "plain_laplacian");
+    vendor_check(cudaGetLastError(), "plain_laplacian");
     std::vector<double> s;
     for (int r = 0; r < reps; ++r) s.push_back(batch());
     return median(s) / iters;

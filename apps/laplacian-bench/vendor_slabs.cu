@@ -33,9 +33,6 @@ __global__ void __launch_bounds__(256) k8(LaplacianArgs a) {
                                     blockIdx.z);
 }
 
-void check(cudaError_t e, const char* what) {
-  if (e != cudaSuccess) throw std::runtime_error(std::string(HSAD_VENDOR " slab peer: ") + what + ": " + cudaGetErrorString(e));
-}
 
 struct Gpu {
   int first = 0, planes = 0;
@@ -62,7 +59,7 @@ struct Step {
       if (c.m8 == 4) k8<4><<<grid, block, 0, s>>>(a);
       else k8<32><<<grid, block, 0, s>>>(a);
     }
-    check(cudaGetLastError(), "launch");
+    vendor_check(cudaGetLastError(), "launch");
   }
 };
 
@@ -78,31 +75,31 @@ double run(const SlabPeerConfig& c, int n, int nz) {
     g[d].first = first;
     g[d].planes = (nz - 2) / n + (d < (nz - 2) % n);
     first += g[d].planes;
-    check(cudaSetDevice(d), "set device");
+    vendor_check(cudaSetDevice(d), "set device");
     for (int o : {d - 1, d + 1}) {
       if (o < 0 || o >= n) continue;
       int can = 0;
-      check(cudaDeviceCanAccessPeer(&can, d, o), "can access peer");
+      vendor_check(cudaDeviceCanAccessPeer(&can, d, o), "can access peer");
       if (!can) continue;
       // Already enabled (by the library in the same process, or by the one-device run before) is
       // fine, but the runtime also records it as the thread's last error, which the first launch's
       // cudaGetLastError() would then report: read it back here.
       const cudaError_t e = cudaDeviceEnablePeerAccess(o, 0);
       if (e == cudaErrorPeerAccessAlreadyEnabled) (void)cudaGetLastError();
-      else check(e, "enable peer access");
+      else vendor_check(e, "enable peer access");
     }
     const std::size_t bytes = (g[d].planes + 2) * plane * sizeof(double);
-    check(cudaMalloc(&g[d].a, bytes), "malloc");
-    check(cudaMalloc(&g[d].b, bytes), "malloc");
-    check(cudaMemset(g[d].a, 0, bytes), "memset");
-    check(cudaMemset(g[d].b, 0, bytes), "memset");
+    vendor_check(cudaMalloc(&g[d].a, bytes), "malloc");
+    vendor_check(cudaMalloc(&g[d].b, bytes), "malloc");
+    vendor_check(cudaMemset(g[d].a, 0, bytes), "memset");
+    vendor_check(cudaMemset(g[d].b, 0, bytes), "memset");
     int lo = 0, hi = 0;
-    check(cudaDeviceGetStreamPriorityRange(&lo, &hi), "stream priorities");
-    check(cudaStreamCreateWithPriority(&g[d].boundary, cudaStreamNonBlocking, hi), "stream");
-    check(cudaStreamCreateWithPriority(&g[d].interior, cudaStreamNonBlocking, lo), "stream");
+    vendor_check(cudaDeviceGetStreamPriorityRange(&lo, &hi), "stream priorities");
+    vendor_check(cudaStreamCreateWithPriority(&g[d].boundary, cudaStreamNonBlocking, hi), "stream");
+    vendor_check(cudaStreamCreateWithPriority(&g[d].interior, cudaStreamNonBlocking, lo), "stream");
     for (int p = 0; p < 2; ++p) {
-      check(cudaEventCreateWithFlags(&g[d].bdone[p], cudaEventDisableTiming), "event");
-      check(cudaEventCreateWithFlags(&g[d].idone[p], cudaEventDisableTiming), "event");
+      vendor_check(cudaEventCreateWithFlags(&g[d].bdone[p], cudaEventDisableTiming), "event");
+      vendor_check(cudaEventCreateWithFlags(&g[d].idone[p], cudaEventDisableTiming), "event");
     }
   }
   int step = 0;
@@ -111,7 +108,7 @@ double run(const SlabPeerConfig& c, int n, int nz) {
       const int p = step % 2;
       for (int d = 0; d < n; ++d) {
         Gpu& x = g[d];
-        check(cudaSetDevice(d), "set device");
+        vendor_check(cudaSetDevice(d), "set device");
         double* y = p == 0 ? x.b : x.a;
         const double* u = p == 0 ? x.a : x.b;
         const bool below = d > 0, above = d + 1 < n;
@@ -119,32 +116,32 @@ double run(const SlabPeerConfig& c, int n, int nz) {
         if (n > 1) {
           // Boundary planes first, on the high-priority stream, pushed into the neighbours' halos.
           if (step > 0) {
-            check(cudaStreamWaitEvent(x.boundary, x.idone[p ^ 1], 0), "wait");
-            if (below) check(cudaStreamWaitEvent(x.boundary, g[d - 1].bdone[p ^ 1], 0), "wait");
-            if (above) check(cudaStreamWaitEvent(x.boundary, g[d + 1].bdone[p ^ 1], 0), "wait");
+            vendor_check(cudaStreamWaitEvent(x.boundary, x.idone[p ^ 1], 0), "wait");
+            if (below) vendor_check(cudaStreamWaitEvent(x.boundary, g[d - 1].bdone[p ^ 1], 0), "wait");
+            if (above) vendor_check(cudaStreamWaitEvent(x.boundary, g[d + 1].bdone[p ^ 1], 0), "wait");
           }
           if (below) step_fn.planes(x.boundary, y, u, 1, 1);
           if (above && (L > 1 || !below)) step_fn.planes(x.boundary, y, u, L, 1);
           if (below) {
             double* dst = (p == 0 ? g[d - 1].b : g[d - 1].a) + std::size_t(g[d - 1].planes + 1) * plane;
-            check(cudaMemcpyPeerAsync(dst, d - 1, y + plane, d, plane * sizeof(double), x.boundary), "peer copy");
+            vendor_check(cudaMemcpyPeerAsync(dst, d - 1, y + plane, d, plane * sizeof(double), x.boundary), "peer copy");
           }
           if (above) {
             double* dst = p == 0 ? g[d + 1].b : g[d + 1].a;
-            check(cudaMemcpyPeerAsync(dst, d + 1, y + std::size_t(L) * plane, d, plane * sizeof(double), x.boundary),
+            vendor_check(cudaMemcpyPeerAsync(dst, d + 1, y + std::size_t(L) * plane, d, plane * sizeof(double), x.boundary),
                   "peer copy");
           }
-          check(cudaEventRecord(x.bdone[p], x.boundary), "record");
-          if (step > 0) check(cudaStreamWaitEvent(x.interior, x.bdone[p ^ 1], 0), "wait");
+          vendor_check(cudaEventRecord(x.bdone[p], x.boundary), "record");
+          if (step > 0) vendor_check(cudaStreamWaitEvent(x.interior, x.bdone[p ^ 1], 0), "wait");
         }
         const int a = below ? 2 : 1, b = above ? L - 1 : L;
         step_fn.planes(x.interior, y, u, a, b - a + 1);
-        check(cudaEventRecord(x.idone[p], x.interior), "record");
+        vendor_check(cudaEventRecord(x.idone[p], x.interior), "record");
       }
     }
     for (int d = 0; d < n; ++d) {
-      check(cudaSetDevice(d), "set device");
-      check(cudaDeviceSynchronize(), "synchronize");
+      vendor_check(cudaSetDevice(d), "set device");
+      vendor_check(cudaDeviceSynchronize(), "synchronize");
     }
   };
   one_run();  // warm-up
@@ -155,17 +152,17 @@ double run(const SlabPeerConfig& c, int n, int nz) {
     t.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() / c.iters);
   }
   for (int d = 0; d < n; ++d) {
-    cudaSetDevice(d);
-    cudaFree(g[d].a);
-    cudaFree(g[d].b);
-    cudaStreamDestroy(g[d].boundary);
-    cudaStreamDestroy(g[d].interior);
+    vendor_release(cudaSetDevice(d), "cudaSetDevice");
+    vendor_release(cudaFree(g[d].a), "cudaFree");
+    vendor_release(cudaFree(g[d].b), "cudaFree");
+    vendor_release(cudaStreamDestroy(g[d].boundary), "cudaStreamDestroy");
+    vendor_release(cudaStreamDestroy(g[d].interior), "cudaStreamDestroy");
     for (int p = 0; p < 2; ++p) {
-      cudaEventDestroy(g[d].bdone[p]);
-      cudaEventDestroy(g[d].idone[p]);
+      vendor_release(cudaEventDestroy(g[d].bdone[p]), "cudaEventDestroy");
+      vendor_release(cudaEventDestroy(g[d].idone[p]), "cudaEventDestroy");
     }
   }
-  cudaSetDevice(0);
+  vendor_release(cudaSetDevice(0), "cudaSetDevice");
   std::sort(t.begin(), t.end());
   return t[t.size() / 2];
 }

@@ -146,7 +146,7 @@ Stuck stick(const Device& device, const Kernels& k) {
   return s;
 }
 
-void release_flag(const Device& device, const Buffer& flag) {
+void release_flag(const Buffer& flag) {
   const unsigned one = 1;
   timed("release-flag", [&] {
     // Stored atomically: the spinning kernel reads it while it runs (on the cpu agent, a host
@@ -193,7 +193,7 @@ int reset(const Device& device, const Kernels& k) {
   if (!reset_ok) {
     // cuda: the driver's reset waits for the kernel; end it, then reset. The host's store is seen
     // by the kernel microseconds later: the reset comes once the submission has ended.
-    release_flag(device, stuck.flag);
+    release_flag(stuck.flag);
     timed("stuck-ends", [&] { stuck.submission.wait(milliseconds(10000)); });
     timed("reset-after-release", [&] { device.reset(); });
   }
@@ -281,7 +281,7 @@ int stuck_new_runtime(const std::string& backend, const Device& device, const Ke
     timed("second-load-module", [&] { again = kernels(other); });
     if (again.add_one) works(other, again.add_one, "second-works");
   }
-  release_flag(device, stuck.flag);
+  release_flag(stuck.flag);
   timed("stuck-ends", [&] { stuck.submission.wait(milliseconds(10000)); });
   timed("third-open", [&] {
     const Runtime third = Runtime::open(backend);

@@ -47,7 +47,7 @@ bool with_storage(const char* what, F algorithm) {
   void* storage = nullptr;
   if (!HIP(hipMalloc(&storage, std::max<std::size_t>(bytes, 4)))) return false;
   const bool ok = HIP(algorithm(storage, bytes)) && HIP(hipDeviceSynchronize());
-  hipFree(storage);
+  HIP(hipFree(storage));
   if (!ok) check(false, std::string(what) + ": failed");
   return ok;
 }
@@ -97,7 +97,7 @@ void sorts(std::size_t n) {
   }
   for (void* p : {static_cast<void*>(k_in), static_cast<void*>(k_out), static_cast<void*>(v_in), static_cast<void*>(v_out),
                   static_cast<void*>(d_in), static_cast<void*>(d_out)}) {
-    hipFree(p);
+    HIP(hipFree(p));
   }
 }
 
@@ -152,7 +152,7 @@ void scans_and_reductions(std::size_t n) {
   }
   for (void* p : {static_cast<void*>(d_in), static_cast<void*>(d_out), static_cast<void*>(d_max), static_cast<void*>(d_offsets),
                   static_cast<void*>(d_seg)}) {
-    hipFree(p);
+    HIP(hipFree(p));
   }
 }
 
@@ -209,7 +209,7 @@ void histogram_select_merge(std::size_t n) {
   }
   for (void* p : {static_cast<void*>(d_in), static_cast<void*>(d_hist), static_cast<void*>(d_flags), static_cast<void*>(d_out),
                   static_cast<void*>(d_count), static_cast<void*>(d_a), static_cast<void*>(d_b)}) {
-    hipFree(p);
+    HIP(hipFree(p));
   }
 }
 }  // namespace

@@ -216,6 +216,6 @@ int main() {
     check(s == HIPRAND_STATUS_SUCCESS && std::memcmp(host.data(), other.data(), kN * 4) == 0,
           std::string("hipRAND ") + gen.name + " uniform: rocRAND's numbers");
   }
-  hipFree(d);
+  HIP(hipFree(d));
   return hip_checks::finish("rocrand_test");
 }

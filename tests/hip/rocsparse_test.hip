@@ -118,16 +118,25 @@ std::vector<double> generic_spmv(rocsparse_handle h, rocsparse_spmat_descr mat, 
   ROC(rocsparse_create_dnvec_descr(&vx, int64_t(x.size()), dx, rocsparse_datatype_f64_r));
   ROC(rocsparse_create_dnvec_descr(&vy, int64_t(y0.size()), dy, rocsparse_datatype_f64_r));
   std::size_t bytes = 0;
-  ROC(rocsparse_spmv(h, op, &alpha, mat, vx, &beta, vy, rocsparse_datatype_f64_r, alg, &bytes, nullptr));
   void* buffer = nullptr;
+#if ROCSPARSE_VERSION_MAJOR >= 3
+  // rocSPARSE 3 (ROCm 6) takes the stage as an argument: the buffer's size, preprocessing, the product.
+  const rocsparse_datatype f64 = rocsparse_datatype_f64_r;
+  ROC(rocsparse_spmv(h, op, &alpha, mat, vx, &beta, vy, f64, alg, rocsparse_spmv_stage_buffer_size, &bytes, nullptr));
+  HIP(hipMalloc(&buffer, std::max<std::size_t>(bytes, 4)));
+  ROC(rocsparse_spmv(h, op, &alpha, mat, vx, &beta, vy, f64, alg, rocsparse_spmv_stage_preprocess, &bytes, buffer));
+  ROC(rocsparse_spmv(h, op, &alpha, mat, vx, &beta, vy, f64, alg, rocsparse_spmv_stage_compute, &bytes, buffer));
+#else
+  ROC(rocsparse_spmv(h, op, &alpha, mat, vx, &beta, vy, rocsparse_datatype_f64_r, alg, &bytes, nullptr));
   HIP(hipMalloc(&buffer, std::max<std::size_t>(bytes, 4)));
   ROC(rocsparse_spmv(h, op, &alpha, mat, vx, &beta, vy, rocsparse_datatype_f64_r, alg, &bytes, buffer));
+#endif
   std::vector<double> y = download(dy, y0.size());
   rocsparse_destroy_dnvec_descr(vx);
   rocsparse_destroy_dnvec_descr(vy);
-  hipFree(buffer);
-  hipFree(dx);
-  hipFree(dy);
+  HIP(hipFree(buffer));
+  HIP(hipFree(dx));
+  HIP(hipFree(dy));
   return y;
 }
 
@@ -191,8 +200,8 @@ int main() {
                          &beta, dy));
     check(close(download(dy, kRows), want, scale, 1e-13, &worst),
           std::string("rocsparse_dcsrmv") + (analysed ? " after its analysis (adaptive)" : "") + worst_text(worst));
-    hipFree(dx);
-    hipFree(dy);
+    HIP(hipFree(dx));
+    HIP(hipFree(dy));
     if (info) rocsparse_destroy_mat_info(info);
   }
   // Single precision: the same matrix as floats.
@@ -205,9 +214,9 @@ int main() {
     ROC(rocsparse_scsrmv(h, rocsparse_operation_none, a.m, a.n, a.nnz(), &fa, descr, dv, d_row_ptr, d_col, nullptr, dx, &fb,
                          dy));
     check(close(download(dy, kRows), want, scale, 1e-5, &worst), "rocsparse_scsrmv (float)" + worst_text(worst));
-    hipFree(dv);
-    hipFree(dx);
-    hipFree(dy);
+    HIP(hipFree(dv));
+    HIP(hipFree(dx));
+    HIP(hipFree(dy));
   }
 
   // The generic SpMV: CSR adaptive and stream, also transposed.
@@ -268,10 +277,10 @@ int main() {
     }
     check(download(d_cptr, a.n + 1) == cptr && download(d_crow, a.nnz()) == crow && download(d_cval, a.nnz()) == cval,
           "rocsparse_dcsr2csc: column offsets, rows and values exactly");
-    hipFree(buffer);
-    hipFree(d_cval);
-    hipFree(d_crow);
-    hipFree(d_cptr);
+    HIP(hipFree(buffer));
+    HIP(hipFree(d_cval));
+    HIP(hipFree(d_crow));
+    HIP(hipFree(d_cptr));
   }
 
   // CSR to ELL (width: the longest row), then ELL SpMV.
@@ -294,8 +303,8 @@ int main() {
           "rocsparse_spmv ELL" + worst_text(worst));
     rocsparse_destroy_spmat_descr(ell);
     rocsparse_destroy_mat_descr(ell_descr);
-    hipFree(d_eval);
-    hipFree(d_ecol);
+    HIP(hipFree(d_eval));
+    HIP(hipFree(d_ecol));
   }
 
   // A lower triangular solve L y = alpha b, with its analysis; then a zero on the diagonal is found.
@@ -357,7 +366,7 @@ int main() {
     rocsparse_destroy_mat_info(info);
     rocsparse_destroy_mat_info(info2);
     rocsparse_destroy_mat_descr(ld);
-    hipFree(buffer);
+    HIP(hipFree(buffer));
   }
 
   // hipSPARSE over rocSPARSE: its generic SpMV (both CSR algorithms), csr2coo and csrsv2.
@@ -383,9 +392,9 @@ int main() {
             std::string("hipsparseSpMV CSRMV_") + name + worst_text(worst));
       hipsparseDestroyDnVec(vx);
       hipsparseDestroyDnVec(vy);
-      hipFree(buffer);
-      hipFree(dx);
-      hipFree(dyy);
+      HIP(hipFree(buffer));
+      HIP(hipFree(dx));
+      HIP(hipFree(dyy));
     }
     hipsparseDestroySpMat(m);
     HIP(hipMemset(d_coo_row, 0, a.nnz() * sizeof(int)));
@@ -411,7 +420,7 @@ int main() {
     double w = 0;
     for (int r = 0; r < l.m; ++r) w = std::max(w, std::fabs(got[r] - want_y[r]));
     check(solved && w <= 1e-13 * worst_scale * l.m, "hipsparseDcsrsv2_solve: forward substitution" + worst_text(w / worst_scale));
-    hipFree(buffer);
+    HIP(hipFree(buffer));
     hipsparseDestroyCsrsv2Info(info);
     hipsparseDestroyMatDescr(ld);
     hipsparseDestroy(hh);
@@ -424,7 +433,7 @@ int main() {
   for (void* p : {static_cast<void*>(d_row_ptr), static_cast<void*>(d_col), static_cast<void*>(d_val),
                   static_cast<void*>(d_coo_row), static_cast<void*>(d_back), static_cast<void*>(dl_ptr),
                   static_cast<void*>(dl_col), static_cast<void*>(dl_val), static_cast<void*>(db), static_cast<void*>(dy)}) {
-    hipFree(p);
+    HIP(hipFree(p));
   }
   return hip_checks::finish("rocsparse_test");
 }

@@ -11,6 +11,8 @@
 #include <iterator>
 #include <map>
 #include <sstream>
+#include <string>
+#include <vector>
 
 #include "hsad/code_object.hpp"
 #include "hsad/error.hpp"
@@ -27,6 +29,14 @@ std::string slurp(const std::string& path) {
 const std::string& bundle() {
   static const std::string b = slurp(HSAD_AMD_BUNDLE);
   return b;
+}
+
+// The targets the bundle was built for: those of HSAD_AMDGPU_TARGETS that hipcc knows.
+std::vector<std::string> built_targets() {
+  std::vector<std::string> out;
+  std::istringstream in(HSAD_AMDGPU_BUILT_TARGETS);
+  for (std::string t; std::getline(in, t, ',');) out.push_back(t);
+  return out;
 }
 
 // llvm-readelf's YAML rendering of the metadata, read back line by line: just enough structure
@@ -91,7 +101,9 @@ TEST(CodeObject, BundleHasOneCodeObjectPerTarget) {
     EXPECT_GE(co.code_object_version, 4u) << co.target;
     EXPECT_EQ(co.kernels.size(), 32u) << co.target;
   }
-  const std::map<std::string, std::uint32_t> expected = {{"gfx1030", 32}, {"gfx908", 64}, {"gfx90a", 64}, {"gfx940", 64}};
+  // Every target built (HSAD_AMDGPU_BUILT_TARGETS), in HIP's default wavefront: 32 on RDNA (gfx10+).
+  std::map<std::string, std::uint32_t> expected;
+  for (const std::string& t : built_targets()) expected[t] = t.rfind("gfx1", 0) == 0 && t.size() >= 7 ? 32 : 64;
   EXPECT_EQ(wave, expected);
 }
 
@@ -132,7 +144,7 @@ TEST(CodeObject, ReaderAgreesWithLlvmReadelfOnEveryEmbeddedKernel) {
       ++kernels;
     }
   }
-  EXPECT_EQ(kernels, 128u);  // 32 kernels x 4 targets
+  EXPECT_EQ(kernels, 32u * built_targets().size());  // 32 kernels per target
   EXPECT_GT(args, 200u);
 }
 
@@ -152,12 +164,12 @@ TEST(CodeObject, V5ObjectAgreesWithLlvmReadelf) {
 }
 
 TEST(CodeObject, SelectsTheEntryForAProcessor) {
-  for (const char* p : {"gfx90a", "gfx908", "gfx940", "gfx1030"}) {
+  for (const std::string& p : built_targets()) {
     const std::string_view bytes = select_code_object(bundle(), p);
     ASSERT_FALSE(bytes.empty()) << p;
     EXPECT_EQ(read_code_object(bytes).processor, p);
   }
-  EXPECT_TRUE(select_code_object(bundle(), "gfx1100").empty());
+  EXPECT_TRUE(select_code_object(bundle(), "gfx803").empty());
   EXPECT_TRUE(select_code_object(bundle(), "gfx90").empty());  // a prefix is not a match
 }
 
@@ -228,11 +240,22 @@ TEST(CodeObject, RefusesMetadataThatIsNotMsgpack) {
 
 TEST(CodeObject, RefusesAnArgumentOutsideTheKernargSegment) {
   std::string elf = gfx90a();
-  // bitonic_step's kernarg segment is 24 bytes; make it 2 so its arguments overflow it.
+  // bitonic_step's kernarg segment is 24 bytes (280 with v5's hidden arguments); make it 2 so its
+  // arguments overflow it.
   const std::size_t key = elf.find(".kernarg_segment_size", metadata_offset(elf));
   ASSERT_NE(key, std::string::npos);
   const std::size_t value = key + std::string(".kernarg_segment_size").size();
-  ASSERT_LT(static_cast<unsigned char>(elf[value]), 0x80u);  // a positive fixint
-  elf[value] = 2;
+  // msgpack's unsigned forms: a positive fixint (v4: 24), or uint8/uint16 (v5+: 280 with the hidden
+  // arguments); the same width, now 2.
+  const auto tag = static_cast<unsigned char>(elf[value]);
+  if (tag == 0xcc) {
+    elf[value + 1] = 2;
+  } else if (tag == 0xcd) {
+    elf[value + 1] = 0;
+    elf[value + 2] = 2;
+  } else {
+    ASSERT_LT(tag, 0x80u) << "kernarg_segment_size in an unexpected msgpack form";
+    elf[value] = 2;
+  }
   expect_malformed(elf, "outside the kernarg segment");
 }

@@ -52,7 +52,7 @@ void CudaQueue::write_graphs(const Batch& batch, const Options& o, const detail:
       sub.timed.push_back({std::uint32_t(first), what, start, end, true});
     }
   }
-  record(sub.signal);
+  record_signal(sub.signal);
   sub.set_pending();
 }
 

@@ -210,7 +210,7 @@ CUevent CudaQueue::timing_event() {
   return e;
 }
 
-void CudaQueue::record(CudaSignal& s) {
+void CudaQueue::record_signal(CudaSignal& s) {
   if (s.flag) {
     s.target = ++next_target_ ? next_target_ : ++next_target_;
     check(d_.cuStreamWriteValue32(stream_, s.flag_device, s.target, CU_STREAM_WRITE_VALUE_DEFAULT),

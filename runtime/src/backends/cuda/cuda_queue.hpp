@@ -184,7 +184,7 @@ class CudaQueue : public detail::QueueImpl, public std::enable_shared_from_this<
   void copy(const detail::Copy& c);
   CudaSignal create_signal();  // the baseline's: made in the timed run
   void destroy_signal(CudaSignal& s) noexcept;
-  void record(CudaSignal& s);  // on the stream, after everything launched so far
+  void record_signal(CudaSignal& s);  // on the stream, after everything launched so far
   void wait(const CudaSignal& s, detail::Clock::time_point deadline, const CudaSubmission* sub);
   Graph& graph_for(const Batch& batch);
   // The two ways of submitting: the commands one by one on the stream (cuda_stream_writer.cpp),

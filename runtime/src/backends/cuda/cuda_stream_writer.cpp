@@ -82,7 +82,7 @@ void CudaQueue::write_commands(const Batch& batch, const Options& o, const detai
       check(d_.cuEventRecord(sub.timed.back().end, stream_), "cuEventRecord");
     }
     if (!o.nosync) {
-      record(sub.signal);
+      record_signal(sub.signal);
       try {
         wait(sub.signal, deadline, &sub);
       } catch (const detail::TimeoutError& e) {
@@ -100,7 +100,7 @@ void CudaQueue::write_commands(const Batch& batch, const Options& o, const detai
     }
   }
   if (o.nosync) {
-    record(sub.signal);
+    record_signal(sub.signal);
     sub.set_pending();
   } else {
     sub.completed_on_the_host();

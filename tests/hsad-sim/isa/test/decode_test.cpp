@@ -59,7 +59,7 @@ TEST_P(EveryCodeObject, DecodesToImplementedInstructionsOnly) {
   EXPECT_TRUE(c.missing.empty()) << processor << " uses instructions the interpreter lacks: " << join(c.missing);
 }
 
-INSTANTIATE_TEST_SUITE_P(Targets, EveryCodeObject, ::testing::Values("gfx90a", "gfx908", "gfx940", "gfx1030"));
+INSTANTIATE_TEST_SUITE_P(Targets, EveryCodeObject, ::testing::ValuesIn(isa_targets()), TargetName());
 
 Inst parse(const char* processor, const char* text) { return parse_instruction(target_for(processor), text, 0x1000, 8); }
 

@@ -3,6 +3,7 @@
 // grid with a kernarg block laid out from the code object's metadata. No ROCr.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <map>

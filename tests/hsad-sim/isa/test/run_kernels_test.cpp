@@ -32,13 +32,23 @@ TEST_P(TestKernels, RegisterIndexingReadsAndWritesTheChosenRegister) { check_gpr
 TEST_P(TestKernels, APrivateArrayLivesInScratch) { check_scratch(runner); }
 TEST_P(TestKernels, DivisionSquareRootAndFmaAreCorrectlyRounded) { check_math(runner); }
 
-INSTANTIATE_TEST_SUITE_P(Targets, TestKernels,
-                         ::testing::Values("isa_gfx90a.co", "isa_gfx908.co", "isa_gfx940.co", "isa_gfx1030.co",
-                                           "isa_v5_gfx90a.co"),
-                         [](const auto& info) {
-                           const std::string s = info.param;
-                           return s.substr(4, s.size() - 7);  // "isa_gfx90a.co" -> "gfx90a"
-                         });
+// One code object per target built (isa_gfx90a.co ...), and gfx90a's as code object v5.
+std::vector<const char*> test_kernel_files() {
+  static const std::vector<std::string> files = [] {
+    std::vector<std::string> f;
+    for (const char* t : isa_targets()) f.push_back(std::string("isa_") + t + ".co");
+    f.push_back("isa_v5_gfx90a.co");
+    return f;
+  }();
+  std::vector<const char*> out;
+  for (const std::string& f : files) out.push_back(f.c_str());
+  return out;
+}
+
+INSTANTIATE_TEST_SUITE_P(Targets, TestKernels, ::testing::ValuesIn(test_kernel_files()), [](const auto& info) {
+  const std::string s = info.param;
+  return s.substr(4, s.size() - 7);  // "isa_gfx90a.co" -> "gfx90a"
+});
 
 // gfx1030 in wave64 (built with clang: HIP's headers refuse it).
 class Wave64OnGfx1030 : public ::testing::Test {
