@@ -329,6 +329,9 @@ std::uint64_t create_aql_queue(std::uint32_t node, void* ring, std::uint64_t rin
     return fault(ordinal, k);
   };
   hooks.on_signal = [](hsa_signal_t s) { signal_updated(reinterpret_cast<const amd_signal_t*>(s.handle)); };
+  hooks.host_address = [](std::uint64_t address, std::uint64_t bytes) {
+    return reinterpret_cast<const void*>(host_address(address, bytes));
+  };
   // The command processor's cache actions at a packet's fences: only system scope reaches past
   // the agent's L2 (agent scope: the L2 is the agent's point of coherence).
   if (isa::L2Cache* l2 = l2_of(node)) {

@@ -1,9 +1,12 @@
 // The packet processor through a raw cpu ring: barrier bit, barrier-AND/OR, completion
-// signals, ignored packets, unknown kernels. Packets are written here by hand, as a GPU
+// signals, AMD's vendor packets, unknown kernels. Packets are written here by hand, as a GPU
 // runtime would write them.
 #include <gtest/gtest.h>
 
+#include <hsa/hsa_ext_amd.h>
+
 #include <chrono>
+#include <cstring>
 #include <thread>
 
 #include "aql_packets/packet.hpp"
@@ -47,6 +50,16 @@ class RawQueue {
     auto* slot = static_cast<hsa_barrier_and_packet_t*>(ring_.base()) + (i & (ring_.size() - 1));
     aql::write_barrier_body(slot, nullptr, 0, completion);
     aql::publish(slot, header, 0);
+    ring_.ring_doorbell(i);
+  }
+
+  // A vendor-specific packet: `body` is its 64 bytes after the first word (header and AMD format).
+  void vendor(std::uint8_t amd_format, const unsigned char (&body)[64], bool barrier_bit = false) {
+    const std::uint64_t i = ring_.add_write_index(1);
+    auto* slot = static_cast<unsigned char*>(ring_.base()) + 64 * (i & (ring_.size() - 1));
+    std::memcpy(slot + 4, body + 4, 60);
+    aql::publish(reinterpret_cast<hsa_barrier_and_packet_t*>(slot),
+                 aql::encode({HSA_PACKET_TYPE_VENDOR_SPECIFIC, barrier_bit, Scope::none, Scope::none}), amd_format);
     ring_.ring_doorbell(i);
   }
 
@@ -142,12 +155,69 @@ TEST(PacketProcessor, BarrierOrWaitsForAnyDependency) {
   EXPECT_TRUE(q.wait(done.s));
 }
 
-TEST(PacketProcessor, VendorPacketsAreCountedIgnoredAndCompleted) {
+// AMD's barrier-value packet (HIP 6's markers and stream waits): completes once its signal's
+// masked value meets the condition.
+TEST(PacketProcessor, ABarrierValuePacketWaitsForItsCondition) {
+  RawQueue q;
+  Signal watched(5), done;
+  hsa_amd_barrier_value_packet_t p{};
+  p.signal = watched.s;
+  p.value = 2;
+  p.mask = 0x3;
+  p.cond = HSA_SIGNAL_CONDITION_EQ;
+  p.completion_signal = done.s;
+  unsigned char body[64];
+  std::memcpy(body, &p, 64);
+  q.vendor(HSA_AMD_PACKET_TYPE_BARRIER_VALUE, body);
+  std::this_thread::sleep_for(20ms);
+  EXPECT_EQ(agent::signal_load(done.s), 1) << "completed while 5 & 3 != 2";
+  agent::signal_store(watched.s, 6);  // 6 & 3 == 2
+  EXPECT_TRUE(q.wait(done.s));
+}
+
+// CLR's cache flush around events: a PM4 indirect buffer holding ACQUIRE_MEM (and NOPs).
+TEST(PacketProcessor, APm4BufferOfCacheOperationsCompletes) {
   RawQueue q;
   Signal done;
-  q.raw(aql::encode({HSA_PACKET_TYPE_VENDOR_SPECIFIC, true, Scope::none, Scope::none}), done.s);
+  const std::uint32_t ib[] = {0xc0055800, 0x28840000, 0xffffffff, 0xff, 0, 0, 0, 0xc0001000, 0};
+  std::uint32_t words[16] = {};
+  words[1] = 0xc0023f00;  // INDIRECT_BUFFER
+  words[2] = std::uint32_t(reinterpret_cast<std::uintptr_t>(ib));
+  words[3] = std::uint32_t(reinterpret_cast<std::uintptr_t>(ib) >> 32);
+  words[4] = (1u << 23) | 9;  // valid, 9 dwords
+  words[5] = 10;
+  std::memcpy(&words[14], &done.s, 8);
+  unsigned char body[64];
+  std::memcpy(body, words, 64);
+  q.vendor(1, body);
   EXPECT_TRUE(q.wait(done.s));
-  EXPECT_EQ(q.ring().processor().ignored_packets(), 1u);
+}
+
+// A command the processor cannot execute is an error naming it, never a silent completion.
+TEST(PacketProcessor, AnUnknownVendorPacketOrPm4CommandPutsTheQueueInError) {
+  for (const bool pm4 : {false, true}) {
+    SCOPED_TRACE(pm4 ? "PM4 WRITE_DATA" : "AMD format 7");
+    RawQueue q;
+    Signal done;
+    const std::uint32_t ib[] = {0xc0033700, 0, 0, 0, 0};  // WRITE_DATA
+    std::uint32_t words[16] = {};
+    if (pm4) {
+      words[1] = 0xc0023f00;
+      words[2] = std::uint32_t(reinterpret_cast<std::uintptr_t>(ib));
+      words[3] = std::uint32_t(reinterpret_cast<std::uintptr_t>(ib) >> 32);
+      words[4] = (1u << 23) | 5;
+    }
+    std::memcpy(&words[14], &done.s, 8);
+    unsigned char body[64];
+    std::memcpy(body, words, 64);
+    q.vendor(pm4 ? 1 : 7, body);
+    try {
+      q.wait(done.s, 2000ms);
+      ADD_FAILURE() << "the packet completed";
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find(pm4 ? "command opcode 0x37" : "AMD format 7"), std::string::npos) << e.what();
+    }
+  }
 }
 
 TEST(PacketProcessor, UnknownKernelObjectPutsTheQueueInError) {

@@ -214,12 +214,14 @@ void PacketProcessor::main() {
       case HSA_PACKET_TYPE_AGENT_DISPATCH:
         execute_agent_dispatch(*reinterpret_cast<const hsa_agent_dispatch_packet_t*>(packet), id);
         break;
-      default: {
-        // Vendor-specific packets have no meaning here: count, complete.
-        ignored_.fetch_add(1, std::memory_order_relaxed);
-        if (hooks_.trace) hooks_.trace({ring_.queue_id, id, header, {}, {}, {}, false});
-        complete(reinterpret_cast<const hsa_barrier_and_packet_t*>(packet)->completion_signal, 0, header.release);
-      }
+      case HSA_PACKET_TYPE_VENDOR_SPECIFIC:
+        execute_vendor(packet, id);
+        break;
+      default:
+        fail({"packet " + std::to_string(id) + ": AQL packet type " + std::to_string(int(header.type)) +
+                  " is not one the packet processor knows",
+              std::nullopt},
+             id);
     }
   }
 }
@@ -231,21 +233,16 @@ void PacketProcessor::execute_barrier(const hsa_barrier_and_packet_t& p, bool an
   // A profiled queue's barrier packets get their times too: HIP's events are barrier packets
   // whose start and end hipEventElapsedTime reads.
   const std::uint64_t start = profiling() ? now_ns() : 0;
-  int idle = 0;
-  for (;;) {
+  const bool met = wait_until([&] {
     int pending = 0, live = 0;
     for (const hsa_signal_t& dep : p.dep_signal) {
       if (dep.handle == 0) continue;
       ++live;
       pending += signal_load(dep) != 0;
     }
-    const bool satisfied = any ? (live == 0 || pending < live) : pending == 0;
-    if (satisfied) break;
-    if (stop_.load(std::memory_order_acquire)) return;
-    if (pool_.help()) continue;
-    if (++idle > 256) std::this_thread::sleep_for(std::chrono::microseconds(20));
-    else cpu_relax();
-  }
+    return any ? (live == 0 || pending < live) : pending == 0;
+  });
+  if (!met) return;
   const aql::Header header = aql::decode(p.header);
   if (hooks_.acquire && header.acquire != aql::Scope::none) hooks_.acquire(header.acquire);
   complete(p.completion_signal, start, header.release);

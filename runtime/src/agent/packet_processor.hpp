@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "aql_packets/packet.hpp"
+#include "agent/futex.hpp"
 #include "agent/worker_pool.hpp"
 
 namespace hsad::agent {
@@ -68,6 +69,9 @@ struct ProcessorHooks {
   // (the simulated GPU's L2 model).
   std::function<void(aql::Scope)> acquire;
   std::function<void(aql::Scope, bool signals)> release;
+  // Where the processor itself reads `bytes` at a GPU address (a PM4 indirect buffer); null where
+  // no allocation holds them (optional: without it GPU addresses are host addresses).
+  std::function<const void*(std::uint64_t address, std::uint64_t bytes)> host_address;
 };
 
 class PacketProcessor : private JobSink {
@@ -99,6 +103,14 @@ class PacketProcessor : private JobSink {
   void wait_all_complete();
   void execute_dispatch(const hsa_kernel_dispatch_packet_t& packet, std::uint64_t id);
   void execute_barrier(const hsa_barrier_and_packet_t& packet, bool any);
+  // AMD's vendor-specific packets (vendor_packets.cpp): the barrier-value packet (HIP 6's markers
+  // and stream waits) and a PM4 indirect buffer of cache operations (CLR's event flushes). Any
+  // other stops the queue with an error naming it.
+  void execute_vendor(const unsigned char* packet, std::uint64_t id);
+  void execute_pm4_buffer(const unsigned char* packet, std::uint64_t id);
+  // Runs the pool's work, then spins and naps, until `ready()`; false if the processor was stopped.
+  template <class Ready>
+  bool wait_until(Ready ready);
   // An agent-dispatch packet: the cpu agent's copy (aql::kAgentCopy); any other function is
   // counted, ignored and completed.
   void execute_agent_dispatch(const hsa_agent_dispatch_packet_t& packet, std::uint64_t id);
@@ -132,5 +144,17 @@ class PacketProcessor : private JobSink {
   std::string error_;
   std::thread thread_;
 };
+
+template <class Ready>
+bool PacketProcessor::wait_until(Ready ready) {
+  int idle = 0;
+  while (!ready()) {
+    if (stop_.load(std::memory_order_acquire)) return false;
+    if (pool_.help()) continue;
+    if (++idle > 256) std::this_thread::sleep_for(std::chrono::microseconds(20));
+    else cpu_relax();
+  }
+  return true;
+}
 
 }  // namespace hsad::agent
