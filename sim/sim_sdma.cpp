@@ -80,7 +80,8 @@ std::uint32_t execute(SdmaQueue& q, const std::uint32_t* p) {
     case kNop: return 4;  // ROCr pads to the ring's end with zeros
     case kCopy: {
       if (sub == kSubopCopyLinear) {
-        const std::uint64_t bytes = std::uint64_t(bits(p[1], 0, 22)) + 1;  // gfx9 and later: count is bytes - 1
+        // gfx9 and later: the count is bytes - 1, in as many bits as the target's engine reads.
+        const std::uint64_t bytes = std::uint64_t(bits(p[1], 0, config().target.sdma_copy_count_bits)) + 1;
         const std::uint64_t src = address(p, 3), dst = address(p, 5);
         report_engine_copy(q.node, dst, src, bytes);
         void* to = at(q, dst, bytes);

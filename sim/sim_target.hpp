@@ -22,6 +22,9 @@ struct Target {
   std::uint32_t l2_kib;
   std::uint32_t shader_engines;
   std::uint32_t fw_version;       // the MEC firmware version KFD reports (ROCr gates features on it)
+  // The width of the SDMA linear copy's byte count: 22 bits on gfx9's engines, 30 on gfx90a's
+  // (SDMA 4.4) and from gfx10.3 on, where ROCr 6 sends copies of up to 1 GiB in one packet.
+  std::uint32_t sdma_copy_count_bits;
   // The marketing name says it, so no number taken under the simulator passes for an AMD one.
   std::string marketing_name() const { return std::string("hsadispatch simulated ") + name + " (not an AMD GPU)"; }
   std::uint32_t gfx_target_version() const { return major * 10000 + minor * 100 + stepping; }

@@ -19,6 +19,7 @@
 
 #include "door/fd_table.hpp"
 #include "door/kfd.hpp"
+#include "door/svm_ranges.hpp"
 #include "door/real_libc.hpp"
 #include "door/topology_tree.hpp"
 #include "sim_config.hpp"
@@ -227,6 +228,8 @@ HSAD_EXPORT void* mmap64(void* addr, std::size_t length, int prot, int flags, in
   return mmap(addr, length, prot, flags, fd, offset);
 }
 HSAD_EXPORT int munmap(void* addr, std::size_t length) {
+  // KFD's MMU notifier drops SVM-registered pages that are unmapped: so do the simulated GPUs.
+  svm_revoke(reinterpret_cast<std::uint64_t>(addr), length);
   if (quarantine_unmap(addr, length, &real::munmap)) return 0;
   return real::munmap(addr, length);
 }

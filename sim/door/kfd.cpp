@@ -28,6 +28,7 @@
 #include "agent/packet_processor.hpp"
 #include "agent/signal_ops.hpp"
 #include "door/real_libc.hpp"
+#include "door/svm_ranges.hpp"
 #include "door/topology_tree.hpp"
 #include "sim_config.hpp"
 #include "sim_events.hpp"
@@ -443,8 +444,20 @@ int svm(kfd_ioctl_svm_args& a) {
   std::lock_guard<std::mutex> lock(svm_mutex);
   auto& ranges = svm_ranges();
   if (a.op == KFD_IOCTL_SVM_OP_SET_ATTR) {
+    bool access = false, no_access = false;
+    for (std::uint32_t i = 0; i < a.nattr; ++i) {
+      const std::uint32_t type = a.attrs[i].type;
+      if (type > KFD_IOCTL_SVM_ATTR_GRANULARITY) return refuse(0x20, "SVM attribute " + std::to_string(type));
+      const bool per_gpu = type == KFD_IOCTL_SVM_ATTR_ACCESS || type == KFD_IOCTL_SVM_ATTR_ACCESS_IN_PLACE ||
+                           type == KFD_IOCTL_SVM_ATTR_NO_ACCESS;
+      if (per_gpu && !valid_gpu(a.attrs[i].value)) return fail(EINVAL);
+      access |= type == KFD_IOCTL_SVM_ATTR_ACCESS || type == KFD_IOCTL_SVM_ATTR_ACCESS_IN_PLACE;
+      no_access |= type == KFD_IOCTL_SVM_ATTR_NO_ACCESS;
+    }
+    // Every simulated GPU reaches host memory at its own address: one grant serves all of them.
+    if (access) svm_grant(a.start_addr, a.size);
+    else if (no_access) svm_revoke(a.start_addr, a.size);
     auto& r = ranges[a.start_addr];
-    if (r.first == 0) adopt(a.start_addr, a.size, 0, false);
     r.first = a.size;
     for (std::uint32_t i = 0; i < a.nattr; ++i) {
       auto same = std::find_if(r.second.begin(), r.second.end(), [&](const auto& x) { return x.type == a.attrs[i].type; });

@@ -217,6 +217,9 @@ Files tree() {
   cpu_node(nodes);
   for (std::uint32_t g = 1; g <= config().gpus; ++g) gpu_node(nodes, g);
   for (auto& [path, text] : nodes) f["topology/" + path] = std::move(text);
+  // What the amdgpu module shows in /sys/module/amdgpu: loaded and live (rocminfo 7 checks).
+  f["module/amdgpu/initstate"] = "live\n";
+  f["module/amdgpu/version"] = "hsad-sim\n";
   return f;
 }
 
@@ -279,11 +282,17 @@ const std::string& kfd_sysfs_root() {
 
 const char* redirect(const char* path, std::string& storage) {
   if (!path) return path;
-  const std::size_t n = std::strlen(kKfdSysfs);
-  if (std::strncmp(path, kKfdSysfs, n) != 0 || (path[n] != '/' && path[n] != 0)) return path;
+  const auto under = [path](const char* folder) {
+    const std::size_t n = std::strlen(folder);
+    return std::strncmp(path, folder, n) == 0 && (path[n] == '/' || path[n] == 0) ? n : 0;
+  };
+  std::size_t n = under(kKfdSysfs);
+  const char* there = "";
+  if (!n && (n = under(kAmdgpuModuleSysfs))) there = "/module/amdgpu";
+  if (!n) return path;
   const std::string& root = kfd_sysfs_root();
   if (root.empty()) return path;
-  storage = root + (path + n);
+  storage = root + there + (path + n);
   return storage.c_str();
 }
 
