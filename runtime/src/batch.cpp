@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cstdio>
+#include <tuple>
 #include <utility>
 
 #include "backends/backend.hpp"
@@ -279,6 +280,18 @@ Batch& Batch::exec(const Kernel& kernel, Dim3 grid, Dim3 group, const Arg* first
     throw Error("batch", "exec_partial_groups " + info.name,
                 "partial work-groups are HSA's (AQL backends: rocr, the cpu agent); CUDA launches whole blocks only",
                 "use exec: the grid is rounded up to whole work-groups and the kernel checks its index");
+  }
+  if (partial_groups && info.uniform_work_group_size) {
+    for (const auto& [g, w, axis] : {std::tuple{grid.x, group.x, "x"}, {grid.y, group.y, "y"}, {grid.z, group.z, "z"}}) {
+      if (w != 0 && g % w != 0) {
+        throw Error("batch", "exec_partial_groups " + info.name,
+                    "kernel '" + info.name + "' was compiled for whole work-groups only (its code object's "
+                    ".uniform_work_group_size), and a grid of " + std::to_string(g) + " in groups of " + std::to_string(w) +
+                        " in " + axis + " leaves a partial one, whose blockDim and gridDim it would read wrong",
+                    "use exec (whole work-groups; the kernel checks its index), or build the kernel with "
+                    "-fno-offload-uniform-block");
+      }
+    }
   }
   const Dim3 encoded =
       detail::dispatch_grid(info.name, grid, group, partial_groups ? detail::GroupShape::partial : detail::GroupShape::whole,

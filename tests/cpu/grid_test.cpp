@@ -47,6 +47,10 @@ const Device& device() {
                                                 host_arg("ny", &Box::ny), host_arg("nz", &Box::nz)}));
     register_host_kernel(
         make_host_kernel<Items>("grid_add_one_global_id", &add_one_global_id, {host_arg("x", &Items::x)}));
+    // As hipcc 7 compiles a HIP kernel: for whole work-groups only (.uniform_work_group_size).
+    HostKernel uniform = make_host_kernel<Items>("grid_add_one_whole_groups", &add_one_global_id, {host_arg("x", &Items::x)});
+    uniform.info.uniform_work_group_size = true;
+    register_host_kernel(uniform);
   });
   static Runtime rt = Runtime::open("cpu");
   return rt.device();
@@ -75,6 +79,22 @@ TEST(CpuGrid, PartialGroupsAreEncodedAsGiven) {
   EXPECT_TRUE(b.dispatches()[0].partial_groups);
   device().create_queue().run(b, Options{});
   for (std::uint32_t i = 0; i < x.size(); ++i) ASSERT_EQ(x[i], i < n ? 1u : 0u) << "element " << i;
+}
+
+// A kernel its compiler built for whole work-groups (code object v5+, clang 17+) is refused a
+// partial one by name, rather than run to read blockDim and gridDim wrong; whole ones it gets.
+TEST(CpuGrid, AKernelBuiltForWholeGroupsIsRefusedAPartialOne) {
+  const Kernel k = device().kernel("grid_add_one_whole_groups");
+  ASSERT_TRUE(k.info().uniform_work_group_size);
+  Batch b;
+  const std::string e = test::error_text([&] { b.exec_partial_groups(k, Dim3{961}, Dim3{64}, {nullptr}); });
+  EXPECT_NE(e.find("kernel 'grid_add_one_whole_groups' was compiled for whole work-groups only"), std::string::npos) << e;
+  EXPECT_NE(e.find("a grid of 961 in groups of 64 in x leaves a partial one"), std::string::npos) << e;
+  EXPECT_NE(e.find("-fno-offload-uniform-block"), std::string::npos) << e;
+  EXPECT_TRUE(b.empty());
+  b.exec_partial_groups(k, Dim3{960}, Dim3{64}, {nullptr});  // no partial group: nothing to refuse
+  b.exec(k, Dim3{961}, Dim3{64}, {nullptr});                 // rounded up to whole groups
+  EXPECT_EQ(b.size(), 2u);
 }
 
 TEST(CpuGrid, ShapesPastTheDevicesLimitsAreRefusedByName) {

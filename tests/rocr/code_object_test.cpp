@@ -133,6 +133,9 @@ TEST(CodeObject, ReaderAgreesWithLlvmReadelfOnEveryEmbeddedKernel) {
       EXPECT_EQ(std::stoul(y.keys.at(".vgpr_spill_count")), k.info.vector_spills);
       EXPECT_EQ(std::stoul(y.keys.at(".sgpr_spill_count")), k.info.scalar_spills);
       EXPECT_EQ(y.keys.count(".agpr_count") ? std::stoul(y.keys.at(".agpr_count")) : 0ul, k.info.accum_registers);
+      // Whole work-groups assumed: hipcc 7 (clang 21) says so of every HIP kernel; hipcc 5.2 never.
+      EXPECT_EQ(y.keys.count(".uniform_work_group_size") && y.keys.at(".uniform_work_group_size") == "1",
+                k.info.uniform_work_group_size);
       EXPECT_NE(k.descriptor_offset, 0u) << "the .kd symbol was not found";
       ASSERT_EQ(y.args.size(), k.info.args.size());
       for (std::size_t a = 0; a < y.args.size(); ++a) {

@@ -47,6 +47,11 @@ struct HSAD_API KernelInfo {
   std::uint32_t scalar_registers = 0;  // per wave: AMD SGPRs (.sgpr_count); none on NVIDIA
   std::uint32_t vector_spills = 0;     // AMD .vgpr_spill_count (NVIDIA spills to local memory: private_segment_size)
   std::uint32_t scalar_spills = 0;     // AMD .sgpr_spill_count
+  // The compiler assumed that every work-group is whole (AMD code object v5+:
+  // .uniform_work_group_size, clang 17 and later for HIP unless -fno-offload-uniform-block): such a
+  // kernel reads a partial group's blockDim and the grid's gridDim wrong, so
+  // Batch::exec_partial_groups refuses a partial group for it.
+  bool uniform_work_group_size = false;
 
   std::size_t explicit_arg_count() const;
 };

@@ -97,6 +97,9 @@ CodeObjectKernel parse_kernel(const msgpack::object& m, std::size_t index) {
   k.scalar_registers = get_u32(m, ".sgpr_count", c, false, 0);
   k.vector_spills = get_u32(m, ".vgpr_spill_count", c, false, 0);
   k.scalar_spills = get_u32(m, ".sgpr_spill_count", c, false, 0);
+  const std::uint32_t uniform = get_u32(m, ".uniform_work_group_size", c, false, 0);
+  if (uniform > 1) malformed(c.where + ": '.uniform_work_group_size' is " + std::to_string(uniform) + ", not 0 or 1");
+  k.uniform_work_group_size = uniform == 1;
   if (const msgpack::object* args = find(m, ".args")) {
     if (args->type != msgpack::type::ARRAY) malformed(c.where + ": '.args' is not an array");
     for (std::uint32_t i = 0; i < args->via.array.size; ++i) k.args.push_back(parse_arg(args->via.array.ptr[i], i, k, c));
