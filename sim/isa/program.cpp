@@ -10,6 +10,7 @@
 #include <llvm-c/Target.h>
 
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <map>
 #include <mutex>
@@ -593,10 +594,18 @@ Program::Program(const Target& target, std::uint64_t address, std::string_view c
   auto* bytes = reinterpret_cast<std::uint8_t*>(const_cast<char*>(code.data()));
   char text[512];
   for (std::size_t off = 0; off + 4 <= code.size();) {
-    const std::size_t len = LLVMDisasmInstruction(dc, bytes + off, code.size() - off, address + off, text, sizeof text);
-    if (len == 0) {  // not an instruction (data, or padding): skip a word
-      off += 4;
-      continue;
+    std::size_t len = LLVMDisasmInstruction(dc, bytes + off, code.size() - off, address + off, text, sizeof text);
+    if (len == 0) {
+      std::uint32_t word;
+      std::memcpy(&word, bytes + off, 4);
+      // gfx10's all-zero word is V_ILLEGAL, which LLVM 21 decodes so and LLVM 15 does not.
+      if (target_.gfx10 && word == 0) {
+        std::snprintf(text, sizeof text, "v_illegal");
+        len = 4;
+      } else {  // not an instruction (data, or padding): skip a word
+        off += 4;
+        continue;
+      }
     }
     Inst in = parse_instruction(target_, text, address + off, std::uint32_t(len));
     by_word_[off / 4] = std::uint32_t(insts_.size() + 1);

@@ -419,6 +419,11 @@ void register_scalar_ops() {
   reg("s_trap", [](WorkGroup& g, Wave& w, const Inst& in) {
     g.fault(w, in, "s_trap " + std::to_string(in.simm & 0xff) + ": the kernel trapped (__builtin_trap, an abort or assert)");
   }, 0);
+  // gfx10+: the opcode that is illegal on purpose (the compiler's filler where control never
+  // reaches, as in rocRAND 3's code objects): executed, an illegal-instruction exception.
+  reg("v_illegal", [](WorkGroup& g, Wave& w, const Inst& in) {
+    g.fault(w, in, "v_illegal: an illegal instruction reached (the hardware raises an exception)");
+  }, 0);
   reg("s_branch", [](WorkGroup& g, Wave& w, const Inst& in) { branch_if(g, w, in, true); }, 0);
   reg("s_cbranch_scc0", [](WorkGroup& g, Wave& w, const Inst& in) { branch_if(g, w, in, !w.scc); }, 0);
   reg("s_cbranch_scc1", [](WorkGroup& g, Wave& w, const Inst& in) { branch_if(g, w, in, w.scc); }, 0);

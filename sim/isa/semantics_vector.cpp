@@ -394,6 +394,12 @@ double pk_f16(const Inst& in, U v, int src, bool hi) {
   return (((hi ? in.neg_hi : in.neg_lo) >> src) & 1) ? -d : d;
 }
 U pk16(double lo, double hi) { return of16(lo) | (of16(hi) << 16); }
+// A source half of a packed 16-bit integer operation (VOP3P): op_sel picks for the result's low
+// half, op_sel_hi for its high half (integers take no negation).
+std::uint16_t pk_u16(const Inst& in, U v, int src, bool hi) {
+  const bool upper = (((hi ? in.op_sel_hi : in.op_sel) >> src) & 1) != 0;
+  return std::uint16_t(upper ? v >> 16 : v);
+}
 
 // A source of v_fma_mix*: f32, or (op_sel_hi) the f16 half op_sel names; neg_lo negates it,
 // neg_hi takes its absolute value first (the mix instructions' own use of the two fields).
@@ -709,6 +715,22 @@ void register_vector_ops() {
   }
   reg("v_subrev_u16", L(valu<2, b16>(w, in, SAT2(sub_sat<16>(b, a, sat)))), 2, b16, b16, b32, true);
   reg("v_mul_lo_u16", L(valu<2, b16>(w, in, F2(a * b))), 2, b16, b16);
+  // Packed: both halves at once (rocSPARSE 3's gfx9 code).
+  reg("v_pk_mul_lo_u16", L(valu<2, b32>(w, in, [&in](U a, U b, U, int) -> U {
+        const U lo = std::uint16_t(pk_u16(in, a, 0, false) * pk_u16(in, b, 1, false));
+        const U hi = std::uint16_t(pk_u16(in, a, 0, true) * pk_u16(in, b, 1, true));
+        return lo | (hi << 16);
+      })), 2);
+  // The dot product of four signed bytes, added to the destination (gfx908, gfx90a: VOP2, "c"
+  // for the accumulating form), wrapping at 32 bits.
+  reg("v_dot4c_i32_i8", L(const Operand acc = in.dst[0];
+                          valu<2, b32>(w, in, [&w, acc](U a, U b, U, int lane) -> U {
+                            std::uint32_t sum = std::uint32_t(w.v[acc.reg * w.lanes + lane]);
+                            for (int k = 0; k < 4; ++k) {
+                              sum += std::uint32_t(std::int32_t(std::int8_t(a >> (8 * k))) * std::int8_t(b >> (8 * k)));
+                            }
+                            return sum;
+                          })), 2);
   reg("v_mad_u16", L(valu<3, b16>(w, in, F3(a * b + c))), 3, b16, b16, b16);
   reg("v_lshlrev_b16", L(valu<2, b16>(w, in, F2(b << (a & 15)))), 2, b16, b16);
   reg("v_lshrrev_b16", L(valu<2, b16>(w, in, F2(b >> (a & 15)))), 2, b16, b16);

@@ -74,6 +74,27 @@ extern "C" __global__ void __launch_bounds__(256) isa_saturating(const unsigned*
   out[4 * i + 3] = hs > 0xffffu ? 0xffffu : hs;
 }
 
+// Packed and dot-product integer instructions as AMD's libraries use them (rocSPARSE 3): the dot
+// product of four signed bytes added to an accumulator (v_dot4c_i32_i8, gfx908 and gfx90a) and a
+// packed 16-bit multiply (v_pk_mul_lo_u16, gfx9 and gfx10), by inline assembly where the target has
+// them; the same arithmetic in C++ elsewhere.
+extern "C" __global__ void __launch_bounds__(256) isa_packed_int(const unsigned* a, const unsigned* b, unsigned* out,
+                                                                  unsigned n) {
+  const unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  const unsigned x = a[i], y = b[i];
+  unsigned acc = x ^ y;
+#if defined(__gfx908__) || defined(__gfx90a__)
+  asm volatile("v_dot4c_i32_i8 %0, %1, %2" : "+v"(acc) : "v"(x), "v"(y));
+#else
+  for (int k = 0; k < 4; ++k) acc += unsigned(int((signed char)(x >> (8 * k))) * int((signed char)(y >> (8 * k))));
+#endif
+  unsigned p;
+  asm volatile("v_pk_mul_lo_u16 %0, %1, %2" : "=v"(p) : "v"(x), "v"(y));
+  out[2 * i] = acc;
+  out[2 * i + 1] = p;
+}
+
 // 64-bit arithmetic as compilers lower it: carries and borrows between 32-bit halves
 // (v_add_co/v_addc, v_sub_co/v_subb), 32x32+64 multiply-adds (v_mad_u64_u32, v_mad_i64_i32) and
 // the carry out of a 128-bit sum; odd items take another branch, so EXEC is partial there.
@@ -197,6 +218,14 @@ extern "C" __global__ void isa_unknown(unsigned* out) {
 // Fails on purpose: a trap.
 extern "C" __global__ void isa_trap(unsigned* out) {
   if (threadIdx.x == 0) __builtin_trap();
+  out[threadIdx.x] = 1;
+}
+
+// gfx10 and later: the illegal-instruction opcode, reached (compilers put it where control never goes).
+extern "C" __global__ void isa_illegal(unsigned* out) {
+#if defined(__gfx1030__)
+  if (out[0] == 0) asm volatile(".long 0");  // v_illegal: LLVM 15's assembler has no name for it
+#endif
   out[threadIdx.x] = 1;
 }
 

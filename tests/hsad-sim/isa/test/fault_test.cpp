@@ -82,5 +82,19 @@ TEST_P(Faults, AnLdsAccessOutsideTheAllocationReadsZeroUnlessStrict) {
 
 INSTANTIATE_TEST_SUITE_P(Targets, Faults, ::testing::Values("gfx90a", "gfx908", "gfx1030"));
 
+// gfx10's illegal-instruction opcode, reached: an exception, named (rocRAND 3 and rocPRIM carry it
+// where control never goes).
+TEST(Faults1030, TheIllegalInstructionIsAnException) {
+  LoadedCode code{read_file(std::string(HSAD_ISA_KERNELS_DIR) + "/isa_gfx1030.co")};
+  HostMemory memory;
+  auto* out = memory.make<std::uint32_t>(64);
+  try {
+    code.run("isa_illegal", {64}, {64}, {out}, memory);
+    ADD_FAILURE() << "isa_illegal ran to its end";
+  } catch (const Fault& f) {
+    expect_names(f.what(), "isa_illegal", "v_illegal", "an illegal instruction reached");
+  }
+}
+
 }  // namespace
 }  // namespace hsad::isa::testing

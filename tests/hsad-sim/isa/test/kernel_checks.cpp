@@ -104,6 +104,30 @@ void check_saturating(Runner& r) {
   }
 }
 
+// The byte dot product (signed, wrapping at 32 bits, added to x ^ y) and the packed 16-bit
+// multiply, for the extremes of each byte and half, then random values.
+void check_packed_int(Runner& r) {
+  std::vector<std::uint32_t> a = {0, 0x7f7f7f7fu, 0x80808080u, 0xffffffffu, 0x01020304u, 0xffff0001u};
+  std::vector<std::uint32_t> b = {0, 0x7f7f7f7fu, 0x80808080u, 0x7f80ff01u, 0xfffefdfcu, 0xffff0003u};
+  const auto ra = random_u32(300, 0, 0xffffffffu, 8), rb = random_u32(300, 0, 0xffffffffu, 9);
+  a.insert(a.end(), ra.begin(), ra.end());
+  b.insert(b.end(), rb.begin(), rb.end());
+  const unsigned n = unsigned(a.size());
+  auto* out = static_cast<std::uint32_t*>(r.alloc(n * 8));
+  r.run("isa_packed_int", {(n + 255) / 256 * 256}, {256}, {r.upload(a), r.upload(b), out, n});
+  const auto got = r.download(out, 2 * n);
+  for (unsigned i = 0; i < n; ++i) {
+    std::uint32_t dot = a[i] ^ b[i];
+    for (int k = 0; k < 4; ++k) {
+      dot += std::uint32_t(std::int32_t(std::int8_t(a[i] >> (8 * k))) * std::int8_t(b[i] >> (8 * k)));
+    }
+    const std::uint32_t lo = std::uint16_t((a[i] & 0xffff) * (b[i] & 0xffff));
+    const std::uint32_t hi = std::uint16_t((a[i] >> 16) * (b[i] >> 16));
+    EXPECT_EQ(got[2 * i], dot) << std::hex << a[i] << " . " << b[i];
+    EXPECT_EQ(got[2 * i + 1], lo | (hi << 16)) << std::hex << a[i] << " * " << b[i] << " (packed)";
+  }
+}
+
 // The extremes of every carry and borrow, then random values. Whole work-groups (a partial one's
 // blockDim.x is its own size in HIP's index arithmetic), with n not a whole number of waves.
 void check_wide_arith(Runner& r) {

@@ -52,6 +52,7 @@ void check_reduce(Runner& r, const char* kernel = "isa_reduce");
 void check_histogram(Runner& r);
 void check_lds_double_sums(Runner& r);
 void check_saturating(Runner& r);
+void check_packed_int(Runner& r);
 void check_wide_arith(Runner& r);
 void check_wave_ops(Runner& r, const char* kernel = "isa_wave_ops");
 void check_collatz(Runner& r);

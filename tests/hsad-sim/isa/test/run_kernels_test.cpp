@@ -24,6 +24,7 @@ TEST_P(TestKernels, AHistogramThroughLdsAndGlobalAtomics) { check_histogram(runn
 TEST_P(TestKernels, DoublesAddedInLdsByAtomics) { check_lds_double_sums(runner); }
 TEST_P(TestKernels, ClampedAddsAndSubtractsSaturate) { check_saturating(runner); }
 TEST_P(TestKernels, SixtyFourBitCarriesBorrowsAndMultiplyAdds) { check_wide_arith(runner); }
+TEST_P(TestKernels, ByteDotProductsAndPackedHalfMultiplies) { check_packed_int(runner); }
 TEST_P(TestKernels, CrossLaneOperationsFollowTheWavefrontSize) { check_wave_ops(runner); }
 TEST_P(TestKernels, DivergentLoopsEndLaneByLane) { check_collatz(runner); }
 TEST_P(TestKernels, TwoAndThreeDimensionalGridsWithPartialWorkGroups) { check_grids(runner); }
