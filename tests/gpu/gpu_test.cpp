@@ -679,7 +679,7 @@ TEST(GpuTeardown, HandlesOutliveTheirRuntimeInAnyOrder) {
 
 TEST(GpuModule, ForeignAndMissingCodeIsRefused) {
   REQUIRE_GPU();
-  const std::string foreign = modules_dir() + (device.info().backend == "rocr" ? "/module.ptx" : "/bundle.hsaco");
+  const std::string foreign = modules_dir() + (device.info().backend == "rocr" ? "/foreign.ptx" : "/bundle.hsaco");
   try {
     device.load_module(foreign);
     FAIL() << "loaded " << foreign;

@@ -97,6 +97,7 @@ void the_applications_signal_holds_a_batch(Setup& s) {
   unsigned* d = nullptr;
   if (!HIP(hipMalloc(&d, kN * 4))) return;
   HIP(hipMemset(d, 0, kN * 4));
+  HIP(hipDeviceSynchronize());  // hipMemset returns before it ran (HIP 6): done before the library reads
   hsa_signal_t gate{};
   if (hsa_signal_create(1, 0, nullptr, &gate) != HSA_STATUS_SUCCESS) {
     check(false, "hsa_signal_create");
@@ -125,6 +126,7 @@ void the_application_waits_for_a_submission(Setup& s) {
   unsigned* d = nullptr;
   if (!HIP(hipMalloc(&d, kN * 4))) return;
   HIP(hipMemset(d, 0, kN * 4));
+  HIP(hipDeviceSynchronize());  // hipMemset returns before it ran (HIP 6): done before the library reads
   {
     const hsad::Buffer b = s.device.adopt(d, kN * 4);
     hsad::Batch batch;
@@ -168,6 +170,7 @@ void dlpack(Setup& s) {
   unsigned* d = nullptr;
   if (!HIP(hipMalloc(&d, kN * 4))) return;
   HIP(hipMemset(d, 0, kN * 4));
+  HIP(hipDeviceSynchronize());  // hipMemset returns before it ran (HIP 6): done before the library reads
   static int deleted = 0;
   DLManagedTensor t{};
   std::int64_t shape[] = {kN};
@@ -212,6 +215,7 @@ void another_gpus_memory(Setup& s) {
   unsigned* shared = nullptr;
   HIP(hipMalloc(&shared, kN * 4));
   HIP(hipMemset(shared, 0, kN * 4));
+  HIP(hipDeviceSynchronize());  // hipMemset returns before it ran (HIP 6): done before the library reads
   HIP(hipSetDevice(0));
   bool adopted = false;
   try {

@@ -179,7 +179,8 @@ int main() {
       // the input: Debian's rocm-device-libs 5.2.3 (ocml.bc) compiles __ocml_sin_f16 to
       // select(class(|x|, finite), NaN, s), so every finite argument gives NaN (cos is right).
       // That is the machine code's own answer, which an AMD GPU running it gives too: counted
-      // exactly (every even value), the odd values checked as the distribution.
+      // exactly (every even value), the odd values checked as the distribution. rocRAND 3 (ROCm 6,
+      // Debian sid's 6.4.3) was built with device libraries whose sine is right: no NaN there.
       std::size_t nans = 0, nans_at_even = 0;
       std::vector<double> values;
       for (std::size_t i = 0; i < kN; ++i) {
@@ -187,7 +188,8 @@ int main() {
         if (std::isnan(v)) ++nans, nans_at_even += i % 2 == 0;
         else values.push_back(v);
       }
-      const bool sin_f16_broken = !gen.quasi && std::strstr(r.distribution, "normal_half") != nullptr;  // quasi: erfinv
+      const bool sin_f16_broken = ROCRAND_VERSION < 300000 && !gen.quasi &&
+                                  std::strstr(r.distribution, "normal_half") != nullptr;  // quasi: erfinv
       if (sin_f16_broken) {
         check(nans == kN / 2 && nans_at_even == kN / 2,
               what + ": " + std::to_string(nans) + " NaN, all of them sine halves (ocml's sin_f16)");

@@ -1,6 +1,6 @@
 // ROCr's cooperative queue on the simulated GPU, through HSA alone (what HIP's cooperative
 // launches rest on, without HIP): the agent says it has cooperative queues, the queue ROCr makes
-// of type COOPERATIVE gets the device's GWS from the stand-in KFD, and on it ockl's grid barrier,
+// of type COOPERATIVE gets the device's GWS from the simulated KFD, and on it ockl's grid barrier,
 // armed by ds_gws_init as CLR arms it, holds every work-group until all arrived. The same kernel
 // on an ordinary queue stops that queue with an error instead of hanging, and a grid too large to
 // be resident at once is refused. Runs under ASan in the sanitizer stage, where the HIP programs
@@ -19,8 +19,10 @@
 #include <string>
 #include <vector>
 
+#include "aql_packets/hidden_args.hpp"
 #include "file_bytes.hpp"
 #include "grid_rounds.hpp"
+#include "hsad/code_object.hpp"
 
 namespace {
 
@@ -93,6 +95,18 @@ class Kernels {
   Kernels(const Kernels&) = delete;
   Kernels& operator=(const Kernels&) = delete;
   bool ok() const { return ok_; }
+
+  // Code object v5 and later (hipcc 7's default) list hidden arguments after the explicit ones, which
+  // the dispatcher fills as the code object says (grid and work-group sizes, block counts): here
+  // with the library's own planner, as an application using HSA would with its own.
+  void fill_hidden(const std::string& name, void* kernarg, std::uint32_t grid, std::uint32_t group) const {
+    for (const hsad::CodeObjectKernel& k : hsad::read_code_object(elf_).kernels) {
+      if (k.info.name == name) {
+        hsad::aql::fill_hidden_args(hsad::aql::plan_hidden_args(k.info), kernarg, hsad::Dim3{grid}, hsad::Dim3{group},
+                                    hsad::aql::HiddenContext{});
+      }
+    }
+  }
 
   // The kernel object and kernarg segment size of `name`; 0 where it has none.
   std::uint64_t object(const std::string& name, std::uint32_t* kernarg_bytes) const {
@@ -217,6 +231,8 @@ class HsadSimIsaCooperative : public ::testing::Test {
       std::uint32_t n, rounds;
     } args{a.p, b.p, items, kRounds};
     std::memcpy(rounds_args.p, &args, sizeof args);
+    kernels->fill_hidden("isa_gws_init", init_args.p, 1, 1);
+    kernels->fill_hidden("isa_grid_rounds", rounds_args.p, items, kBlock);
     Signal done;
     if (init) {
       Signal initialised;
@@ -245,7 +261,7 @@ class HsadSimIsaCooperative : public ::testing::Test {
 TEST_F(HsadSimIsaCooperative, TheAgentHasACooperativeQueueWhoseGridBarrierHoldsEveryWorkGroup) {
   bool cooperative = false;
   HSA_OK(hsa_agent_get_info(gpu, static_cast<hsa_agent_info_t>(HSA_AMD_AGENT_INFO_COOPERATIVE_QUEUES), &cooperative));
-  EXPECT_TRUE(cooperative) << "the stand-in KFD reports NumGws";
+  EXPECT_TRUE(cooperative) << "the simulated KFD reports NumGws";
   Queue queue(gpu, HSA_QUEUE_TYPE_COOPERATIVE);
   ASSERT_EQ(queue.status, HSA_STATUS_SUCCESS) << "ROCr's cooperative queue (it asks KFD for the GWS)";
   std::vector<std::uint32_t> result;
@@ -292,6 +308,8 @@ TEST_F(HsadSimIsaCooperative, TwoGpusCooperativeGridsRunSideBySide) {
   } a0{counter.p, 2 * groups, out0.p}, a1{counter.p, 2 * groups, out1.p};
   std::memcpy(args0.p, &a0, sizeof a0);
   std::memcpy(args1.p, &a1, sizeof a1);
+  kernels->fill_hidden("isa_grid_spin", args0.p, items, kBlock);
+  second.fill_hidden("isa_grid_spin", args1.p, items, kBlock);
   Queue q0(gpus[0], HSA_QUEUE_TYPE_COOPERATIVE), q1(gpus[1], HSA_QUEUE_TYPE_COOPERATIVE);
   ASSERT_EQ(q0.status, HSA_STATUS_SUCCESS);
   ASSERT_EQ(q1.status, HSA_STATUS_SUCCESS);

@@ -31,6 +31,12 @@ KernelInfo without_unfillable(KernelInfo k) {
   return k;
 }
 
+std::size_t hidden_count(const KernelInfo& k) { return k.args.size() - k.explicit_arg_count(); }
+
+bool lists(const KernelInfo& k, const std::string& kind) {
+  return std::any_of(k.args.begin(), k.args.end(), [&](const ArgInfo& a) { return a.value_kind == kind; });
+}
+
 std::uint32_t offset_of(const KernelInfo& k, const std::string& kind) {
   for (const ArgInfo& a : k.args) {
     if (a.value_kind == kind) return a.offset;
@@ -47,13 +53,16 @@ T at(const std::vector<unsigned char>& kernarg, std::uint32_t offset) {
 }
 }  // namespace
 
-// A v5 kernel lists the hostcall buffer, the heap and the queue pointer whether it uses them or
-// not; on main they were refused. Each is filled from the dispatch's context, and a kernel that
-// lists them says so (needs_hostcall, needs_heap), so the device starts its services only then.
+// A v5 kernel lists the hostcall buffer, the heap and the queue pointer (clang 15 whether it uses
+// them or not, clang 17+ where it does); on main they were refused. Each is filled from the
+// dispatch's context, and a kernel that lists them says so (needs_hostcall, needs_heap), so the
+// device starts its services only then.
 TEST(HiddenArgs, FillsTheHostcallBufferTheHeapAndTheQueuePointerOfAV5Kernel) {
   const KernelInfo k = v5_probe();
   const auto plan = aql::plan_hidden_args(k);
-  EXPECT_EQ(plan.size(), 17u);
+  EXPECT_EQ(plan.size(), hidden_count(k));  // every hidden argument listed is planned
+  ASSERT_TRUE(lists(k, "hidden_hostcall_buffer"));
+  ASSERT_TRUE(lists(k, "hidden_heap_v1"));
   EXPECT_TRUE(aql::needs_hostcall(plan));
   EXPECT_TRUE(aql::needs_heap(plan));
   EXPECT_FALSE(aql::needs_hostcall(aql::plan_hidden_args(without_unfillable(k))));
@@ -65,14 +74,20 @@ TEST(HiddenArgs, FillsTheHostcallBufferTheHeapAndTheQueuePointerOfAV5Kernel) {
   aql::fill_hidden_args(plan, kernarg.data(), Dim3{256}, Dim3{256}, context);
   EXPECT_EQ(at<std::uint64_t>(kernarg, offset_of(k, "hidden_hostcall_buffer")), 0x1111000u);
   EXPECT_EQ(at<std::uint64_t>(kernarg, offset_of(k, "hidden_heap_v1")), 0x2222000u);
-  EXPECT_EQ(at<std::uint64_t>(kernarg, offset_of(k, "hidden_queue_ptr")), 0x3333000u);
-  EXPECT_EQ(at<std::uint64_t>(kernarg, offset_of(k, "hidden_multigrid_sync_arg")), 0u);
+  if (lists(k, "hidden_queue_ptr")) {
+    EXPECT_EQ(at<std::uint64_t>(kernarg, offset_of(k, "hidden_queue_ptr")), 0x3333000u);
+  }
+  if (lists(k, "hidden_multigrid_sync_arg")) {
+    EXPECT_EQ(at<std::uint64_t>(kernarg, offset_of(k, "hidden_multigrid_sync_arg")), 0u);
+  }
 }
 
 TEST(HiddenArgs, FillsBlockCountsGroupSizesRemaindersAndDims) {
   const KernelInfo k = without_unfillable(v5_probe());
   const auto plan = aql::plan_hidden_args(k);
-  EXPECT_EQ(plan.size(), 14u);  // 3 block counts, group sizes, remainders, offsets; dims; multigrid (null)
+  // 3 block counts, group sizes, remainders, offsets; dims (and with clang 15 the null multigrid).
+  EXPECT_GE(plan.size(), 13u);
+  EXPECT_EQ(plan.size(), hidden_count(k));
   std::vector<unsigned char> kernarg(k.kernarg_segment_size, 0xab);
   aql::fill_hidden_args(plan, kernarg.data(), Dim3{1000, 6, 1}, Dim3{64, 4, 1}, aql::HiddenContext{});
   EXPECT_EQ(at<std::uint32_t>(kernarg, offset_of(k, "hidden_block_count_x")), 15u);  // 1000 / 64
