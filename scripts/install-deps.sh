@@ -19,6 +19,7 @@ packages=(
   librocsparse-dev libhipsparse-dev librocprim-dev  # ... and rocSPARSE, hipSPARSE, rocPRIM (headers)
   libopenmpi-dev openmpi-bin     # laplacian-bench --mpi and its tests (optional: without MPI it is left out)
   dpkg-dev file                  # CPack's Debian packages: dpkg-shlibdeps for their dependencies
+  debootstrap                    # scripts/test-sid.sh: the Debian sid root of the current-ROCm stage
   python3-matplotlib             # scripts/plot.py: the benches' JSON as SVG
 )
 

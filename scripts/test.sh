@@ -2,7 +2,8 @@
 # Sets up a fresh Debian 12 machine, builds, and runs the whole test suite: the default build,
 # the same tests as other machines would run them (cache size unknown, small, large; one CPU),
 # then the Debian packages (installed, used, removed), then ASan+UBSan, then TSan over the cpu
-# agent's tests. Stops at the first failing stage.
+# agent's tests, then today's ROCm: the project built in a Debian sid root with its toolchain and
+# run on ROCr 6.4.3 (scripts/test-sid.sh). Stops at the first failing stage.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/install-deps.sh
@@ -34,4 +35,5 @@ echo "=== packages: build, install with apt-get, build the example against /usr 
 bash tests/package/packages.sh default
 stage asan
 stage tsan
+bash scripts/test-sid.sh
 echo "=== all stages passed"
