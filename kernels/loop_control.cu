@@ -48,10 +48,13 @@ extern "C" __global__ void hsad_loop_control(unsigned long long program, unsigne
 // small kernel.) `slots` is that host memory, written only: word 0 the launches begun, then
 // 4 words per slot: the launch's number, iterations, status (hsad::loop::Status), filled in
 // when the loop ends, which the host reads once the graph completed.
+// `step`: the iterations the body holds (Batch::loop_while's check_every: the body captured that
+// many times over, this kernel once at its end).
 extern "C" __global__ void hsad_loop_condition(cudaGraphConditionalHandle handle, const unsigned* condition,
-                                               unsigned* slots, unsigned* live, unsigned max_iterations) {
+                                               unsigned* slots, unsigned* live, unsigned max_iterations,
+                                               unsigned step) {
   HSAD_BARRIER_WAIT();
-  const unsigned iterations = live[1] + 1;
+  const unsigned iterations = live[1] + step;
   live[1] = iterations;
   const unsigned value = *static_cast<const volatile unsigned*>(condition);
   const bool again = value != 0 && iterations < max_iterations;

@@ -172,7 +172,7 @@ void JacobiSlabs::check_team() const {
   }
 }
 
-JacobiRun JacobiSlabs::run_device_loop(std::vector<Queue>& queues, const Options& o) {
+JacobiRun JacobiSlabs::run_device_loop(std::vector<Queue>& queues, const Options& o, unsigned check_every) {
   require_nosync(o);
   if (queues.size() != parts_.size()) {
     throw Error(Errc::invalid_argument, "jacobi", "run", std::to_string(queues.size()) + " queues for " +
@@ -183,7 +183,7 @@ JacobiRun JacobiSlabs::run_device_loop(std::vector<Queue>& queues, const Options
     Batch& b = batches[d];
     b.loop_begin();
     record_iteration(d, b);
-    b.loop_while(parts_[d]->state, p_.max_iterations, 0);
+    b.loop_while(parts_[d]->state, guard_for(p_, check_every), 0, check_every);
     b.copy_to_host(parts_[d]->pinned.host_ptr(), parts_[d]->state, 16);
     b.copy_to_host(static_cast<unsigned char*>(parts_[d]->pinned.host_ptr()) + 16, parts_[d]->team, kTeamHead);
   }

@@ -32,7 +32,7 @@ class JacobiSlabs {
   // One device-run loop per device, submitted one after the other, then one wait each. A loop
   // stopped at its guard is a result (at_guard); a device that never met the others is an
   // hsad::Error naming it.
-  JacobiRun run_device_loop(std::vector<Queue>& queues, const Options& o);
+  JacobiRun run_device_loop(std::vector<Queue>& queues, const Options& o, unsigned check_every = 1);
   // From the host: `k` iterations per submit on every device, then the waits and a look at the
   // condition (the same on every device).
   JacobiRun run_host_loop(std::vector<Queue>& queues, const Options& o, unsigned k);

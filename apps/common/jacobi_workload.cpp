@@ -48,11 +48,13 @@ void JacobiSolver::record_iteration(Batch& b) const {
          {partials_, groups_, p_.tolerance * p_.tolerance, Arg::unchecked(state), Arg::unchecked(state + 8)});
 }
 
-JacobiRun JacobiSolver::run_device_loop(Queue& q, const Options& o) {
+std::uint64_t guard_for(const JacobiProblem& p, unsigned k) { return (p.max_iterations + k - 1) / k * k; }
+
+JacobiRun JacobiSolver::run_device_loop(Queue& q, const Options& o, unsigned check_every) {
   Batch b;
   b.loop_begin();
   record_iteration(b);
-  b.loop_while(state_, p_.max_iterations, 0);
+  b.loop_while(state_, guard_for(p_, check_every), 0, check_every);
   b.copy_to_host(pinned_.host_ptr(), state_, 16);
   JacobiRun r;
   const RunTimer t;

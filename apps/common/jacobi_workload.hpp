@@ -35,8 +35,10 @@ class JacobiSolver {
   // u = v = 0 (the boundary too), f = 1: the solve starts from the same state every time.
   void reset();
   // The device-run loop: one submit, one wait. A loop stopped at its guard (Errc::loop_limit) is
-  // a result here (at_guard), as the host loops' is.
-  JacobiRun run_device_loop(Queue& q, const Options& o);
+  // a result here (at_guard), as the host loops' is. `check_every` k: the device reads the
+  // condition after every k-th iteration (Batch::loop_while), as run_host_loop(k) does from the
+  // host: the same iterations, the same result; the guard is max_iterations rounded up to k.
+  JacobiRun run_device_loop(Queue& q, const Options& o, unsigned check_every = 1);
   // The host-driven loop: `k` iterations per submit, then a wait and a look at the condition.
   JacobiRun run_host_loop(Queue& q, const Options& o, unsigned k);
   std::vector<double> solution() const;  // u, all n^3 points
@@ -53,6 +55,9 @@ class JacobiSolver {
   Buffer pinned_;    // the host loops' copy of the state
   std::vector<double> zeros_;  // what reset() copies into u and v
 };
+
+// The guard of a loop that checks every k iterations: max_iterations rounded up to a multiple of k.
+std::uint64_t guard_for(const JacobiProblem& p, unsigned k);
 
 // The host-driven loop both solvers run: `step` submits k iterations and waits for them; after
 // each step the condition (a uint32 at 0 of `state`, host memory the batches copy it to) says

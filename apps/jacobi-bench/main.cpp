@@ -3,6 +3,8 @@
 // ways with the library: on the device (Batch::loop_begin: one submit, one wait), and from the
 // host checking the norm after every iteration or every --check-every. For each --size: the
 // iterations, time per iteration and the process's CPU time per iteration, medians over --reps,
+// (a fourth way: the device loop reading the norm every --check-every, Batch::loop_while's
+// check_every, verified by --verify to equal the host loop that does the same, bit for bit)
 // and each way's time against the device loop's in the same run. --peers adds the same solver
 // written for the vendor's runtime (CUDA: host loops and a hand-written WHILE graph; HIP: host
 // loops); --verify checks the first run against the same iteration on the host (small grids).
@@ -65,6 +67,22 @@ void verify(const bench::JacobiProblem& problem, int devices, const std::vector<
   std::cerr << "jacobi-bench: n = " << problem.n << ": " << on << " verified against the host (" << host_iterations
             << " iterations, largest difference " << worst << ")\n";
 }
+// The device loop that checks every k runs what the host loop that checks every k runs: the
+// same iterations, and the same values bit for bit (the same kernels in the same order).
+void verify_same_as_host_loop(int n, unsigned k, int devices, const std::vector<double>& got, std::uint64_t iterations,
+                              const std::vector<double>& want, std::uint64_t want_iterations) {
+  const std::string what = "the device loop" + std::string(devices == 1 ? "" : "s over " + std::to_string(devices) + " devices") +
+                           " checking every " + std::to_string(k);
+  if (iterations != want_iterations || got != want) {
+    std::size_t differ = 0;
+    for (std::size_t i = 0; i < want.size() && i < got.size(); ++i) differ += got[i] != want[i];
+    throw Error("jacobi-bench", "--verify",
+                what + " took " + std::to_string(iterations) + " iterations, the host loop " + std::to_string(want_iterations) +
+                    "; " + std::to_string(differ) + " points differ");
+  }
+  std::cerr << "jacobi-bench: n = " << n << ": " << what << " matches the host loop checking every " << k << " ("
+            << iterations << " iterations, bit for bit)\n";
+}
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -80,7 +98,7 @@ int main(int argc, char** argv) {
       ("size", po::value(&size_text)->default_value("64,128"), "grid points per side: a number or a comma list")
       ("tol", po::value(&tolerance)->default_value(1e-4), "stop once the 2-norm of an iteration's update is at most this")
       ("max-iterations", po::value(&max_iterations)->default_value(100000), "the loop's guard")
-      ("check-every", po::value(&k)->default_value(10), "the second host loop checks the norm every this many iterations")
+      ("check-every", po::value(&k)->default_value(10), "the second host loop, and the second device loop, check the norm every this many iterations")
       ("reps", po::value(&reps)->default_value(5), "timed solves per way (after one warm-up)")
       ("opt", po::value(&opt_text)->default_value("all"), "the library's flags: all | none | a comma list")
       ("devices", po::value(&devices_text)->default_value("1"),
@@ -114,14 +132,15 @@ int main(int argc, char** argv) {
       std::vector<Samples> ways;
       // The library's three ways on a solver of one device (JacobiSolver, a Queue) or of several
       // (JacobiSlabs, a Queue each), appended to `ways` in this order: the device loop, the host
-      // loop every iteration, every k.
+      // loop every iteration, every k, and the device loop that checks every k.
       const auto measure = [&](auto& solver, auto& queues, int count) {
         const std::string on = count == 1 ? "" : " over " + std::to_string(count) + " devices";
         const std::size_t first = ways.size();
-        ways.resize(first + 3);
+        ways.resize(first + 4);
         ways[first].impl = "hsadispatch device loop" + std::string(count == 1 ? "" : "s") + on;
         ways[first + 1].impl = "hsadispatch host loop" + on + ", check every iteration";
         ways[first + 2].impl = "hsadispatch host loop" + on + ", check every " + std::to_string(k);
+        ways[first + 3].impl = "hsadispatch device loop" + std::string(count == 1 ? "" : "s") + on + ", check every " + std::to_string(k);
         for (int r = -1; r < reps; ++r) {  // -1: the warm-up (graphs, the loop ring, code loaded)
           solver.reset();
           const bench::JacobiRun d = solver.run_device_loop(queues, options);
@@ -137,10 +156,16 @@ int main(int argc, char** argv) {
           const bench::JacobiRun h1 = solver.run_host_loop(queues, options, 1);
           solver.reset();
           const bench::JacobiRun hk = solver.run_host_loop(queues, options, k);
+          std::vector<double> host_k;
+          if (r == -1 && do_verify) host_k = solver.solution();
+          solver.reset();
+          const bench::JacobiRun dk = solver.run_device_loop(queues, options, k);
+          if (r == -1 && do_verify) verify_same_as_host_loop(n, k, count, solver.solution(), dk.iterations, host_k, hk.iterations);
           if (r < 0) continue;
           add(ways[first], d.iterations, d.seconds, d.cpu_seconds, d.norm, d.at_guard);
           add(ways[first + 1], h1.iterations, h1.seconds, h1.cpu_seconds, h1.norm, h1.at_guard);
           add(ways[first + 2], hk.iterations, hk.seconds, hk.cpu_seconds, hk.norm, hk.at_guard);
+          add(ways[first + 3], dk.iterations, dk.seconds, dk.cpu_seconds, dk.norm, dk.at_guard);
         }
       };
       {

@@ -537,7 +537,8 @@ Batch& Batch::loop_begin() {
   return *this;
 }
 
-Batch& Batch::loop_while(const Buffer& condition, std::uint64_t max_iterations, std::size_t offset) {
+Batch& Batch::loop_while(const Buffer& condition, std::uint64_t max_iterations, std::size_t offset,
+                         std::uint32_t check_every) {
   if (!data_ || data_->open_loop < 0) {
     throw Error(Errc::invalid_argument, "batch", "loop_while", "a loop_while without a loop_begin",
                 "record loop_begin() before the loop's commands");
@@ -558,6 +559,23 @@ Batch& Batch::loop_while(const Buffer& condition, std::uint64_t max_iterations, 
                 which + ": max_iterations " + std::to_string(max_iterations) + " exceeds 2^32 - 1",
                 "the device counts iterations in 32 bits");
   }
+  if (check_every == 0) {
+    throw Error(Errc::invalid_argument, "batch", "loop_while", which + ": check_every is 0",
+                "read the condition after every iteration (1) or every k-th (k > 1)");
+  }
+  if (max_iterations % check_every != 0) {
+    throw Error(Errc::invalid_argument, "batch", "loop_while",
+                which + ": max_iterations " + std::to_string(max_iterations) + " is not a multiple of check_every " +
+                    std::to_string(check_every),
+                "the guard is read where the condition is, after whole rounds of check_every iterations");
+  }
+  const std::uint64_t round = std::uint64_t(d.dispatches.size() - d.commands[first].index) * check_every;
+  if (round > 0x7fffffffu) {
+    throw Error(Errc::invalid_argument, "batch", "loop_while",
+                which + ": a round of check_every " + std::to_string(check_every) + " bodies is " + std::to_string(round) +
+                    " dispatches",
+                "at most 2^31 - 1: check less rarely, or make the body smaller");
+  }
   check_buffer(condition, 4, offset, "loop_while", "condition");
   if (offset % 4 != 0) {
     throw Error(Errc::invalid_argument, "batch", "loop_while",
@@ -572,6 +590,7 @@ Batch& Batch::loop_while(const Buffer& condition, std::uint64_t max_iterations, 
   loop.end_dispatch = static_cast<std::uint32_t>(d.dispatches.size());
   loop.condition = reinterpret_cast<std::uint32_t*>(static_cast<unsigned char*>(condition.device_ptr()) + offset);
   loop.max_iterations = max_iterations;
+  loop.check_every = check_every;
   d.loops.push_back(loop);
   d.open_loop = -1;
   ++version_;

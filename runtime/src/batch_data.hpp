@@ -56,6 +56,7 @@ struct Loop {
   std::uint32_t first_dispatch = 0, end_dispatch = 0;
   std::uint32_t* condition = nullptr;  // device address of the 32-bit value
   std::uint64_t max_iterations = 0;
+  std::uint32_t check_every = 1;  // iterations between two reads of the condition
 };
 
 enum class CommandKind : std::uint8_t { exec, copy, wait };

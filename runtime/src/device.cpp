@@ -27,6 +27,7 @@ Stats Counters::snapshot() const {
   s.images_built = images_built.load(std::memory_order_relaxed);
   s.early_launches = early_launches.load(std::memory_order_relaxed);
   s.device_loops = device_loops.load(std::memory_order_relaxed);
+  s.driver_calls = driver_calls.load(std::memory_order_relaxed);
   s.device_waits = device_waits.load(std::memory_order_relaxed);
   return s;
 }

@@ -34,6 +34,22 @@ void mix(const WorkGroup& wg) {
   }
 }
 
+// The same, predicated on the loop's condition: nothing once it is 0 (a body whose iterations
+// past the one that cleared it change nothing, as Batch::loop_while's check_every wants).
+struct MixWhileArgs {
+  std::uint32_t* data;
+  std::uint32_t n;
+  std::uint32_t step;
+  const std::uint32_t* condition;
+};
+void mix_while(const WorkGroup& wg) {
+  const auto& a = wg.args<MixWhileArgs>();
+  if (*a.condition == 0) return;
+  for (std::uint32_t i = wg.first_x(); i < wg.end_x(); ++i) {
+    if (i < a.n) a.data[i] = a.data[i] * 3u + a.step + i;
+  }
+}
+
 struct CountArgs {
   std::uint32_t* counter;
   std::uint32_t* condition;
@@ -60,6 +76,10 @@ Device device() {
                                                      {host_arg("counter", &ThrowArgs::counter)}));
     register_host_kernel(make_host_kernel<AddArgs>(
         "loop_mix", &mix, {host_arg("data", &AddArgs::data), host_arg("n", &AddArgs::n), host_arg("step", &AddArgs::step)}));
+    register_host_kernel(make_host_kernel<MixWhileArgs>(
+        "loop_mix_while", &mix_while,
+        {host_arg("data", &MixWhileArgs::data), host_arg("n", &MixWhileArgs::n), host_arg("step", &MixWhileArgs::step),
+         host_arg("condition", &MixWhileArgs::condition)}));
     register_host_kernel(make_host_kernel<CountArgs>(
         "loop_count_down", &count_down, {host_arg("counter", &CountArgs::counter), host_arg("condition", &CountArgs::condition)}));
     return Runtime::open("cpu");
@@ -101,16 +121,26 @@ void record_body(Batch& b, State& s, std::uint32_t extra = 0) {
   b.exec(device().kernel("loop_count_down"), Dim3{1}, Dim3{1}, {s.counter, Arg::unchecked(cond)});
 }
 
-// The same loop driven from the host: submit the body, wait, read the condition.
-std::vector<std::uint32_t> host_loop(std::uint32_t count, std::uint32_t extra, std::uint64_t* iterations) {
+// The body with its mixes predicated on the condition (loop_mix_while).
+void record_predicated_body(Batch& b, State& s) {
+  const Kernel mixk = device().kernel("loop_mix_while");
+  const auto* cond = static_cast<std::uint32_t*>(s.counter.device_ptr()) + 1;
+  b.exec(mixk, Dim3{kN}, Dim3{64}, {s.data, kN, 1u, Arg::unchecked(cond)});
+  b.exec(mixk, Dim3{kN}, Dim3{64}, {s.data, kN, 2u, Arg::unchecked(cond)});
+  b.exec(device().kernel("loop_count_down"), Dim3{1}, Dim3{1}, {s.counter, Arg::unchecked(cond)});
+}
+
+// The same loop driven from the host: submit the body `k` times over, wait, read the condition.
+std::vector<std::uint32_t> host_loop(std::uint32_t count, std::uint32_t extra, std::uint64_t* iterations,
+                                     std::uint32_t k = 1) {
   State s(count);
   Batch body;
-  record_body(body, s, extra);
+  for (std::uint32_t i = 0; i < k; ++i) record_body(body, s, extra);
   Queue q = device().create_queue();
   *iterations = 0;
   for (;;) {
     q.run(body, Options::all());
-    ++*iterations;
+    *iterations += k;
     std::uint32_t c[2];
     device().copy_to_host(c, s.counter, 8);
     if (c[1] == 0) break;
@@ -245,6 +275,81 @@ TEST(CpuDeviceLoop, ALoopLargerThanTheRingGoesOutInChunks) {
   EXPECT_EQ(s.values(), want);
 }
 
+// check_every k: whole rounds of k iterations between two reads of the condition, exactly what
+// a host loop that submits k iterations and then looks runs: the count a multiple of k (37
+// needed: 37, 38, 40, 37 and 40 with k = 1, 2, 5, 37 and 40), the values bit for bit, under
+// every option set.
+TEST(CpuDeviceLoop, CheckingEveryKIterationsRunsWholeRoundsAsTheHostLoopDoes) {
+  for (std::uint32_t k : {1u, 2u, 5u, 37u, 40u}) {
+    std::uint64_t host_iterations = 0;
+    const std::vector<std::uint32_t> want = host_loop(37, 0, &host_iterations, k);
+    EXPECT_EQ(host_iterations, (37u + k - 1) / k * k);
+    for (const Options& o : {Options::none(), Options{}, replayed()}) {
+      SCOPED_TRACE("k = " + std::to_string(k) + ", " + o.to_string());
+      State s(37);
+      Batch b;
+      b.loop_begin();
+      record_body(b, s);
+      b.loop_while(s.counter, 37 * 40, 4, k);
+      Queue q = device().create_queue();
+      const Stats before = device().stats();
+      Submission sub = q.submit(b, o);
+      sub.wait();
+      EXPECT_EQ(sub.loop_iterations(0), host_iterations);
+      EXPECT_EQ(s.values(), want);
+      const Stats d = device().stats() - before;
+      EXPECT_EQ(d.device_loops, 1u);
+    }
+  }
+}
+
+// A body predicated on the condition gives, checked every k, the result of checking every
+// iteration, bit for bit: the iterations past the one that cleared it are no-ops.
+TEST(CpuDeviceLoop, APredicatedBodyCheckedEveryKGivesTheEveryIterationResult) {
+  std::uint64_t host_iterations = 0;
+  const std::vector<std::uint32_t> want = host_loop(37, 0, &host_iterations);
+  for (std::uint32_t k : {3u, 8u, 64u}) {
+    SCOPED_TRACE("k = " + std::to_string(k));
+    State s(37);
+    Batch b;
+    b.loop_begin();
+    record_predicated_body(b, s);
+    b.loop_while(s.counter, 3 * 8 * 64, 4, k);
+    Queue q = device().create_queue();
+    Submission sub = q.submit(b, Options{});
+    sub.wait();
+    EXPECT_EQ(sub.loop_iterations(0), (37u + k - 1) / k * k);
+    EXPECT_EQ(s.values(), want);
+  }
+}
+
+// A round larger than the ring (8 packets; 3 per iteration, 7 iterations a round) goes out in
+// chunks that cross the body's end; the guard counts whole rounds.
+TEST(CpuDeviceLoop, ARoundLargerThanTheRingAndTheGuardInRounds) {
+  std::uint64_t host_iterations = 0;
+  const std::vector<std::uint32_t> want = host_loop(10, 0, &host_iterations, 7);
+  ASSERT_EQ(host_iterations, 14u);
+  Queue q = device().create_queue(8);
+  const auto submit_every_7 = [&](State& s, std::uint64_t max_iterations) {
+    Batch b;
+    b.loop_begin();
+    record_body(b, s);
+    b.loop_while(s.counter, max_iterations, 4, 7);
+    return q.submit(b, Options{});
+  };
+  State enough(10);
+  Submission done = submit_every_7(enough, 70);
+  done.wait();
+  EXPECT_EQ(done.loop_iterations(), 14u);
+  EXPECT_EQ(enough.values(), want);
+  State s(100);
+  Submission sub = submit_every_7(s, 21);
+  const std::string text = error_text([&] { sub.wait(); });
+  EXPECT_NE(text.find("reached its max_iterations (21)"), std::string::npos) << text;
+  EXPECT_EQ(sub.loop_iterations(), 21u);
+  EXPECT_EQ(s.count(), 79u);
+}
+
 TEST(CpuDeviceLoop, WorkSubmittedBehindARunningLoopWaitsForIt) {
   State s(200);
   Batch loop;
@@ -289,6 +394,19 @@ TEST(CpuDeviceLoop, SetArgsBetweenSubmitsChangesTheLoopsWork) {
   second.wait();
   EXPECT_EQ(second.loop_iterations(), 6u);
   EXPECT_EQ(t.count(), 0u);
+}
+
+TEST(CpuDeviceLoop, ACheckEveryThatCannotBeIsRefusedByName) {
+  State s(3);
+  Batch b;
+  b.loop_begin();
+  record_body(b, s);
+  EXPECT_ERROR_CONTAINS(b.loop_while(s.counter, 10, 4, 0), "check_every is 0");
+  EXPECT_ERROR_CONTAINS(b.loop_while(s.counter, 25, 4, 10), "max_iterations 25 is not a multiple of check_every 10");
+  EXPECT_ERROR_CONTAINS(b.loop_while(s.counter, 0xffffffffu - 0xffffffffu % 0x40000000u, 4, 0x40000000u),
+                        "a round of check_every 1073741824 bodies is 3221225472 dispatches");
+  EXPECT_TRUE(b.loop_open());  // nothing was recorded: the loop can still be closed
+  EXPECT_NO_THROW(b.loop_while(s.counter, 30, 4, 10));
 }
 
 TEST(CpuDeviceLoop, MistakesAreRefusedByName) {
@@ -396,6 +514,18 @@ TEST(CpuDeviceLoop, TheJacobiSolverMatchesTheHostsIteration) {
   const bench::JacobiRun hosted = solver.run_host_loop(q, Options{}, 1);
   EXPECT_EQ(hosted.iterations, host_iterations);
   EXPECT_EQ(solver.solution(), want);
+  // Checking every 4 on the device is what checking every 4 from the host runs, bit for bit.
+  for (unsigned k : {4u, 10u}) {
+    solver.reset();
+    const bench::JacobiRun every_k = solver.run_device_loop(q, Options{}, k);
+    const std::vector<double> device_k = solver.solution();
+    solver.reset();
+    const bench::JacobiRun hosted_k = solver.run_host_loop(q, Options{}, k);
+    EXPECT_EQ(every_k.iterations, (host_iterations + k - 1) / k * k);
+    EXPECT_EQ(hosted_k.iterations, every_k.iterations);
+    EXPECT_EQ(device_k, solver.solution());
+    EXPECT_EQ(every_k.norm, hosted_k.norm);
+  }
   // A guard below what the solve needs stops it there (the workload takes Errc::loop_limit as
   // its answer: the state after the loop was still copied back).
   bench::JacobiSolver short_solver(device(), {14, 1e-4, 5});

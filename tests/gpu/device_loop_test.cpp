@@ -158,6 +158,43 @@ TEST(GpuDeviceLoop, ALoopLargerThanTheRingAndWorkBehindIt) {
   EXPECT_EQ(s.values(), want);
 }
 
+// check_every k: whole rounds of k iterations, the condition read at each round's end (rocr:
+// the control kernel writes k bodies; cuda: the WHILE node's body holds the kernels k times):
+// a count of 6 needs 6 iterations, so 8 run with k = 4, 7 with k = 7, 6 with k = 3, and the
+// values are the mixes that many times, bit for bit; a guard of 4 rounds stops the count at 28.
+TEST(GpuDeviceLoop, CheckingEveryKIterationsRunsWholeRounds) {
+  REQUIRE_GPU();
+  if (test::runs_host_builds(device)) GTEST_SKIP() << "the application's kernels have no host builds";
+  const Module m = app(device);
+  Options replay = Options::all();
+  replay.replay = true;
+  Queue q = device.create_queue(64);
+  for (std::uint32_t k : {3u, 4u, 7u}) {
+    for (const Options& o : {Options{}, replay}) {
+      SCOPED_TRACE("k = " + std::to_string(k) + ", " + o.to_string());
+      LoopState s(device, 6);
+      Batch b;
+      b.loop_begin();
+      record_body(b, m, s);
+      b.loop_while(s.counter, 4 * k, 4, k);
+      Submission sub = q.submit(b, o);
+      sub.wait();
+      const std::uint32_t rounds = (6 + k - 1) / k;
+      EXPECT_EQ(sub.loop_iterations(), rounds * k);
+      EXPECT_EQ(s.values(), expected(rounds * k, 0));
+    }
+  }
+  LoopState s(device, 100);
+  Batch b;
+  b.loop_begin();
+  record_body(b, m, s);
+  b.loop_while(s.counter, 28, 4, 7);
+  Submission sub = q.submit(b, Options{});
+  EXPECT_THROW(sub.wait(), Error);
+  EXPECT_EQ(sub.loop_iterations(), 28u);
+  EXPECT_EQ(s.values(), expected(28, 0));
+}
+
 // The Jacobi solver (the library's kernels, so under hsad-sim --exec host too, where the loop
 // control kernel runs as its host build): the device loop against the same iteration in C++.
 TEST(GpuDeviceLoop, TheJacobiSolverMatchesTheHostsIteration) {
@@ -173,6 +210,15 @@ TEST(GpuDeviceLoop, TheJacobiSolverMatchesTheHostsIteration) {
   EXPECT_LE(largest_difference(solver.solution(), want), 1e-12);  // a GPU may contract the sweep's multiply-add
   solver.reset();
   EXPECT_EQ(solver.run_host_loop(q, Options{}, 1).iterations, host_iterations);
+  // Checking every 4 on the device runs what checking every 4 from the host does, bit for bit.
+  solver.reset();
+  const bench::JacobiRun every_4 = solver.run_device_loop(q, Options{}, 4);
+  const std::vector<double> device_4 = solver.solution();
+  solver.reset();
+  const bench::JacobiRun hosted_4 = solver.run_host_loop(q, Options{}, 4);
+  EXPECT_EQ(every_4.iterations, (host_iterations + 3) / 4 * 4);
+  EXPECT_EQ(hosted_4.iterations, every_4.iterations);
+  EXPECT_EQ(device_4, solver.solution());
 }
 
 // The same solver over every GPU of the backend (two or three under hsad-sim --gpus N, two on the

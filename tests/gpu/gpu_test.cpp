@@ -436,6 +436,37 @@ TEST(GpuReplay, ASortIsBuiltOnceAndReplayedBitExact) {
   EXPECT_EQ(again.host_waits, 1u);  // the batch's one wait (the blocking copies around it are not batch waits)
 }
 
+// A replayed submit of an unchanged batch is the graph's launch and nothing that grows with it:
+// on cuda, on a thread with no current context, the context's look and switch there and back (3),
+// the completion's write (its node's new value, or a stream write: 1) and cuGraphLaunch (1),
+// the same for 1, 16 and 1024 dispatches; the counters still count every launch.
+TEST(GpuReplay, AReplayedSubmitMakesTheSameFewDriverCallsWhateverItsSize) {
+  REQUIRE_GPU();
+  if (device.info().backend != "cuda") GTEST_SKIP() << "driver calls are counted on cuda";
+  const Kernel e = device.kernel("hsad_empty");
+  for (std::uint32_t n : {1u, 16u, 1024u}) {
+    SCOPED_TRACE(std::to_string(n) + " dispatches");
+    Batch b;
+    for (std::uint32_t i = 0; i < n; ++i) b.exec(e, Dim3{1}, Dim3{1}, {});
+    Options o = Options::all();
+    o.replay = true;
+    std::thread([&] {  // a thread of its own: no context current on it
+      Queue q = device.create_queue();
+      q.run(b, o);  // captured here
+      for (int round = 0; round < 3; ++round) {
+        const Stats before = device.stats();
+        Submission s = q.submit(b, o);
+        const Stats submitted = device.stats() - before;
+        s.wait();
+        EXPECT_EQ(submitted.driver_calls, 5u);
+        EXPECT_EQ(submitted.packets, n);
+        EXPECT_EQ(submitted.doorbells, 1u);
+        EXPECT_EQ(submitted.images_built, 0u);
+      }
+    }).join();
+  }
+}
+
 // Copies inside the replayed batch: rocr's go to the driver's copy engine, the image split
 // around them (an edge signal before each, a barrier-AND behind); the cpu agent's are ring packets.
 TEST(GpuReplay, CopyInSortCopyOutIsReplayed) {

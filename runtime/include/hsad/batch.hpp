@@ -256,8 +256,18 @@ class HSAD_API Batch {
   // agent a library control kernel that writes each iteration's packets into the queue's loop
   // ring from the device. Throws for a loop_begin inside a loop, a loop_while without one, an
   // empty body, max_iterations 0, or a condition outside the buffer or not 4-byte aligned.
+  //
+  // `check_every` k > 1 reads the value only after every k-th iteration: the body runs in rounds
+  // of k, `do { body k times } while (value != 0)`, with no library work between the iterations
+  // of a round (cuda: the body k times in the WHILE node; AQL: k bodies per control kernel).
+  // loop_iterations() then counts whole rounds, a multiple of k: the iterations that ran, the
+  // last being the one after which the value was read as zero. The result is exactly that of a
+  // host loop that checks every k iterations; where the body is predicated on the value (each of
+  // its kernels changes nothing once it is zero), also that of k = 1, bit for bit, the extra
+  // iterations being no-ops. max_iterations must be a multiple of k (refused otherwise).
   Batch& loop_begin();
-  Batch& loop_while(const Buffer& condition, std::uint64_t max_iterations, std::size_t offset = 0);
+  Batch& loop_while(const Buffer& condition, std::uint64_t max_iterations, std::size_t offset = 0,
+                    std::uint32_t check_every = 1);
   // Loops recorded (closed with loop_while): Submission::loop_iterations numbers them 0 to loops() - 1.
   std::size_t loop_count() const;
   // Whether a loop_begin() awaits its loop_while() (a batch in that state is refused at submit).

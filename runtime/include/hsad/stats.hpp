@@ -23,6 +23,9 @@ struct HSAD_API Stats {
   std::uint64_t images_built = 0;        // replay's one-time work: packet images (AQL) or graphs (cuda) built
   std::uint64_t early_launches = 0;      // cuda, sm_90+: launches allowed to start before their predecessor ended
   std::uint64_t device_loops = 0;        // device-run loops submitted (Batch::loop_begin): each iterates with no host
+  // cuda: calls into libcuda made by submits (launches, graph launches, the completion's write, a
+  // graph's capture and update, making the context current). Not counted on the AQL backends.
+  std::uint64_t driver_calls = 0;
 
   template <class F>
   static Stats combine(const Stats& a, const Stats& b, F f) {
@@ -32,7 +35,8 @@ struct HSAD_API Stats {
             f(a.bytes_copied, b.bytes_copied), f(a.bytes_staged, b.bytes_staged),
             f(a.copies, b.copies),             f(a.device_waits, b.device_waits),
             f(a.kernarg_writes, b.kernarg_writes), f(a.images_built, b.images_built),
-            f(a.early_launches, b.early_launches), f(a.device_loops, b.device_loops)};
+            f(a.early_launches, b.early_launches), f(a.device_loops, b.device_loops),
+            f(a.driver_calls, b.driver_calls)};
   }
   Stats operator+(const Stats& o) const { return combine(*this, o, [](std::uint64_t x, std::uint64_t y) { return x + y; }); }
   Stats operator-(const Stats& o) const { return combine(*this, o, [](std::uint64_t x, std::uint64_t y) { return x - y; }); }

@@ -73,7 +73,7 @@ inline constexpr std::chrono::milliseconds kStopGrace{250};
 struct Counters {
   std::atomic<std::uint64_t> packets{0}, doorbells{0}, host_waits{0}, signals_created{0},
       kernarg_allocations{0}, system_fences{0}, bytes_copied{0}, bytes_staged{0}, copies{0}, device_waits{0},
-      kernarg_writes{0}, images_built{0}, early_launches{0}, device_loops{0};
+      kernarg_writes{0}, images_built{0}, early_launches{0}, device_loops{0}, driver_calls{0};
   Stats snapshot() const;
 };
 

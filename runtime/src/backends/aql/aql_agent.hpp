@@ -90,6 +90,11 @@ class AqlAgent {
   // for a queue's loops. Throw Errc::unsupported where the agent has no such kernel.
   virtual std::shared_ptr<const KernelImpl> loop_control_kernel() { throw_no_loops(); }
   virtual std::unique_ptr<AqlRing> create_loop_ring(std::uint32_t) { throw_no_loops(); }
+  // A queue's loop working area (loop::Program::working: the program and its packets, which the
+  // control kernel reads every iteration) in the agent's own memory, nearer to its kernels than
+  // the kernarg pool; nullptr where it has none (the kernels then read the host's program).
+  virtual void* alloc_loop_working(std::size_t /*bytes*/) { return nullptr; }
+  virtual void free_loop_working(void* /*ptr*/, std::size_t /*bytes*/) noexcept {}
 
   // How copy commands run: as agent-dispatch packets in the queue's own ring (the cpu agent), or
   // on the driver's copy engine, ordered by signals (ROCr's hsa_amd_memory_async_copy).

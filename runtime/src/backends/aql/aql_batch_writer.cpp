@@ -296,7 +296,10 @@ void AqlBatchWriter::write_loop(std::size_t index) {
   // The control kernel: one work-item, after the body (barrier bit), seeing what it wrote.
   auto* loop_args = reinterpret_cast<loop::ControlArgs*>(args);
   auto* launch_args = reinterpret_cast<loop::ControlArgs*>(args + control_args);
-  *loop_args = {reinterpret_cast<std::uint64_t>(program), 0, 0};
+  // The loop ring's launches read the working copy the first launch takes, where the queue has
+  // a working area; the launch from the queue's ring reads the host's program.
+  const AqlQueue::LoopWorking* working = q_.loop_working();
+  *loop_args = {working ? reinterpret_cast<std::uint64_t>(working->ptr) : reinterpret_cast<std::uint64_t>(program), 0, 0};
   *launch_args = {reinterpret_cast<std::uint64_t>(program), 1, 0};
   aql::write_dispatch_body(&packets[body], {Dim3{1}, Dim3{1}, control->info.private_segment_size,
                                             control->info.group_segment_size, control->kernel_object, loop_args, {0}});
@@ -324,6 +327,11 @@ void AqlBatchWriter::write_loop(std::size_t index) {
   program->body_packets = body;
   program->chunk = static_cast<std::uint32_t>(view.mask + 1 - 2);
   program->max_iterations = static_cast<std::uint32_t>(l.max_iterations);
+  program->check_every = l.check_every;
+  if (working) {
+    program->working = reinterpret_cast<std::uint64_t>(working->ptr);
+    program->working_packets = body + 2 <= working->packets ? body + 2 : 0;
+  }
   sub_.loop_programs.push_back(program);
 
   // In the queue's ring: the launch, then the wait for the loop's end.

@@ -12,6 +12,7 @@
 
 #include "backends/aql/aql_batch_writer.hpp"
 #include "backends/aql/aql_image_writer.hpp"
+#include "loop_control.hpp"
 #include "graveyard.hpp"
 #include "hsad/error.hpp"
 
@@ -51,6 +52,7 @@ AqlQueue::~AqlQueue() {
   if (left_running_) {
     keep_forever(std::move(ring_));
     if (loop_ring_) keep_forever(std::move(loop_ring_));
+    if (loop_working_) keep_forever(std::move(loop_working_));
     keep_forever(std::move(kernarg_pool_));
     keep_forever(std::move(signal_pool_));
     keep_forever(std::move(records_));
@@ -65,6 +67,7 @@ AqlQueue::~AqlQueue() {
   records_.reset();
   kernarg_pool_.reset();
   loop_ring_.reset();
+  loop_working_.reset();  // after the ring: no control kernel runs any more
   ring_.reset();
   agent_.free_kernarg(kernarg_memory_);
 }
@@ -285,6 +288,11 @@ void AqlAgent::throw_no_loops() const {
 AqlRing& AqlQueue::loop_ring() {
   if (!loop_ring_) {
     loop_ring_ = agent_.create_loop_ring(ring_->size());
+    // Room for the program and a body of up to 1024 dispatches (or the ring's size) with the
+    // control and done packets; a larger body stays where the host wrote it, the program moves.
+    const std::uint32_t packets = std::min<std::uint32_t>(ring_->size(), 1024) + 2;
+    const std::size_t bytes = loop::kWorkingProgramBytes + std::size_t(packets) * 64;
+    if (void* p = agent_.alloc_loop_working(bytes)) loop_working_.reset(new LoopWorking{agent_, p, bytes, packets});
     loop_ring_view_.store(loop_ring_.get(), std::memory_order_release);
   }
   return *loop_ring_;

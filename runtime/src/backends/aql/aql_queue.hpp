@@ -111,6 +111,17 @@ class AqlQueue : public QueueImpl, public std::enable_shared_from_this<AqlQueue>
   // The ring device-run loops run in (kernels/loop_control.hpp), made on the first loop, as
   // large as the queue's; only the loop control kernel writes it. Under the submit mutex.
   AqlRing& loop_ring();
+  // The loop working area made with the loop ring (one loop runs at a time on a queue: the next
+  // one's first launch waits in the queue's ring behind the barrier-AND on this one's end), or
+  // nullptr where the agent has none. `packets`: what it holds after the program.
+  struct LoopWorking {
+    AqlAgent& agent;
+    void* ptr;
+    std::size_t bytes;
+    std::uint32_t packets;
+    ~LoopWorking() { agent.free_loop_working(ptr, bytes); }
+  };
+  const LoopWorking* loop_working() const { return loop_working_.get(); }
   // Throws hsad::Error when the loop ring failed (a kernel of a loop's body faulted or threw).
   void throw_if_loop_failed() const;
 
@@ -139,6 +150,7 @@ class AqlQueue : public QueueImpl, public std::enable_shared_from_this<AqlQueue>
   Counters& counters_;
   std::unique_ptr<AqlRing> ring_;
   std::unique_ptr<AqlRing> loop_ring_;  // loop_ring(): set once, under the submit mutex
+  std::unique_ptr<LoopWorking> loop_working_;  // with it
   std::atomic<AqlRing*> loop_ring_view_{nullptr};  // the same, for the waits' checks on any thread
   void* kernarg_memory_ = nullptr;
   std::unique_ptr<KernargPool> kernarg_pool_;

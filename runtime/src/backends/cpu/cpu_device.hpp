@@ -53,6 +53,9 @@ class CpuDevice : public detail::DeviceImpl, public detail::AqlAgent {
   // The loop control kernel's host build (cpu_loop_control.cpp), and a ring of the agent's own.
   std::shared_ptr<const detail::KernelImpl> loop_control_kernel() override;
   std::unique_ptr<detail::AqlRing> create_loop_ring(std::uint32_t packets) override;
+  // Device memory (VRAM on an AMD GPU; the cpu agent's is host memory, as all of its memory).
+  void* alloc_loop_working(std::size_t bytes) override { return raw_allocate(bytes, Memory::device); }
+  void free_loop_working(void* ptr, std::size_t bytes) noexcept override { raw_deallocate(ptr, bytes, Memory::device); }
 
   static BackendStatus probe();
   static std::vector<std::shared_ptr<detail::DeviceImpl>> open();

@@ -53,6 +53,8 @@ class CurrentContext {
   ~CurrentContext();
   CurrentContext(const CurrentContext&) = delete;
   CurrentContext& operator=(const CurrentContext&) = delete;
+  // The driver calls this scope makes: the look, and where it switched, the switch and the switch back.
+  unsigned calls() const { return switched_ ? 3 : 1; }
 
  private:
   const Driver& d_;

@@ -25,10 +25,12 @@ namespace hsad::cuda {
   X(cuCtxGetStreamPriorityRange) X(cuStreamCreateWithPriority) X(cuPointerGetAttributes) \
   X(cuStreamGetCaptureInfo) X(cuGraphExecKernelNodeSetParams)
 
-// Entry points only some features need (CUDA 12.3+ conditional graph nodes, for device-run loops):
+// Entry points only some features need (CUDA 12.3+ conditional graph nodes, for device-run loops;
+// a replayed graph's own completion write, CUDA 11.7+):
 // null where the driver lacks them, and the feature then says so.
 #define HSAD_CUDA_OPTIONAL_CALLS(X) \
-  X(cuGraphConditionalHandleCreate) X(cuGraphAddNode) X(cuStreamUpdateCaptureDependencies)
+  X(cuGraphConditionalHandleCreate) X(cuGraphAddNode) X(cuStreamUpdateCaptureDependencies) \
+  X(cuGraphExecBatchMemOpNodeSetParams)
 
 struct Driver {
 #define HSAD_CUDA_MEMBER(name) decltype(&::name) name = nullptr;

@@ -46,7 +46,7 @@ bool CudaQueue::update_args(Graph& g, const Batch& batch) {
   for (std::uint32_t i : changed) {
     const NodeParams node(batch, i, arg_passing_);
     // The driver copies the arguments now; a launch of the graph already in flight keeps its own.
-    check(d_.cuGraphExecKernelNodeSetParams(g.segments[g.nodes[i].segment].exec, g.nodes[i].node, &node.p),
+    check(counted(d_.cuGraphExecKernelNodeSetParams(g.segments[g.nodes[i].segment].exec, g.nodes[i].node, &node.p)),
           "cuGraphExecKernelNodeSetParams");
   }
   counters_.kernarg_writes.fetch_add(changed.size(), std::memory_order_relaxed);
@@ -67,7 +67,7 @@ void CudaQueue::capture_loop(const Batch& batch, std::size_t index, Graph& g) {
   const auto begin = device_->kernel("hsad_loop_begin");
   unsigned slot_count = kLoopSlots;
   void* begin_params[] = {&words, &live, &slot_count};
-  check(d_.cuLaunchKernel(static_cast<CUfunction>(begin->native), 1, 1, 1, 1, 1, 1, 0, capture_stream_, begin_params, nullptr),
+  check(counted(d_.cuLaunchKernel(static_cast<CUfunction>(begin->native), 1, 1, 1, 1, 1, 1, 0, capture_stream_, begin_params, nullptr)),
         "cuLaunchKernel (hsad_loop_begin)");
 
   // The WHILE node, after what the capture has so far; its handle is 1 at each launch of the
@@ -76,9 +76,9 @@ void CudaQueue::capture_loop(const Batch& batch, std::size_t index, Graph& g) {
   CUgraph graph = nullptr;
   const CUgraphNode* deps = nullptr;
   std::size_t count = 0;
-  check(d_.cuStreamGetCaptureInfo(capture_stream_, &status, nullptr, &graph, &deps, nullptr, &count), "cuStreamGetCaptureInfo");
+  check(counted(d_.cuStreamGetCaptureInfo(capture_stream_, &status, nullptr, &graph, &deps, nullptr, &count)), "cuStreamGetCaptureInfo");
   CUgraphConditionalHandle handle = 0;
-  check(d_.cuGraphConditionalHandleCreate(&handle, graph, device_->context(), 1, CU_GRAPH_COND_ASSIGN_DEFAULT),
+  check(counted(d_.cuGraphConditionalHandleCreate(&handle, graph, device_->context(), 1, CU_GRAPH_COND_ASSIGN_DEFAULT)),
         "cuGraphConditionalHandleCreate");
   CUgraphNodeParams params;
   std::memset(&params, 0, sizeof params);
@@ -88,7 +88,7 @@ void CudaQueue::capture_loop(const Batch& batch, std::size_t index, Graph& g) {
   params.conditional.size = 1;
   params.conditional.ctx = device_->context();
   CUgraphNode node = nullptr;
-  check(d_.cuGraphAddNode(&node, graph, deps, nullptr, count, &params), "cuGraphAddNode (WHILE)");
+  check(counted(d_.cuGraphAddNode(&node, graph, deps, nullptr, count, &params)), "cuGraphAddNode (WHILE)");
   const CUgraph body = params.conditional.phGraph_out[0];
 
   // The body: the loop's dispatches in order, then the condition kernel. On sm_90 a kernel that
@@ -116,22 +116,26 @@ void CudaQueue::capture_loop(const Batch& batch, std::size_t index, Graph& g) {
       edge.type = CU_GRAPH_DEPENDENCY_TYPE_PROGRAMMATIC;
     }
     CUgraphNode n = nullptr;
-    check(d_.cuGraphAddNode(&n, body, previous ? &previous : nullptr, early ? &edge : nullptr, previous ? 1 : 0, &node_params),
+    check(counted(d_.cuGraphAddNode(&n, body, previous ? &previous : nullptr, early ? &edge : nullptr, previous ? 1 : 0, &node_params)),
           what);
     if (early) counters_.early_launches.fetch_add(1, std::memory_order_relaxed);
     return n;
   };
+  // check_every k: the body k times over, one after another, and the condition kernel once.
   CUgraphNode previous = nullptr;
-  for (std::uint32_t i = l.first_dispatch; i < l.end_dispatch; ++i) {
-    const detail::Dispatch& disp = batch.dispatches()[i];
-    const NodeParams node(batch, i, arg_passing_);
-    previous = add_kernel(previous, node.p, disp.kernel.impl().early_launch_ok || disp.config.early_launch,
-                          CU_GRAPH_KERNEL_NODE_PORT_PROGRAMMATIC, "cuGraphAddNode (a loop's kernel)");
+  for (std::uint32_t round = 0; round < l.check_every; ++round) {
+    for (std::uint32_t i = l.first_dispatch; i < l.end_dispatch; ++i) {
+      const detail::Dispatch& disp = batch.dispatches()[i];
+      const NodeParams node(batch, i, arg_passing_);
+      previous = add_kernel(previous, node.p, disp.kernel.impl().early_launch_ok || disp.config.early_launch,
+                            CU_GRAPH_KERNEL_NODE_PORT_PROGRAMMATIC, "cuGraphAddNode (a loop's kernel)");
+    }
   }
   const auto condition = device_->kernel("hsad_loop_condition");
   CUdeviceptr value = reinterpret_cast<CUdeviceptr>(l.condition);
   unsigned max = static_cast<unsigned>(l.max_iterations);
-  void* condition_params[] = {&handle, &value, &words, &live, &max};
+  unsigned step = l.check_every;
+  void* condition_params[] = {&handle, &value, &words, &live, &max, &step};
   CUDA_KERNEL_NODE_PARAMS p{};
   p.func = static_cast<CUfunction>(condition->native);
   p.gridDimX = p.gridDimY = p.gridDimZ = 1;
@@ -139,8 +143,17 @@ void CudaQueue::capture_loop(const Batch& batch, std::size_t index, Graph& g) {
   p.kernelParams = condition_params;
   add_kernel(previous, p, true, CU_GRAPH_KERNEL_NODE_PORT_LAUNCH_ORDER, "cuGraphAddNode (hsad_loop_condition)");
   // What the capture records next comes after the loop.
-  check(d_.cuStreamUpdateCaptureDependencies(capture_stream_, &node, nullptr, 1, CU_STREAM_SET_CAPTURE_DEPENDENCIES),
+  check(counted(d_.cuStreamUpdateCaptureDependencies(capture_stream_, &node, nullptr, 1, CU_STREAM_SET_CAPTURE_DEPENDENCIES)),
         "cuStreamUpdateCaptureDependencies");
+}
+
+const CudaQueue::Graph* CudaQueue::current_graph(const Batch& batch) const {
+  const auto it = graphs_.find(batch.id());
+  if (it == graphs_.end() || it->second.version != batch.version() || it->second.args_version != batch.args_version() ||
+      it->second.generation != device_->generation()) {
+    return nullptr;
+  }
+  return &it->second;
 }
 
 CudaQueue::Graph& CudaQueue::graph_for(const Batch& batch) {
@@ -166,6 +179,7 @@ CudaQueue::Graph& CudaQueue::graph_for(const Batch& batch) {
   g.last_used = ++graph_uses_;
   g.version = batch.version();
   g.args_version = batch.args_version();
+  g.generation = device_->generation();
   g.nodes.resize(batch.dispatches().size());
   counters_.images_built.fetch_add(1, std::memory_order_relaxed);
   // Captured on a stream of the queue's own that no other thread ever names. Captured on the
@@ -173,13 +187,29 @@ CudaQueue::Graph& CudaQueue::graph_for(const Batch& batch) {
   // waiter's cuStreamQuery, an event recorded for Submission::native_handle): the driver fails
   // those calls and invalidates the capture (CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED, then
   // ..._INVALIDATED), whatever the capture mode, which only governs the capturing thread.
-  if (!capture_stream_) check(d_.cuStreamCreate(&capture_stream_, CU_STREAM_NON_BLOCKING), "cuStreamCreate (capture)");
+  if (!capture_stream_) check(counted(d_.cuStreamCreate(&capture_stream_, CU_STREAM_NON_BLOCKING)), "cuStreamCreate (capture)");
   bool capturing = false;
+  Segment tally;  // what the graph being captured holds
+  // The batch's completion as the last graph's own last node, where the batch ends in a graph:
+  // a memory write captured now (to the queue's first slot, value 0) whose address and value
+  // each launch sets (write_graphs). Ordered after everything captured before it.
+  const auto capture_completion = [&] {
+    if (replay_completion_ != ReplayCompletion::node || completion_ != Completion::memwrite || !slots_device_) return;
+    check(counted(d_.cuStreamWriteValue32(capture_stream_, slots_device_, 0, CU_STREAM_WRITE_VALUE_DEFAULT)),
+          "cuStreamWriteValue32 (captured)");
+    CUstreamCaptureStatus status;
+    const CUgraphNode* deps = nullptr;
+    std::size_t count = 0;
+    check(counted(d_.cuStreamGetCaptureInfo(capture_stream_, &status, nullptr, nullptr, &deps, nullptr, &count)),
+          "cuStreamGetCaptureInfo");
+    if (count == 1) g.completion = deps[0];
+  };
   auto end_capture = [&] {
     if (!capturing) return;
-    Segment s;
-    check(d_.cuStreamEndCapture(capture_stream_, &s.graph), "cuStreamEndCapture");
-    check(d_.cuGraphInstantiateWithFlags(&s.exec, s.graph, 0), "cuGraphInstantiateWithFlags");
+    Segment s = tally;
+    tally = {};
+    check(counted(d_.cuStreamEndCapture(capture_stream_, &s.graph)), "cuStreamEndCapture");
+    check(counted(d_.cuGraphInstantiateWithFlags(&s.exec, s.graph, 0)), "cuGraphInstantiateWithFlags");
     g.segments.push_back(s);
     capturing = capturing_ = false;
   };
@@ -190,17 +220,17 @@ CudaQueue::Graph& CudaQueue::graph_for(const Batch& batch) {
       slots.max_iterations = l.max_iterations;
       void* host = nullptr;
       const std::size_t bytes = (2 + 4 * std::size_t(kLoopSlots)) * sizeof(std::uint32_t);
-      check(d_.cuMemHostAlloc(&host, bytes, CU_MEMHOSTALLOC_DEVICEMAP | CU_MEMHOSTALLOC_PORTABLE), "cuMemHostAlloc");
+      check(counted(d_.cuMemHostAlloc(&host, bytes, CU_MEMHOSTALLOC_DEVICEMAP | CU_MEMHOSTALLOC_PORTABLE)), "cuMemHostAlloc");
       std::memset(host, 0, bytes);
       const Driver* d = &d_;
       slots.words.reset(static_cast<std::uint32_t*>(host), [d](std::uint32_t* p) { d->cuMemFreeHost(p); });
-      check(d_.cuMemHostGetDevicePointer(&slots.device_words, host, 0), "cuMemHostGetDevicePointer");
+      check(counted(d_.cuMemHostGetDevicePointer(&slots.device_words, host, 0)), "cuMemHostGetDevicePointer");
       const std::uint64_t generation = device_->generation();
       void* live = device_->allocate(kLoopLiveBytes, Memory::device);
       const std::shared_ptr<CudaDevice> owner = device_;
       slots.live.reset(live, [owner, generation](void* p) { owner->deallocate(p, kLoopLiveBytes, Memory::device, generation); });
       const std::uint32_t zeros[kLoopLiveBytes / 4] = {};
-      check(d_.cuMemcpyHtoD(reinterpret_cast<CUdeviceptr>(live), zeros, kLoopLiveBytes), "cuMemcpyHtoD (a loop's state)");
+      check(counted(d_.cuMemcpyHtoD(reinterpret_cast<CUdeviceptr>(live), zeros, kLoopLiveBytes)), "cuMemcpyHtoD (a loop's state)");
       g.loops.push_back(std::move(slots));
     }
     if (!batch.loops().empty()) {
@@ -215,11 +245,15 @@ CudaQueue::Graph& CudaQueue::graph_for(const Batch& batch) {
         // node inside a conditional body is not the instantiated graph's to update): a set_args
         // there captures the graph again.
         if (!capturing) {
-          check(d_.cuStreamBeginCapture(capture_stream_, CU_STREAM_CAPTURE_MODE_THREAD_LOCAL), "cuStreamBeginCapture");
+          check(counted(d_.cuStreamBeginCapture(capture_stream_, CU_STREAM_CAPTURE_MODE_THREAD_LOCAL)), "cuStreamBeginCapture");
           capturing = capturing_ = true;
         }
-        i = batch.loops()[next_loop].end_command - 1;
+        const detail::Loop& l = batch.loops()[next_loop];
+        tally.commands += l.end_command - l.first_command;
+        tally.packets += l.end_command - l.first_command;  // a body holds dispatches only
+        i = l.end_command - 1;
         capture_loop(batch, next_loop++, g);
+        if (i + 1 == batch.commands().size()) capture_completion();
         continue;
       }
       const bool in_graph = c.kind == detail::CommandKind::exec ||
@@ -228,11 +262,12 @@ CudaQueue::Graph& CudaQueue::graph_for(const Batch& batch) {
         end_capture();
         Segment s;
         s.wait = c.kind == detail::CommandKind::wait ? c.index : SIZE_MAX;
+        s.commands = 1;
         g.segments.push_back(s);
         continue;
       }
       if (!capturing) {
-        check(d_.cuStreamBeginCapture(capture_stream_, CU_STREAM_CAPTURE_MODE_THREAD_LOCAL), "cuStreamBeginCapture");
+        check(counted(d_.cuStreamBeginCapture(capture_stream_, CU_STREAM_CAPTURE_MODE_THREAD_LOCAL)), "cuStreamBeginCapture");
         capturing = capturing_ = true;
       }
       if (c.kind == detail::CommandKind::exec) {
@@ -242,13 +277,18 @@ CudaQueue::Graph& CudaQueue::graph_for(const Batch& batch) {
         CUstreamCaptureStatus status;
         const CUgraphNode* deps = nullptr;
         std::size_t count = 0;
-        if (d_.cuStreamGetCaptureInfo(capture_stream_, &status, nullptr, nullptr, &deps, nullptr, &count) == CUDA_SUCCESS &&
+        if (counted(d_.cuStreamGetCaptureInfo(capture_stream_, &status, nullptr, nullptr, &deps, nullptr, &count)) == CUDA_SUCCESS &&
             count == 1) {
           g.nodes[c.index] = {g.segments.size(), deps[0]};
         }
+        ++tally.packets;
       } else {
         copy(batch.copies()[c.index]);
+        ++tally.copies;
+        tally.bytes_copied += batch.copies()[c.index].bytes;
       }
+      ++tally.commands;
+      if (i + 1 == batch.commands().size()) capture_completion();
     }
     end_capture();
   } catch (...) {

@@ -28,6 +28,10 @@ CudaQueue::CudaQueue(std::shared_ptr<CudaDevice> device, Priority priority)
       // Measured on an H100 (docs/results.md): a stream memory write is the faster completion.
       completion_(env_is("HSAD_CUDA_COMPLETION", "event") ? Completion::event : Completion::memwrite),
       arg_passing_(env_is("HSAD_CUDA_ARGS", "params") ? ArgPassing::params : ArgPassing::buffer),
+      replay_completion_(env_is("HSAD_CUDA_REPLAY_COMPLETION", "stream") ? ReplayCompletion::stream
+                         : env_is("HSAD_CUDA_REPLAY_COMPLETION", "node") && d_.cuGraphExecBatchMemOpNodeSetParams
+                             ? ReplayCompletion::node
+                             : ReplayCompletion::event),
       early_launch_(std::stoi(device_->info().isa.substr(3)) >= 90 && !env_is("HSAD_CUDA_EARLY_LAUNCH", "0")),
       setup_context_(std::in_place, device_->driver(), device_->context()), kernarg_memory_(std::aligned_alloc(64, kKernargBytes)),
       kernarg_pool_(kernarg_memory_, kKernargBytes),
@@ -43,6 +47,9 @@ CudaQueue::CudaQueue(std::shared_ptr<CudaDevice> device, Priority priority)
                       "cuMemHostAlloc");
                 std::memset(page, 0, kEvents * kSlotBytes);
                 slots_ = static_cast<std::uint32_t*>(page);
+                // One mapping: a slot's device address is the page's plus its offset, so a submit
+                // asks the driver for none.
+                check(d_.cuMemHostGetDevicePointer(&slots_device_, page, 0), "cuMemHostGetDevicePointer");
               }
               return next_slot_++ + 1;
             }
@@ -135,8 +142,25 @@ std::string CudaQueue::error() const {
   return std::string("the stream failed: ") + name;
 }
 
+SignalPool& CudaQueue::replay_events() {
+  if (!replay_events_) {
+    replay_events_.emplace(
+        kEvents,
+        [this]() -> SignalPool::Handle {
+          counters_.signals_created.fetch_add(1, std::memory_order_relaxed);
+          CUevent e;
+          check(d_.cuEventCreate(&e, CU_EVENT_DISABLE_TIMING), "cuEventCreate");
+          return reinterpret_cast<SignalPool::Handle>(e);
+        },
+        [this](SignalPool::Handle h) { destroy_event(reinterpret_cast<CUevent>(h)); });
+  }
+  return *replay_events_;
+}
+
 void CudaQueue::give_back(CudaSignal& s, SignalPool::Handle pooled) noexcept {
-  if (pooled) signals_.release(pooled);
+  // A pooled event under memwrite completions is a replayed submission's (replay_events()).
+  if (pooled && s.event && completion_ == Completion::memwrite) replay_events_->release(pooled);
+  else if (pooled) signals_.release(pooled);
   else destroy_signal(s);
   s = {};
 }
@@ -145,12 +169,12 @@ CudaSignal CudaQueue::create_signal() {
   CudaSignal s;
   if (completion_ == Completion::memwrite) {
     void* p = nullptr;
-    check(d_.cuMemHostAlloc(&p, kSlotBytes, CU_MEMHOSTALLOC_DEVICEMAP | CU_MEMHOSTALLOC_PORTABLE), "cuMemHostAlloc");
+    check(counted(d_.cuMemHostAlloc(&p, kSlotBytes, CU_MEMHOSTALLOC_DEVICEMAP | CU_MEMHOSTALLOC_PORTABLE)), "cuMemHostAlloc");
     s.flag = static_cast<std::uint32_t*>(p);
     *s.flag = 0;
-    check(d_.cuMemHostGetDevicePointer(&s.flag_device, p, 0), "cuMemHostGetDevicePointer");
+    check(counted(d_.cuMemHostGetDevicePointer(&s.flag_device, p, 0)), "cuMemHostGetDevicePointer");
   } else {
-    check(d_.cuEventCreate(&s.event, CU_EVENT_DISABLE_TIMING), "cuEventCreate");
+    check(counted(d_.cuEventCreate(&s.event, CU_EVENT_DISABLE_TIMING)), "cuEventCreate");
   }
   counters_.signals_created.fetch_add(1, std::memory_order_relaxed);
   return s;
@@ -206,17 +230,17 @@ void CudaQueue::destroy_event(CUevent e) noexcept {
 
 CUevent CudaQueue::timing_event() {
   CUevent e;
-  check(d_.cuEventCreate(&e, CU_EVENT_DEFAULT), "cuEventCreate");
+  check(counted(d_.cuEventCreate(&e, CU_EVENT_DEFAULT)), "cuEventCreate");
   return e;
 }
 
 void CudaQueue::record_signal(CudaSignal& s) {
   if (s.flag) {
-    s.target = ++next_target_ ? next_target_ : ++next_target_;
-    check(d_.cuStreamWriteValue32(stream_, s.flag_device, s.target, CU_STREAM_WRITE_VALUE_DEFAULT),
+    s.target = next_signal_target();
+    check(counted(d_.cuStreamWriteValue32(stream_, s.flag_device, s.target, CU_STREAM_WRITE_VALUE_DEFAULT)),
           "cuStreamWriteValue32");
   } else {
-    check(d_.cuEventRecord(s.event, stream_), "cuEventRecord");
+    check(counted(d_.cuEventRecord(s.event, stream_)), "cuEventRecord");
   }
   counters_.doorbells.fetch_add(1, std::memory_order_relaxed);
 }
@@ -294,13 +318,13 @@ void CudaQueue::launch(const detail::Dispatch& d, void* args, std::size_t bytes,
     config.hStream = target();
     config.attrs = attrs;
     config.numAttrs = count;
-    check(d_.cuLaunchKernelEx(&config, static_cast<CUfunction>(d.kernel.impl().native), kernel_params, launch_extra),
+    check(counted(d_.cuLaunchKernelEx(&config, static_cast<CUfunction>(d.kernel.impl().native), kernel_params, launch_extra)),
           d.config.cooperative ? "cuLaunchKernelEx (cooperative)" : "cuLaunchKernelEx");
     if (early) counters_.early_launches.fetch_add(1, std::memory_order_relaxed);
   } else {
-    check(d_.cuLaunchKernel(static_cast<CUfunction>(d.kernel.impl().native), blocks(d.grid.x, d.group.x),
+    check(counted(d_.cuLaunchKernel(static_cast<CUfunction>(d.kernel.impl().native), blocks(d.grid.x, d.group.x),
                             blocks(d.grid.y, d.group.y), blocks(d.grid.z, d.group.z), d.group.x, d.group.y, d.group.z,
-                            d.config.dynamic_shared_bytes, target(), kernel_params, launch_extra),
+                            d.config.dynamic_shared_bytes, target(), kernel_params, launch_extra)),
           "cuLaunchKernel");
   }
   if (!capturing_) counters_.packets.fetch_add(1, std::memory_order_relaxed);
@@ -311,17 +335,17 @@ void CudaQueue::copy(const detail::Copy& c) {
   const auto src = reinterpret_cast<CUdeviceptr>(c.src);
   switch (c.kind) {
     case detail::CopyKind::to_device:
-      check(d_.cuMemcpyHtoDAsync(dst, c.src, c.bytes, target()), "cuMemcpyHtoDAsync");
+      check(counted(d_.cuMemcpyHtoDAsync(dst, c.src, c.bytes, target())), "cuMemcpyHtoDAsync");
       break;
     case detail::CopyKind::to_host:
-      check(d_.cuMemcpyDtoHAsync(c.dst, src, c.bytes, target()), "cuMemcpyDtoHAsync");
+      check(counted(d_.cuMemcpyDtoHAsync(c.dst, src, c.bytes, target())), "cuMemcpyDtoHAsync");
       break;
     case detail::CopyKind::device_to_device:
       if (c.dst_device->same_device(c.src_device)) {
-        check(d_.cuMemcpyDtoDAsync(dst, src, c.bytes, target()), "cuMemcpyDtoDAsync");
+        check(counted(d_.cuMemcpyDtoDAsync(dst, src, c.bytes, target())), "cuMemcpyDtoDAsync");
       } else {
-        check(d_.cuMemcpyPeerAsync(dst, static_cast<CudaDevice*>(c.dst_device)->context(), src,
-                                   static_cast<CudaDevice*>(c.src_device)->context(), c.bytes, target()),
+        check(counted(d_.cuMemcpyPeerAsync(dst, static_cast<CudaDevice*>(c.dst_device)->context(), src,
+                                   static_cast<CudaDevice*>(c.src_device)->context(), c.bytes, target())),
               "cuMemcpyPeerAsync");
       }
       break;
@@ -337,8 +361,13 @@ bool CudaQueue::reached(const CudaSignal& s) const noexcept {
   return s.event && d_.cuEventQuery(s.event) == CUDA_SUCCESS;
 }
 
-void CudaQueue::check_submittable(const Batch& batch, const detail::ResolvedWaits& waits) const {
+void CudaQueue::check_submittable(const Batch& batch, const detail::ResolvedWaits& waits, bool graphed) const {
   if (shut_down_.load(std::memory_order_acquire)) throw Error(Errc::queue_stopped, "cuda", "submit", shut_down_why_, "create a new queue");
+  if (!graphed) check_commands(batch);
+  check_waits(waits);
+}
+
+void CudaQueue::check_commands(const Batch& batch) const {
   for (const detail::Dispatch& d : batch.dispatches()) {
     if (d.kernel.impl().generation != device_->generation()) {
       throw Error(Errc::invalid_argument, "cuda", "submit", "kernel '" + d.kernel.name() + "' was loaded before the device was reset",
@@ -363,6 +392,9 @@ void CudaQueue::check_submittable(const Batch& batch, const detail::ResolvedWait
                   "submit it to a queue of one of the two devices");
     }
   }
+}
+
+void CudaQueue::check_waits(const detail::ResolvedWaits& waits) const {
   for (const std::shared_ptr<detail::CompletionImpl>& w : waits) {
     if (!w) continue;
     if (w->device().info().backend != "cuda") {
@@ -382,10 +414,14 @@ void CudaQueue::check_submittable(const Batch& batch, const detail::ResolvedWait
 std::unique_ptr<detail::SubmissionImpl> CudaQueue::submit(const Batch& batch, const Options& o,
                                                           const detail::Deadline& when,
                                                           const detail::ResolvedWaits& waits) {
+  // The caller (Queue::submit) holds the queue's submit mutex: one submit at a time, so capture
+  // and launches never interleave. A replay of a batch whose graphs are current is the path
+  // measured against cudaGraphLaunch: its driver calls are the context's look, the graph launch
+  // and (ReplayCompletion::stream) the completion's write, or (node) the write node's new value.
   const detail::Clock::time_point deadline = when.at();  // a driver launch costs far more than the clock
-  std::lock_guard<std::mutex> lock(mutex_);  // one stream: capture and launches must not interleave
   const CurrentContext scope = device_->current();
-  check_submittable(batch, waits);
+  counters_.driver_calls.fetch_add(scope.calls(), std::memory_order_relaxed);
+  check_submittable(batch, waits, o.replay && current_graph(batch));
   auto sub = std::make_unique<CudaSubmission>(shared_from_this());
   sub->serial = ++serial_;
   sub->labels = batch.labels();
@@ -396,11 +432,15 @@ std::unique_ptr<detail::SubmissionImpl> CudaQueue::submit(const Batch& batch, co
     if (w) sub->waits_for.push_back(w);
   }
 
-  if (o.signal) {
-    sub->pooled = signals_.acquire(std::chrono::duration_cast<std::chrono::milliseconds>(deadline - detail::Clock::now()));
+  const auto acquire_within = [&] { return std::chrono::duration_cast<std::chrono::milliseconds>(deadline - detail::Clock::now()); };
+  if (o.signal && o.replay && completion_ == Completion::memwrite && replay_completion_ == ReplayCompletion::event) {
+    sub->pooled = replay_events().acquire(acquire_within());
+    sub->signal.event = reinterpret_cast<CUevent>(sub->pooled);
+  } else if (o.signal) {
+    sub->pooled = signals_.acquire(acquire_within());
     if (completion_ == Completion::memwrite) {
       sub->signal.flag = slots_ + (sub->pooled - 1) * (kSlotBytes / 4);
-      check(d_.cuMemHostGetDevicePointer(&sub->signal.flag_device, sub->signal.flag, 0), "cuMemHostGetDevicePointer");
+      sub->signal.flag_device = slots_device_ + (sub->pooled - 1) * kSlotBytes;
     } else {
       sub->signal.event = reinterpret_cast<CUevent>(sub->pooled);
     }
@@ -415,7 +455,9 @@ std::unique_ptr<detail::SubmissionImpl> CudaQueue::submit(const Batch& batch, co
 
 void CudaQueue::wait_for(const detail::ResolvedWaits& waits, std::size_t index) {
   if (!waits[index]) return;  // nothing left to wait for
-  static_cast<const CudaCompletion&>(*waits[index]).wait_on(stream_);
+  if (static_cast<const CudaCompletion&>(*waits[index]).wait_on(stream_)) {
+    counters_.driver_calls.fetch_add(1, std::memory_order_relaxed);
+  }
   counters_.device_waits.fetch_add(1, std::memory_order_relaxed);
 }
 

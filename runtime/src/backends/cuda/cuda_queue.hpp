@@ -25,6 +25,12 @@ enum class Completion { event, memwrite };
 // How arguments reach cuLaunchKernel (HSAD_CUDA_ARGS): the packed kernarg block through
 // CU_LAUNCH_PARAM_BUFFER_POINTER, or an array of pointers into the same block (kernelParams).
 enum class ArgPassing { buffer, params };
+// How a replayed batch completes where the queue's completions are memory writes
+// (HSAD_CUDA_REPLAY_COMPLETION, for measuring all three): a pooled event recorded after the graph
+// launch (event: the cheapest call, docs/results.md "Issue 60"), a memory-write node at the end of
+// the batch's last graph given this submission's slot and value before the launch (node), or a
+// stream write after the launch (stream).
+enum class ReplayCompletion { event, node, stream };
 
 // One completion signal: an event, or a pinned 32-bit slot with the value it will reach.
 struct CudaSignal {
@@ -50,8 +56,9 @@ class CudaCompletion : public detail::CompletionImpl {
   std::uint64_t native_handle() override;
   bool external() const override { return external_; }
 
-  // Makes `stream` wait for the submission on the device; nothing once it had completed.
-  void wait_on(CUstream stream) const;
+  // Makes `stream` wait for the submission on the device (true: one driver call); nothing once
+  // it had completed.
+  bool wait_on(CUstream stream) const;
   std::string failure() const override;
   bool ended() const override;
   // The submission was abandoned: its signal goes to the queue, and waiting for it fails.
@@ -119,6 +126,10 @@ class CudaQueue : public detail::QueueImpl, public std::enable_shared_from_this<
     CUgraph graph = nullptr;
     CUgraphExec exec = nullptr;
     std::size_t wait = SIZE_MAX;  // a wait command's index in batch.waits(), instead of a graph
+    // What the graph holds, counted once when it is captured and added per launch as the stream
+    // path counts command by command: commands, launches, copies and their bytes.
+    std::size_t commands = 0;
+    std::uint64_t packets = 0, copies = 0, bytes_copied = 0;
   };
   // A dispatch's kernel node, for Batch::set_args in place (cuGraphExecKernelNodeSetParams).
   struct KernelNode {
@@ -145,7 +156,13 @@ class CudaQueue : public detail::QueueImpl, public std::enable_shared_from_this<
     std::uint64_t version = 0;
     std::uint64_t args_version = 0;
     std::uint64_t last_used = 0;  // graph_for's count when last submitted: the least recent goes first
+    std::uint64_t generation = 0;  // the device's when captured: the batch's kernels were loaded in it
+    // ReplayCompletion::node: the memory-write node that ends the last segment's graph.
+    CUgraphNode completion = nullptr;
   };
+  // The batch's graphs where they are current (same version, same device generation), without
+  // touching the cache's order; nullptr where a submit must capture or update.
+  const Graph* current_graph(const Batch& batch) const;
   // Graphs kept per queue (the AQL backends keep as many images): an application that records a
   // new batch per iteration must not grow without bound. Evicting one in flight is safe:
   // cuGraphExecDestroy frees an executable graph still running once it completes.
@@ -185,6 +202,9 @@ class CudaQueue : public detail::QueueImpl, public std::enable_shared_from_this<
   CudaSignal create_signal();  // the baseline's: made in the timed run
   void destroy_signal(CudaSignal& s) noexcept;
   void record_signal(CudaSignal& s);  // on the stream, after everything launched so far
+  std::uint32_t next_signal_target() { return ++next_target_ ? next_target_ : ++next_target_; }  // never 0
+  // ReplayCompletion::node: the last graph's write node takes the signal's slot and a new value.
+  void set_completion(const Graph& g, const Segment& s, CudaSignal& signal);
   void wait(const CudaSignal& s, detail::Clock::time_point deadline, const CudaSubmission* sub);
   Graph& graph_for(const Batch& batch);
   // The two ways of submitting: the commands one by one on the stream (cuda_stream_writer.cpp),
@@ -198,8 +218,17 @@ class CudaQueue : public detail::QueueImpl, public std::enable_shared_from_this<
   // Loop `index` of the batch, into the stream's capture: hsad_loop_begin, then a WHILE node
   // whose body is the loop's dispatches and hsad_loop_condition (which sets the node's handle).
   void capture_loop(const Batch& batch, std::size_t index, Graph& g);
-  void check_submittable(const Batch& batch, const detail::ResolvedWaits& waits) const;
+  // What a submit refuses. `graphed`: the batch's graphs are current, so its kernels, device and
+  // copies were checked when they were captured; only the waits are.
+  void check_submittable(const Batch& batch, const detail::ResolvedWaits& waits, bool graphed) const;
+  void check_commands(const Batch& batch) const;  // kernels of this device generation, devices, copies
+  void check_waits(const detail::ResolvedWaits& waits) const;
   CUevent timing_event();
+  // A libcuda call a submit made, counted (Stats::driver_calls): wraps the call's result.
+  CUresult counted(CUresult r) {
+    counters_.driver_calls.fetch_add(1, std::memory_order_relaxed);
+    return r;
+  }
 
   std::shared_ptr<CudaDevice> device_;
   std::shared_ptr<ContextGuard> guard_;  // the context's this stream, its events and slots belong to
@@ -207,19 +236,24 @@ class CudaQueue : public detail::QueueImpl, public std::enable_shared_from_this<
   detail::Counters& counters_;
   Completion completion_;
   ArgPassing arg_passing_;
+  ReplayCompletion replay_completion_;
   bool early_launch_;  // sm_90+: programmatic dependent launch for the barrier bit
   std::optional<CurrentContext> setup_context_;  // the device's context current while the constructor runs
   std::uint32_t* slots_ = nullptr;  // the memwrite pool's pinned slots
+  CUdeviceptr slots_device_ = 0;    // the same, as the device reaches them (one mapping)
   std::uint32_t next_target_ = 0;
   std::uint64_t next_slot_ = 0;  // before the pools: the event pool creates events in the device's context
   void* kernarg_memory_;
   KernargPool kernarg_pool_;
   SignalPool signals_;  // handles: a CUevent, or (memwrite) a slot index + 1
+  // ReplayCompletion::event under memwrite: the replayed submissions' events, made on the first.
+  std::optional<SignalPool> replay_events_;
+  SignalPool& replay_events();
   CUstream stream_ = nullptr;
-  // Where graphs are captured (graph_for): made on first use, touched only under mutex_, so no
-  // other thread's call on a stream can meet a capture in progress.
+  // Where graphs are captured (graph_for): made on first use, touched only by submits, which
+  // hold the queue's submit mutex (its timeline's, taken by Queue::submit), so no other thread's
+  // call on a stream can meet a capture in progress. The graphs below are under the same mutex.
   CUstream capture_stream_ = nullptr;
-  std::mutex mutex_;
   std::map<std::uint64_t, Graph> graphs_;  // by batch id, at most kMaxGraphs
   std::uint64_t graph_uses_ = 0;
   bool capturing_ = false;  // launches and copies build a graph: counted when it is launched

@@ -38,7 +38,7 @@ void CudaQueue::write_commands(const Batch& batch, const Options& o, const detai
     CUevent start = nullptr;
     if (o.profile && c.kind != detail::CommandKind::wait) {
       start = timing_event();
-      check(d_.cuEventRecord(start, stream_), "cuEventRecord");
+      check(counted(d_.cuEventRecord(start, stream_)), "cuEventRecord");
     }
     switch (c.kind) {
       case detail::CommandKind::exec: {
@@ -79,7 +79,7 @@ void CudaQueue::write_commands(const Batch& batch, const Options& o, const detai
     }
     if (start) {
       sub.timed.back().end = timing_event();
-      check(d_.cuEventRecord(sub.timed.back().end, stream_), "cuEventRecord");
+      check(counted(d_.cuEventRecord(sub.timed.back().end, stream_)), "cuEventRecord");
     }
     if (!o.nosync) {
       record_signal(sub.signal);

@@ -40,8 +40,8 @@ std::pair<CudaSignal, SignalPool::Handle> CudaCompletion::take_signal(std::strin
   return taken;
 }
 
-void CudaCompletion::wait_on(CUstream stream) const {
-  if (!pending_) return;  // completed before it was shared
+bool CudaCompletion::wait_on(CUstream stream) const {
+  if (!pending_) return false;  // completed before it was shared
   CudaSignal signal;
   {
     std::lock_guard<std::mutex> lock(mutex_);
@@ -53,7 +53,10 @@ void CudaCompletion::wait_on(CUstream stream) const {
           "cuStreamWaitValue32");
   } else if (signal.event) {
     check(d.cuStreamWaitEvent(stream, signal.event, 0), "cuStreamWaitEvent");
+  } else {
+    return false;
   }
+  return true;
 }
 
 bool CudaCompletion::ended() const {

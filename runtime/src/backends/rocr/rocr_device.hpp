@@ -39,6 +39,9 @@ class RocrDevice : public detail::DeviceImpl, public detail::AqlAgent {
   // ROCr's for a queue's device-run loops.
   std::shared_ptr<const detail::KernelImpl> loop_control_kernel() override;
   std::unique_ptr<detail::AqlRing> create_loop_ring(std::uint32_t packets) override;
+  // Device memory (VRAM on an AMD GPU; the cpu agent's is host memory, as all of its memory).
+  void* alloc_loop_working(std::size_t bytes) override { return raw_allocate(bytes, Memory::device); }
+  void free_loop_working(void* ptr, std::size_t bytes) noexcept override { raw_deallocate(ptr, bytes, Memory::device); }
   std::uint64_t hostcall_buffer() override;
   std::uint64_t device_heap() override;
   bool host_can_read(Memory kind) const override { return kind == Memory::pinned_host; }

@@ -1,0 +1,126 @@
+// What a replayed submit's driver calls cost on their own (issue 60): a graph of N empty kernels
+// launched with cuGraphLaunch alone (what cudaGraphLaunch does), then with each way of ending it
+// with a completion the host can poll: a stream memory write after the launch
+// (cuStreamWriteValue32), the graph's own write node given a new value first
+// (cuGraphExecBatchMemOpNodeSetParams), an event recorded after it (cuEventRecord); and
+// cuCtxGetCurrent. Median host ns per submit over --reps, each launch waited for before the next.
+// Built against the toolkit's stub libcuda: nvcc is needed only for the kernel's PTX, given as text.
+#include <cuda.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
+namespace {
+const char* kPtx = R"(
+.version 8.0
+.target sm_80
+.address_size 64
+.visible .entry empty() { ret; }
+)";
+
+void check(CUresult r, const char* what) {
+  if (r == CUDA_SUCCESS) return;
+  const char* name = "?";
+  cuGetErrorName(r, &name);
+  std::fprintf(stderr, "%s: %s\n", what, name);
+  std::exit(1);
+}
+
+using Clock = std::chrono::steady_clock;
+
+template <class F>
+double median_ns(int reps, CUstream s, F submit) {
+  std::vector<double> ns;
+  for (int r = -3; r < reps; ++r) {
+    const auto t0 = Clock::now();
+    submit();
+    const auto t1 = Clock::now();
+    check(cuStreamSynchronize(s), "cuStreamSynchronize");
+    if (r >= 0) ns.push_back(std::chrono::duration<double, std::nano>(t1 - t0).count());
+  }
+  std::sort(ns.begin(), ns.end());
+  return ns[ns.size() / 2];
+}
+}  // namespace
+
+int main(int argc, char** argv) {
+  const int reps = argc > 1 ? std::atoi(argv[1]) : 201;
+  check(cuInit(0), "cuInit");
+  CUdevice dev;
+  check(cuDeviceGet(&dev, 0), "cuDeviceGet");
+  CUcontext ctx;
+  check(cuDevicePrimaryCtxRetain(&ctx, dev), "cuDevicePrimaryCtxRetain");
+  check(cuCtxSetCurrent(ctx), "cuCtxSetCurrent");
+  char name[128];
+  cuDeviceGetName(name, sizeof name, dev);
+  CUmodule mod;
+  check(cuModuleLoadData(&mod, kPtx), "cuModuleLoadData");
+  CUfunction f;
+  check(cuModuleGetFunction(&f, mod, "empty"), "cuModuleGetFunction");
+  CUstream s;
+  check(cuStreamCreate(&s, CU_STREAM_NON_BLOCKING), "cuStreamCreate");
+  void* slot_host = nullptr;
+  check(cuMemHostAlloc(&slot_host, 64, CU_MEMHOSTALLOC_DEVICEMAP | CU_MEMHOSTALLOC_PORTABLE), "cuMemHostAlloc");
+  CUdeviceptr slot;
+  check(cuMemHostGetDevicePointer(&slot, slot_host, 0), "cuMemHostGetDevicePointer");
+  CUevent ev;
+  check(cuEventCreate(&ev, CU_EVENT_DISABLE_TIMING), "cuEventCreate");
+  std::printf("device,%s\ndispatches,launch,launch+stream_write,set_node+launch,launch+event,ctx_get_current\n", name);
+  for (int n : {1, 16, 1024}) {
+    // Two graphs of n kernels: one plain, one ending in a captured memory write.
+    CUgraphExec plain, with_node;
+    CUgraphNode write_node = nullptr;
+    for (int g = 0; g < 2; ++g) {
+      check(cuStreamBeginCapture(s, CU_STREAM_CAPTURE_MODE_THREAD_LOCAL), "cuStreamBeginCapture");
+      for (int i = 0; i < n; ++i) check(cuLaunchKernel(f, 1, 1, 1, 1, 1, 1, 0, s, nullptr, nullptr), "cuLaunchKernel");
+      if (g == 1) {
+        check(cuStreamWriteValue32(s, slot, 0, CU_STREAM_WRITE_VALUE_DEFAULT), "cuStreamWriteValue32 (captured)");
+        CUstreamCaptureStatus status;
+        const CUgraphNode* deps = nullptr;
+        std::size_t count = 0;
+        check(cuStreamGetCaptureInfo(s, &status, nullptr, nullptr, &deps, nullptr, &count), "cuStreamGetCaptureInfo");
+        write_node = deps[0];
+      }
+      CUgraph graph;
+      check(cuStreamEndCapture(s, &graph), "cuStreamEndCapture");
+      check(cuGraphInstantiateWithFlags(g == 0 ? &plain : &with_node, graph, 0), "cuGraphInstantiate");
+    }
+    std::uint32_t value = 0;
+    const double launch = median_ns(reps, s, [&] { check(cuGraphLaunch(plain, s), "cuGraphLaunch"); });
+    const double stream_write = median_ns(reps, s, [&] {
+      check(cuGraphLaunch(plain, s), "cuGraphLaunch");
+      check(cuStreamWriteValue32(s, slot, ++value, CU_STREAM_WRITE_VALUE_DEFAULT), "cuStreamWriteValue32");
+    });
+    const double set_node = median_ns(reps, s, [&] {
+      CUstreamBatchMemOpParams op;
+      std::memset(&op, 0, sizeof op);
+      op.writeValue.operation = CU_STREAM_MEM_OP_WRITE_VALUE_32;
+      op.writeValue.address = slot;
+      op.writeValue.value = ++value;
+      CUDA_BATCH_MEM_OP_NODE_PARAMS p;
+      std::memset(&p, 0, sizeof p);
+      p.ctx = ctx;
+      p.count = 1;
+      p.paramArray = &op;
+      check(cuGraphExecBatchMemOpNodeSetParams(with_node, write_node, &p), "cuGraphExecBatchMemOpNodeSetParams");
+      check(cuGraphLaunch(with_node, s), "cuGraphLaunch");
+    });
+    const double event = median_ns(reps, s, [&] {
+      check(cuGraphLaunch(plain, s), "cuGraphLaunch");
+      check(cuEventRecord(ev, s), "cuEventRecord");
+    });
+    const double get_ctx = median_ns(reps, s, [&] {
+      CUcontext c;
+      check(cuCtxGetCurrent(&c), "cuCtxGetCurrent");
+    });
+    std::printf("%d,%.0f,%.0f,%.0f,%.0f,%.0f\n", n, launch, stream_write, set_node, event, get_ctx);
+    cuGraphExecDestroy(plain);
+    cuGraphExecDestroy(with_node);
+  }
+  return 0;
+}
