@@ -1,7 +1,11 @@
 // The map of GPU-reachable ranges, by base address. Lookups are frequent (every work-group's first
-// access of a range, every copy) and changes rare (allocations, frees): one mutex.
+// access of a range, every copy) and changes rare (allocations, frees): one mutex. Ranges may
+// overlap: ROCm 6's thunk registers locked user memory at its own address, one buffer object per
+// lock, so two threads' pageable buffers that share a page give two objects over that page (at
+// the same base, or one inside the other); each stays reachable until its own free.
 #include "sim_memory.hpp"
 
+#include <algorithm>
 #include <atomic>
 #include <map>
 #include <memory>
@@ -23,10 +27,11 @@ struct Range {
 };
 
 std::mutex mutex;
-std::map<std::uint64_t, Range>& ranges() {
-  static auto* m = new std::map<std::uint64_t, Range>();  // never destroyed: ROCr frees at exit
+std::multimap<std::uint64_t, Range>& ranges() {
+  static auto* m = new std::multimap<std::uint64_t, Range>();  // never destroyed: ROCr frees at exit
   return *m;
 }
+std::uint64_t largest = 0;  // the largest range adopted: how far back a lookup need look (`mutex`)
 std::atomic<void (*)(std::uint64_t, std::uint64_t)> release_hook{nullptr};
 
 // Each GPU's L2 (nodes 1..8), and the cached ranges by base, alive until they are forgotten (a
@@ -54,14 +59,21 @@ void drop_range(std::uint64_t base) {
   range->l2().retire(range.get());
 }
 
-// The range holding `address`, under `mutex`.
-const Range* holding(std::uint64_t address, std::uint64_t* base) {
-  auto it = ranges().upper_bound(address);
-  if (it == ranges().begin()) return nullptr;
-  --it;
-  if (address >= it->first + it->second.size) return nullptr;
-  *base = it->first;
-  return &it->second;
+// A range holding all of [address, address + bytes), under `mutex`: the one with the highest base
+// at or below `address` that does (usually the first looked at; where ranges overlap, an earlier
+// one may hold what a later, smaller one does not).
+const Range* holding(std::uint64_t address, std::uint64_t* base, std::uint64_t bytes = 1) {
+  const std::uint64_t end = address + bytes;
+  if (end < address) return nullptr;
+  for (auto it = ranges().upper_bound(address); it != ranges().begin();) {
+    --it;
+    if (address - it->first >= largest) return nullptr;  // no range from here down reaches it
+    if (end <= it->first + it->second.size) {
+      *base = it->first;
+      return &it->second;
+    }
+  }
+  return nullptr;
 }
 }  // namespace
 
@@ -74,19 +86,23 @@ void adopt(std::uint64_t base, std::uint64_t size, std::uint32_t node, bool l2_c
     live_ranges()[base] = std::move(range);
   }
   std::lock_guard<std::mutex> lock(mutex);
-  ranges()[base] = {size, host ? host : base, node, {}, cached};
+  ranges().emplace(base, Range{size, host ? host : base, node, {}, cached});
+  largest = std::max(largest, size);
 }
 
-bool forget(std::uint64_t base) {
-  std::uint64_t size = 0;
+bool forget(std::uint64_t base, std::uint64_t size) {
+  bool last = false;
   {
     std::lock_guard<std::mutex> lock(mutex);
-    auto it = ranges().find(base);
-    if (it == ranges().end()) return false;
+    auto [first, end] = ranges().equal_range(base);
+    auto it = first;
+    while (it != end && size != 0 && it->second.size != size) ++it;
+    if (it == end) return false;
     size = it->second.size;
     ranges().erase(it);
+    last = ranges().count(base) == 0;
   }
-  drop_range(base);
+  if (last) drop_range(base);  // (cached ranges are device memory: one object per base)
   if (auto hook = release_hook.load()) hook(base, size);
   return true;
 }
@@ -111,8 +127,8 @@ bool find_gpu_reachable(std::uint64_t address, std::uint64_t* base, std::uint64_
 std::uint64_t host_address(std::uint64_t address, std::uint64_t bytes) {
   std::lock_guard<std::mutex> lock(mutex);
   std::uint64_t base = 0;
-  const Range* r = holding(address, &base);
-  if (!r || address + bytes > base + r->size || address + bytes < address) return 0;
+  const Range* r = holding(address, &base, bytes);
+  if (!r) return 0;
   return r->host + (address - base);
 }
 
@@ -130,8 +146,8 @@ bool find_region(std::uint64_t address, Region* region) {
 
 void set_mapped(std::uint64_t base, std::vector<std::uint32_t> nodes) {
   std::lock_guard<std::mutex> lock(mutex);
-  auto it = ranges().find(base);
-  if (it != ranges().end()) it->second.mapped = std::move(nodes);
+  auto [first, end] = ranges().equal_range(base);
+  for (auto it = first; it != end; ++it) it->second.mapped = nodes;
 }
 
 void set_release_hook(void (*hook)(std::uint64_t, std::uint64_t)) { release_hook.store(hook); }

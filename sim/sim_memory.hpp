@@ -21,8 +21,9 @@ namespace sim {
 // itself (a buffer object mapped at its GPU address, user memory at its own address), or another
 // address (user memory the ROCm 5.x thunk registered at a GPU address of its own choosing).
 void adopt(std::uint64_t base, std::uint64_t size, std::uint32_t node, bool l2_cached, std::uint64_t host = 0);
-// The range at `base` is no longer reachable (the driver freed it); false where none starts there.
-bool forget(std::uint64_t base);
+// The range at `base` (of `size` bytes, where several start there; 0: any) is no longer reachable
+// (the driver freed it); false where none starts there.
+bool forget(std::uint64_t base, std::uint64_t size = 0);
 
 // The range holding `address`: its base and size, or false.
 bool find_allocation(std::uint64_t address, std::uint64_t* base, std::uint64_t* size);

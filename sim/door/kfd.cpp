@@ -284,7 +284,7 @@ int free_memory(const kfd_ioctl_free_memory_of_gpu_args& a) {
     }
   }
   // Outside the lock: dropping the range's cache model unmaps memory, through the interposer.
-  if (bo.reachable) forget(bo.va);
+  if (bo.reachable) forget(bo.va, bo.size);
   return 0;
 }
 
