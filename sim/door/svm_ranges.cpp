@@ -13,7 +13,13 @@
 
 namespace hsad::sim::door {
 namespace {
-std::mutex mutex;
+// Recursive: a change forgets ranges under it, and what that frees may reach munmap, which the
+// door answers with svm_revoke on the same thread (a plain mutex deadlocked the sid stage once).
+// Such a nested revoke is kept for the end of the change that caused it (`deferred`), so that
+// no change ever runs inside another.
+std::recursive_mutex mutex;
+thread_local bool changing = false;
+thread_local std::vector<std::pair<std::uint64_t, std::uint64_t>> deferred;
 // start -> end. Never destroyed: libraries' destructors run after this file's would.
 std::map<std::uint64_t, std::uint64_t>& intervals() {
   static auto* m = new std::map<std::uint64_t, std::uint64_t>();
@@ -48,19 +54,8 @@ void put(std::uint64_t start, std::uint64_t end) {
 void forget_all(const std::vector<std::pair<std::uint64_t, std::uint64_t>>& taken) {
   for (const auto& [s, e] : taken) forget(s, e - s);
 }
-}  // namespace
 
-void svm_grant(std::uint64_t start, std::uint64_t size) {
-  std::lock_guard<std::mutex> lock(mutex);
-  std::uint64_t lo = start, hi = start + size;
-  const auto taken = take(lo, hi, true);
-  for (const auto& [s, e] : taken) lo = std::min(lo, s), hi = std::max(hi, e);
-  put(lo, hi);
-  forget_all(taken);
-}
-
-void svm_revoke(std::uint64_t start, std::uint64_t size) {
-  std::lock_guard<std::mutex> lock(mutex);
+void revoke_now(std::uint64_t start, std::uint64_t size) {
   const std::uint64_t end = start + size;
   const auto taken = take(start, end, false);
   for (const auto& [s, e] : taken) {
@@ -68,6 +63,40 @@ void svm_revoke(std::uint64_t start, std::uint64_t size) {
     put(std::max(s, end), e);
   }
   forget_all(taken);
+}
+
+// Runs `change` under the mutex, then the revokes it caused, each in turn.
+template <class F>
+void apply(F change) {
+  std::lock_guard<std::recursive_mutex> lock(mutex);
+  changing = true;
+  change();
+  while (!deferred.empty()) {
+    const auto [start, size] = deferred.back();
+    deferred.pop_back();
+    revoke_now(start, size);
+  }
+  changing = false;
+}
+}  // namespace
+
+void svm_grant(std::uint64_t start, std::uint64_t size) {
+  apply([&] {
+    std::uint64_t lo = start, hi = start + size;
+    const auto taken = take(lo, hi, true);
+    for (const auto& [s, e] : taken) lo = std::min(lo, s), hi = std::max(hi, e);
+    put(lo, hi);
+    forget_all(taken);
+  });
+}
+
+void svm_revoke(std::uint64_t start, std::uint64_t size) {
+  std::lock_guard<std::recursive_mutex> lock(mutex);
+  if (changing) {  // from inside a change on this thread (a free that unmapped): after it
+    deferred.emplace_back(start, size);
+    return;
+  }
+  apply([&] { revoke_now(start, size); });
 }
 
 }  // namespace hsad::sim::door
