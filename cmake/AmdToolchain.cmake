@@ -9,8 +9,11 @@
 # Sets: HSAD_HIPCC (empty without hipcc), HSAD_HIP_LLVM_VERSION, HSAD_HIP_LLVM_ROOT,
 #       HSAD_HIP_CLANG, HSAD_HIP_LLC, HSAD_HIP_LLD, HSAD_HIP_READELF (empty where absent),
 #       HSAD_LLVM_VERSION / HSAD_LLVM_ROOT (the interpreter's LLVM; empty where none has its
-#       development files), HSAD_AMDGPU_BUILT_TARGETS and HSAD_AMDGPU_OFFLOAD_ARCHS (the targets
-#       of HSAD_AMDGPU_TARGETS hipcc knows), HSAD_HIP_PARTIAL_GROUPS_FLAG (for kernels that run in
+#       development files), HSAD_AMD_CLANG (a newer clang for the targets hipcc does not know) and
+#       HSAD_AMD_DEVICE_LIBS (hipcc's device libraries), HSAD_AMDGPU_BUILT_TARGETS (the targets of
+#       HSAD_AMDGPU_TARGETS some compiler builds) and HSAD_AMDGPU_{HIPCC,CLANG}[_GENERIC]_TARGETS
+#       (which builds which), HSAD_AMDGPU_OFFLOAD_ARCHS (hipcc's, for the HIP programs),
+#       HSAD_HIP_PARTIAL_GROUPS_FLAG (for kernels that run in
 #       partial work-groups; empty where the compiler makes no whole-group assumption), and
 #       hsad_amdgpu_known_targets(OUT targets...).
 include_guard(GLOBAL)
@@ -116,16 +119,161 @@ if(HSAD_HIP_CLANG)
   endif()
 endif()
 
-# The library's code objects, the apps' HIP peers and the examples: every target asked for that
-# hipcc's compiler knows.
-set(HSAD_AMDGPU_TARGETS "gfx90a;gfx908;gfx940;gfx1030" CACHE STRING "AMD GPU targets to build code objects for")
-hsad_amdgpu_known_targets(HSAD_AMDGPU_BUILT_TARGETS ${HSAD_AMDGPU_TARGETS})
+# The library's code objects: every target asked for that one of the machine's compilers knows.
+# hipcc builds what its clang knows (Debian 12's hipcc 5.2: gfx90a, gfx908, gfx1030; sid's hipcc 7
+# all of today's GPUs); a newer plain clang (Debian 12's clang-19: gfx942, gfx11xx, gfx12xx and the
+# generic targets) builds the rest, with hipcc's HIP headers and device libraries. Generic targets
+# exist only in code object v6, so they are compiled apart from the others. gfx940 is not asked for:
+# a pre-production MI300 that ROCm 6.3 dropped and LLVM 21 removed (gfx942 is what MI300X reports).
+set(HSAD_AMDGPU_TARGETS "gfx90a;gfx908;gfx942;gfx950;gfx1030;gfx1100;gfx1101;gfx1102;gfx1151;gfx1200;gfx1201;gfx9-4-generic;gfx10-3-generic;gfx11-generic;gfx12-generic"
+    CACHE STRING "AMD GPU targets to build code objects for")
+
+# The second compiler: the newest clang of a Debian-laid-out LLVM newer than hipcc's, with the
+# linker and the bundler its HIP driver runs. HSAD_AMD_CLANG names one by hand (OFF: none).
+if(NOT DEFINED HSAD_AMD_CLANG)
+  set(found "")
+  if(HSAD_HIPCC)
+    foreach(v ${hsad_llvm_candidates})
+      if(HSAD_HIP_LLVM_VERSION AND v LESS_EQUAL HSAD_HIP_LLVM_VERSION)
+        break()
+      endif()
+      set(bin /usr/lib/llvm-${v}/bin)
+      if(EXISTS ${bin}/clang++ AND EXISTS ${bin}/ld.lld AND EXISTS ${bin}/clang-offload-bundler AND EXISTS ${bin}/llvm-as)
+        set(found ${bin}/clang++)
+        break()
+      endif()
+    endforeach()
+  endif()
+  set(HSAD_AMD_CLANG "${found}" CACHE STRING "A clang newer than hipcc's that builds the AMD targets hipcc does not know (OFF: none)")
+endif()
+set(HSAD_AMD_CLANG_VERSION "")
+if(HSAD_AMD_CLANG)
+  execute_process(COMMAND ${HSAD_AMD_CLANG} --version OUTPUT_VARIABLE clang_version ERROR_QUIET TIMEOUT 60)
+  if(clang_version MATCHES "clang version ([0-9]+)")
+    set(HSAD_AMD_CLANG_VERSION ${CMAKE_MATCH_1})
+  endif()
+  get_filename_component(HSAD_AMD_CLANG_BIN ${HSAD_AMD_CLANG} DIRECTORY)
+endif()
+
+# hsad_clang_knows(OUT clang target): whether `clang` accepts `target` (cached per compiler).
+function(hsad_clang_knows out clang target)
+  string(MAKE_C_IDENTIFIER "HSAD_KNOWS_${clang}_${target}" key)
+  if(NOT DEFINED ${key})
+    set(ok OFF)
+    if(clang)
+      # A processor name with optional features: the driver checks the whole target ID.
+      execute_process(COMMAND ${clang} --target=amdgcn-amd-amdhsa -mcpu=${target} -nogpulib -x c -c /dev/null -o /dev/null
+                      RESULT_VARIABLE rc OUTPUT_QUIET ERROR_QUIET TIMEOUT 60)
+      if(rc EQUAL 0)
+        set(ok ON)
+      endif()
+    endif()
+    set(${key} ${ok} CACHE INTERNAL "")
+  endif()
+  set(${out} ${${key}} PARENT_SCOPE)
+endfunction()
+
+# Where hipcc's device libraries are (ockl, ocml and the oclc_* control libraries): the second clang
+# links them too. Its HIP headers are under the prefix hipcc is installed in.
+set(HSAD_AMD_DEVICE_LIBS "")
+set(HSAD_HIP_PREFIX "")
+if(HSAD_HIPCC)
+  get_filename_component(hipcc_bin ${HSAD_HIPCC} DIRECTORY)
+  get_filename_component(HSAD_HIP_PREFIX ${hipcc_bin} DIRECTORY)
+  # Debian sid: inside hipcc's LLVM; Debian 12: under the multiarch lib folder; ROCm: /opt/rocm.
+  set(hsad_device_lib_dirs "")
+  if(HSAD_HIP_LLVM_ROOT)
+    file(GLOB hsad_device_lib_dirs ${HSAD_HIP_LLVM_ROOT}/lib/clang/*/amdgcn/bitcode)
+  endif()
+  file(GLOB more ${HSAD_HIP_PREFIX}/lib/*/amdgcn/bitcode ${HSAD_HIP_PREFIX}/amdgcn/bitcode /opt/rocm/amdgcn/bitcode)
+  list(APPEND hsad_device_lib_dirs ${more})
+  foreach(dir IN LISTS hsad_device_lib_dirs)
+    if(EXISTS ${dir}/ockl.bc)
+      set(HSAD_AMD_DEVICE_LIBS ${dir})
+      break()
+    endif()
+  endforeach()
+endif()
+# Each target asked for goes to the first compiler that knows it, in one of four groups: hipcc's
+# and the second clang's, each with its generic targets apart (code object v6).
+set(HSAD_AMDGPU_HIPCC_TARGETS "")
+set(HSAD_AMDGPU_HIPCC_GENERIC_TARGETS "")
+set(HSAD_AMDGPU_CLANG_TARGETS "")
+set(HSAD_AMDGPU_CLANG_GENERIC_TARGETS "")
+set(HSAD_AMDGPU_SKIPPED_TARGETS "")
+foreach(target IN LISTS HSAD_AMDGPU_TARGETS)
+  if(target MATCHES "-generic")
+    set(suffix _GENERIC)
+  else()
+    set(suffix "")
+  endif()
+  if(HSAD_HIPCC)
+    hsad_clang_knows(by_hipcc "${HSAD_HIP_CLANG}" ${target})
+    hsad_clang_knows(by_clang "${HSAD_AMD_CLANG}" ${target})
+    # hipcc also needs its device libraries to know the target (hipcc 5.2's clang accepts gfx1100,
+    # but ROCm 5.2's libraries have nothing for it).
+    string(REGEX REPLACE "^gfx" "" isa_suffix ${target})
+    if(by_hipcc AND EXISTS ${HSAD_AMD_DEVICE_LIBS}/oclc_isa_version_${isa_suffix}.bc)
+      list(APPEND HSAD_AMDGPU_HIPCC${suffix}_TARGETS ${target})
+    elseif(by_clang)
+      list(APPEND HSAD_AMDGPU_CLANG${suffix}_TARGETS ${target})
+    else()
+      list(APPEND HSAD_AMDGPU_SKIPPED_TARGETS ${target})
+    endif()
+  endif()
+endforeach()
+set(HSAD_AMDGPU_BUILT_TARGETS ${HSAD_AMDGPU_HIPCC_TARGETS} ${HSAD_AMDGPU_HIPCC_GENERIC_TARGETS}
+                              ${HSAD_AMDGPU_CLANG_TARGETS} ${HSAD_AMDGPU_CLANG_GENERIC_TARGETS})
+
+# hsad_amdgpu_known_targets(OUT t...): the targets of t... that hipcc's clang accepts, in order;
+# each one it refuses is named once (hipcc 7 no longer knows gfx940, for one). For programs only
+# hipcc builds (the apps' HIP peers, the tests' kernels, the examples).
+function(hsad_amdgpu_known_targets out)
+  set(known "")
+  foreach(target IN LISTS ARGN)
+    hsad_clang_knows(ok "${HSAD_HIP_CLANG}" ${target})
+    if(ok)
+      list(APPEND known ${target})
+    elseif(NOT HSAD_REFUSAL_NAMED_${target})
+      set(HSAD_REFUSAL_NAMED_${target} ON CACHE INTERNAL "")
+      message(STATUS "AMD target ${target}: hipcc's clang (${HSAD_HIP_CLANG}) does not know it, so hipcc's programs leave it out")
+    endif()
+  endforeach()
+  set(${out} ${known} PARENT_SCOPE)
+endfunction()
+
+# The apps' HIP peers and the examples run on HIP's runtime, built by hipcc: its specific targets.
 set(HSAD_AMDGPU_OFFLOAD_ARCHS "")
-foreach(target IN LISTS HSAD_AMDGPU_BUILT_TARGETS)
+foreach(target IN LISTS HSAD_AMDGPU_HIPCC_TARGETS)
   list(APPEND HSAD_AMDGPU_OFFLOAD_ARCHS --offload-arch=${target})
 endforeach()
 
+if((HSAD_AMDGPU_CLANG_TARGETS OR HSAD_AMDGPU_CLANG_GENERIC_TARGETS) AND NOT HSAD_AMD_DEVICE_LIBS)
+  message(STATUS "AMD targets ${HSAD_AMDGPU_CLANG_TARGETS} ${HSAD_AMDGPU_CLANG_GENERIC_TARGETS}: no device libraries "
+                 "(ockl.bc) beside hipcc, so clang ${HSAD_AMD_CLANG_VERSION} cannot build them; they are left out")
+  list(APPEND HSAD_AMDGPU_SKIPPED_TARGETS ${HSAD_AMDGPU_CLANG_TARGETS} ${HSAD_AMDGPU_CLANG_GENERIC_TARGETS})
+  set(HSAD_AMDGPU_CLANG_TARGETS "")
+  set(HSAD_AMDGPU_CLANG_GENERIC_TARGETS "")
+  set(HSAD_AMDGPU_BUILT_TARGETS ${HSAD_AMDGPU_HIPCC_TARGETS} ${HSAD_AMDGPU_HIPCC_GENERIC_TARGETS})
+endif()
+
 if(HSAD_HIPCC)
   message(STATUS "AMD toolchain: hipcc ${HSAD_HIPCC} (clang ${HSAD_HIP_LLVM_VERSION}, ${HSAD_HIP_LLVM_ROOT}); "
-                 "hsad-sim's disassembler: LLVM ${HSAD_LLVM_PICKED}; targets ${HSAD_AMDGPU_BUILT_TARGETS}")
+                 "hsad-sim's disassembler: LLVM ${HSAD_LLVM_PICKED}")
+  string(REPLACE ";" " " by_hipcc "${HSAD_AMDGPU_HIPCC_TARGETS};${HSAD_AMDGPU_HIPCC_GENERIC_TARGETS}")
+  string(REPLACE ";" " " by_clang "${HSAD_AMDGPU_CLANG_TARGETS};${HSAD_AMDGPU_CLANG_GENERIC_TARGETS}")
+  string(REPLACE ";" " " skipped "${HSAD_AMDGPU_SKIPPED_TARGETS}")
+  message(STATUS "AMD code objects: hipcc (clang ${HSAD_HIP_LLVM_VERSION}, device libraries ${HSAD_AMD_DEVICE_LIBS}) builds ${by_hipcc}")
+  if(HSAD_AMD_CLANG)
+    message(STATUS "AMD code objects: ${HSAD_AMD_CLANG} (clang ${HSAD_AMD_CLANG_VERSION}) builds ${by_clang}")
+  endif()
+  if(HSAD_AMDGPU_SKIPPED_TARGETS)
+    set(compilers "hipcc's clang ${HSAD_HIP_LLVM_VERSION}")
+    if(HSAD_AMD_CLANG)
+      string(APPEND compilers " and clang ${HSAD_AMD_CLANG_VERSION}")
+    else()
+      string(APPEND compilers " (and no newer clang: install clang-N, lld-N, llvm-N and clang-tools-N)")
+    endif()
+    message(STATUS "AMD code objects: left out ${skipped}: ${compilers} do not know them")
+  endif()
 endif()

@@ -1,5 +1,7 @@
 // What a cooperative dispatch needs on AMD besides the kernel (Batch: LaunchConfig::cooperative).
-#if defined(__HIPCC__)
+// RDNA4 (gfx12) has no GWS (its compiler cannot select ds_gws_init): no such kernel is built for it,
+// and the rocr backend refuses a cooperative dispatch there by name.
+#if defined(__HIPCC__) && !defined(__GFX12__)
 extern "C" __device__ void __ockl_gws_init(unsigned nwm1, unsigned rid);  // AMD's device library
 
 // Run before each cooperative dispatch on ROCr's cooperative queue, as CLR does: GWS barrier 0

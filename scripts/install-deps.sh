@@ -10,7 +10,8 @@ packages=(
   libdlpack-dev                  # DLPack's header: hsad/dlpack.hpp (tensors in and out)
   libmsgpack-cxx-dev             # msgpack-c's C++ API: AMD code-object metadata
   libhsa-runtime-dev             # ROCr: headers for the AQL types, and the runtime the rocr backend dlopens
-  hipcc rocm-device-libs         # the AMD code objects (gfx90a, gfx908, gfx940, gfx1030)
+  hipcc rocm-device-libs         # the AMD code objects hipcc 5.2 knows (gfx90a, gfx908, gfx1030)
+  clang-19 lld-19 llvm-19 clang-tools-19  # ... and those it does not: gfx942, gfx11xx, gfx12xx, the generic targets
   llvm-15 lld-15                 # llvm-readelf (independent check of the reader), the v5 test code object
   llvm-15-dev                    # the AMDGPU disassembler the simulated GPU's ISA interpreter decodes with (tests)
   libdrm-dev                     # libdrm's amdgpu.h: the types of the libdrm calls the simulated GPU answers (tests)

@@ -57,7 +57,9 @@ void print_devices_json(std::ostream& out, const Listing& l) {
         << (d.last_level_cache_bytes ? std::to_string(*d.last_level_cache_bytes) : "null")
         << ",\"last_level_cache_source\":" << quoted(d.last_level_cache_source)
         << ",\"memory_bytes\":" << d.memory_bytes << ",\"max_queue_packets\":" << d.max_queue_packets
-        << ",\"max_group_memory_bytes\":" << d.limits.max_group_memory_bytes << "}";
+        << ",\"max_group_memory_bytes\":" << d.limits.max_group_memory_bytes;
+    if (!d.code_object.empty()) out << ",\"code_object\":" << quoted(d.code_object);
+    out << "}";
   }
   out << "]}\n";
 }
@@ -80,6 +82,7 @@ void print_devices_table(std::ostream& out, const Listing& l) {
         << ", memory " << (d.memory_bytes >> 20)
         << " MiB, max queue " << d.max_queue_packets << " packets, group memory "
         << (d.limits.max_group_memory_bytes >> 10) << " KiB per work-group\n";
+    if (!d.code_object.empty()) out << "      code object " << d.code_object << "\n";
   }
 }
 
@@ -142,14 +145,26 @@ int show_code_object(const std::string& path, const std::string& target, const s
   if (!in) throw Error("hsad-info", "--code-object", "cannot open '" + path + "'");
   const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   std::vector<CodeObject> objects = read_code_objects(bytes);
+  std::string why;
   if (!target.empty()) {
-    std::vector<CodeObject> chosen;
+    // The objects built for the processor (every feature variant), else those of its family's
+    // generic target: what the rocr backend would choose among (choose_code_object).
     std::string have;
-    for (CodeObject& co : objects) {
-      have += (have.empty() ? "" : ", ") + co.processor;
-      if (co.processor == target) chosen.push_back(std::move(co));
+    for (const CodeObject& co : objects) have += (have.empty() ? "" : ", ") + co.processor;
+    const std::string processor = TargetId::parse(target).processor;
+    const std::string generic = amdgpu_generic_target(processor);
+    std::vector<CodeObject> chosen;
+    for (const std::string& p : {processor, generic}) {
+      if (p.empty() || !chosen.empty()) continue;
+      for (CodeObject& co : objects) {
+        if (co.processor == p) chosen.push_back(std::move(co));
+      }
     }
-    if (chosen.empty()) throw Error("hsad-info", "--target", "'" + path + "' has no code object for " + target, "it has: " + have);
+    if (chosen.empty()) {
+      throw Error("hsad-info", "--target", "'" + path + "' has no code object for " + target +
+                  (generic.empty() ? "" : " or " + generic), "it has: " + have);
+    }
+    why = choose_code_object(bytes, target).reason;
     objects = std::move(chosen);
   }
   if (format == "json") {
@@ -166,6 +181,7 @@ int show_code_object(const std::string& path, const std::string& target, const s
     }
     std::cout << "\n";
   } else {
+    if (!why.empty()) std::cout << "for " << target << ": " << why << "\n";
     for (const CodeObject& co : objects) print_code_object_table(std::cout, co);
   }
   return 0;

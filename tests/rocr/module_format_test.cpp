@@ -105,3 +105,34 @@ TEST(SelectCodeObject, PrefersTheEntryThatFixesMoreFeatures) {
   EXPECT_EQ(select_code_object(make_bundle({{"hipv4-amdgcn-amd-amdhsa--gfx90a", "generic"}}), "gfx90a:xnack+"), "generic");
   EXPECT_EQ(code_object_targets(module("bundle.hsaco")), "gfx1030, gfx908, gfx90a");
 }
+
+TEST(SelectCodeObject, FallsBackToTheFamilysGenericObjectAndSaysWhy) {
+  const std::string bundle = make_bundle({{"hipv4-amdgcn-amd-amdhsa--gfx1100", "rx7900"},
+                                          {"hipv4-amdgcn-amd-amdhsa--gfx11-generic", "rdna3"},
+                                          {"hipv4-amdgcn-amd-amdhsa--gfx9-4-generic:xnack-", "cdna3"},
+                                          {"hipv4-amdgcn-amd-amdhsa--gfx90a", "mi200"}});
+  // The processor's own object wins over its family's.
+  CodeObjectChoice c = choose_code_object(bundle, "amdgcn-amd-amdhsa--gfx1100");
+  EXPECT_EQ(c.bytes, "rx7900");
+  EXPECT_EQ(c.reason, "built for gfx1100");
+  // A family member with no object of its own (a gfx1103 laptop part) runs the generic one.
+  c = choose_code_object(bundle, "amdgcn-amd-amdhsa--gfx1103");
+  EXPECT_EQ(c.bytes, "rdna3");
+  EXPECT_EQ(c.target, "gfx11-generic");
+  EXPECT_EQ(c.reason, "no gfx1103 object; gfx11-generic covers gfx1103");
+  EXPECT_EQ(select_code_object(bundle, "gfx1151"), "rdna3");
+  // The generic object's features must fit as a specific one's would.
+  EXPECT_EQ(select_code_object(bundle, "amdgcn-amd-amdhsa--gfx942:sramecc+:xnack-"), "cdna3");
+  EXPECT_TRUE(select_code_object(bundle, "amdgcn-amd-amdhsa--gfx942:sramecc+:xnack+").empty());
+  // No family object (gfx908 has none; gfx1201's family has none here): empty, and the reason names both.
+  EXPECT_TRUE(select_code_object(bundle, "gfx908").empty());
+  c = choose_code_object(bundle, "gfx1201");
+  EXPECT_TRUE(c.bytes.empty());
+  EXPECT_TRUE(c.target.empty());
+  EXPECT_EQ(c.reason, "none for gfx1201 or gfx12-generic");
+  // A generic name is not itself a family member.
+  EXPECT_EQ(amdgpu_generic_target("gfx11-generic"), "");
+  EXPECT_EQ(amdgpu_generic_target("gfx950"), "gfx9-4-generic");
+  EXPECT_EQ(amdgpu_generic_target("gfx1036"), "gfx10-3-generic");
+  EXPECT_EQ(amdgpu_generic_target("gfx90a"), "");
+}

@@ -68,9 +68,21 @@ struct HSAD_API TargetId {
 // feature the code fixes is the agent's setting (an agent's unspecified feature accepts either).
 HSAD_API bool target_compatible(const TargetId& code, const TargetId& agent);
 
-// The code object entry of a bundle (or the ELF itself) that runs on an agent's ISA ("gfx90a",
-// or with features, "amdgcn-amd-amdhsa--gfx90a:sramecc+:xnack-"): of the compatible ones, the
-// one that fixes the most features, as ROCr prefers. An empty view when none is compatible.
+// The generic target whose code runs on `processor` ("gfx11-generic" for gfx1103; LLVM's
+// AMDGPUUsage lists the families), or empty where its family has none (gfx908, gfx90a).
+HSAD_API std::string amdgpu_generic_target(std::string_view processor);
+
+// Which code object of a bundle (or the ELF itself) runs on an agent's ISA ("gfx90a", or with
+// features, "amdgcn-amd-amdhsa--gfx90a:sramecc+:xnack-"), and why. First the objects built for
+// the agent's processor: of the compatible ones, the one that fixes the most features, as ROCr
+// prefers; else the same among its family's generic objects (code object v6, ROCm 6.2 and later).
+struct HSAD_API CodeObjectChoice {
+  std::string_view bytes;  // empty where none is compatible
+  std::string target;      // the chosen entry's target ID ("gfx11-generic"); empty with bytes
+  std::string reason;      // "built for gfx90a", "no gfx1103 object; gfx11-generic covers gfx1103", or why none fits
+};
+HSAD_API CodeObjectChoice choose_code_object(std::string_view bytes, std::string_view agent_isa);
+// choose_code_object's bytes alone.
 HSAD_API std::string_view select_code_object(std::string_view bytes, std::string_view agent_isa);
 // The targets a bundle (or ELF) holds, for messages: "gfx1030, gfx908, gfx90a:xnack-".
 HSAD_API std::string code_object_targets(std::string_view bytes);

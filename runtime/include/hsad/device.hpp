@@ -45,6 +45,9 @@ struct HSAD_API DeviceInfo {
   std::uint64_t memory_bytes = 0;
   std::uint32_t max_queue_packets = 0;
   DispatchLimits limits;  // rocr and cuda: the driver's; the cpu agent: the same as a GPU's (1024)
+  // rocr: the library's code object this GPU runs and why ("gfx11-generic (no gfx1103 object;
+  // gfx11-generic covers gfx1103)"), or "none (...)" naming what the bundle holds; else empty.
+  std::string code_object;
 };
 
 // What the driver knows a device as, as integers so that these headers need neither HSA's nor

@@ -4,7 +4,9 @@
 
 #include <elf.h>
 
+#include <algorithm>
 #include <map>
+#include <vector>
 
 #include "codeobject/amdgpu_metadata.hpp"
 #include "codeobject/byte_reader.hpp"
@@ -152,16 +154,63 @@ int fixed_features(const TargetId& t) {
 }
 }  // namespace
 
-std::string_view select_code_object(std::string_view bytes, std::string_view agent_isa) {
-  const TargetId agent = TargetId::parse(agent_isa);
-  std::string_view best;
-  int best_fixed = -1;
-  for (const auto& [target, entry] : device_entries(bytes)) {
-    if (!target_compatible(target, agent) || fixed_features(target) <= best_fixed) continue;
-    best = entry;
-    best_fixed = fixed_features(target);
+namespace {
+// Of the entries compatible with `agent` whose processor is `processor`, the one that fixes the
+// most features; nullptr where none is.
+const std::pair<TargetId, std::string_view>* best_entry(const std::vector<std::pair<TargetId, std::string_view>>& entries,
+                                                        const std::string& processor, const TargetId& agent) {
+  TargetId as = agent;
+  as.processor = processor;
+  const std::pair<TargetId, std::string_view>* best = nullptr;
+  for (const auto& e : entries) {
+    if (!target_compatible(e.first, as) || (best && fixed_features(e.first) <= fixed_features(best->first))) continue;
+    best = &e;
   }
   return best;
+}
+}  // namespace
+
+std::string amdgpu_generic_target(std::string_view processor) {
+  // LLVM's AMDGPUUsage, "generic processor" table: the members of each family.
+  static const std::map<std::string_view, std::vector<std::string_view>> families = {
+      {"gfx9-generic", {"gfx900", "gfx902", "gfx904", "gfx906", "gfx909", "gfx90c"}},
+      {"gfx9-4-generic", {"gfx940", "gfx941", "gfx942", "gfx950"}},
+      {"gfx10-1-generic", {"gfx1010", "gfx1011", "gfx1012", "gfx1013"}},
+      {"gfx10-3-generic", {"gfx1030", "gfx1031", "gfx1032", "gfx1033", "gfx1034", "gfx1035", "gfx1036"}},
+      {"gfx11-generic", {"gfx1100", "gfx1101", "gfx1102", "gfx1103", "gfx1150", "gfx1151", "gfx1152", "gfx1153"}},
+      {"gfx12-generic", {"gfx1200", "gfx1201"}},
+  };
+  for (const auto& [generic, members] : families) {
+    if (std::find(members.begin(), members.end(), processor) != members.end()) return std::string(generic);
+  }
+  return {};
+}
+
+CodeObjectChoice choose_code_object(std::string_view bytes, std::string_view agent_isa) {
+  const TargetId agent = TargetId::parse(agent_isa);
+  const auto entries = device_entries(bytes);
+  CodeObjectChoice c;
+  if (const auto* own = best_entry(entries, agent.processor, agent)) {
+    c.bytes = own->second;
+    c.target = own->first.to_string();
+    c.reason = "built for " + c.target;
+    return c;
+  }
+  const std::string generic = amdgpu_generic_target(agent.processor);
+  if (!generic.empty()) {
+    if (const auto* family = best_entry(entries, generic, agent)) {
+      c.bytes = family->second;
+      c.target = family->first.to_string();
+      c.reason = "no " + agent.processor + " object; " + generic + " covers " + agent.processor;
+      return c;
+    }
+  }
+  c.reason = "none for " + agent.to_string() + (generic.empty() ? "" : " or " + generic);
+  return c;
+}
+
+std::string_view select_code_object(std::string_view bytes, std::string_view agent_isa) {
+  return choose_code_object(bytes, agent_isa).bytes;
 }
 
 std::string code_object_targets(std::string_view bytes) {

@@ -30,16 +30,38 @@ constexpr std::uint32_t kDefaultQueuePackets = 4096;
 
 // The embedded bundle, or the file HSAD_AMD_CODE_OBJECTS names (a bundle or one ELF): kernels
 // built for a target this library was not built for, without rebuilding it.
-std::string_view code_objects() {
-  static const std::string from_file = [] {
-    const char* path = std::getenv("HSAD_AMD_CODE_OBJECTS");
-    if (!path || !*path) return std::string();
-    std::ifstream in(path, std::ios::binary);
-    if (!in) throw Error(Errc::invalid_argument, "rocr", "kernel", std::string("cannot read HSAD_AMD_CODE_OBJECTS='") + path + "'");
-    return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  }();
-  if (!from_file.empty()) return from_file;
+std::string read_code_objects_file() {
+  const char* path = std::getenv("HSAD_AMD_CODE_OBJECTS");
+  if (!path || !*path) return std::string();
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw Error(Errc::invalid_argument, "rocr", "kernel", std::string("cannot read HSAD_AMD_CODE_OBJECTS='") + path + "'");
+  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+}
+
+std::string_view embedded_code_objects() {
   return {reinterpret_cast<const char*>(hsad_amd_code_objects), std::size_t(hsad_amd_code_objects_size)};
+}
+
+// Read when the first kernel is loaded, once for the process.
+std::string_view code_objects() {
+  static const std::string from_file = read_code_objects_file();
+  if (!from_file.empty()) return from_file;
+  return embedded_code_objects();
+}
+
+// What DeviceInfo::code_object says: the library's object this agent would run, and why.
+std::string describe_code_object_choice(const std::string& isa) {
+  try {
+    // Not code_objects(): HSAD_AMD_CODE_OBJECTS may still be set before the first kernel loads.
+    const std::string from_file = read_code_objects_file();
+    const std::string_view all = from_file.empty() ? embedded_code_objects() : std::string_view(from_file);
+    if (all.empty()) return "none (built without hipcc)";
+    const CodeObjectChoice c = choose_code_object(all, isa);
+    if (c.bytes.empty()) return "none (" + c.reason + "; have: " + code_object_targets(all) + ")";
+    return c.target + " (" + c.reason + ")";
+  } catch (const Error& e) {
+    return std::string("none (") + e.what() + ")";
+  }
 }
 
 template <typename T>
@@ -182,6 +204,7 @@ RocrDevice::RocrDevice(const Api& api, hsa_agent_t agent, const Pools& pools)
   hardware_id_ = agent.handle;
   info_.isa = agent_string(api_, agent_, HSA_AGENT_INFO_NAME, "hsa_agent_get_info(NAME)");
   isa_name_ = full_isa_name(api_, agent_, info_.isa);
+  info_.code_object = describe_code_object_choice(isa_name_);
   info_.name = agent_string(api_, agent_, HSA_AMD_AGENT_INFO_PRODUCT_NAME, "hsa_agent_get_info(PRODUCT_NAME)");
   if (info_.name.empty()) info_.name = "AMD " + info_.isa;
   info_.wavefront_size = agent_info<std::uint32_t>(api_, agent_, HSA_AGENT_INFO_WAVEFRONT_SIZE, "hsa_agent_get_info(WAVEFRONT_SIZE)");
@@ -354,12 +377,14 @@ std::shared_ptr<const RocrDevice::Executable> RocrDevice::executable() {
   if (exe_) return exe_;
   const std::string_view all = code_objects();
   if (all.empty()) throw Error(Errc::unsupported, "rocr", "kernel", "built without hipcc: no AMD code objects embedded");
-  const std::string_view bytes = select_code_object(all, isa_name_);
-  if (bytes.empty()) {
-    throw Error(Errc::unsupported, "rocr", "kernel", "no code object for " + info_.isa + " (have: " + code_object_targets(all) + ")",
-                "rebuild with HSAD_AMDGPU_TARGETS including " + info_.isa + ", or point HSAD_AMD_CODE_OBJECTS at a code object for it");
+  const CodeObjectChoice choice = choose_code_object(all, isa_name_);
+  if (choice.bytes.empty()) {
+    const std::string generic = amdgpu_generic_target(TargetId::parse(isa_name_).processor);
+    const std::string wanted = info_.isa + (generic.empty() ? "" : " or " + generic);
+    throw Error(Errc::unsupported, "rocr", "kernel", "no code object for " + wanted + " (have: " + code_object_targets(all) + ")",
+                "rebuild with HSAD_AMDGPU_TARGETS including " + wanted + ", or point HSAD_AMD_CODE_OBJECTS at a code object for it");
   }
-  exe_ = load_executable(bytes);
+  exe_ = load_executable(choice.bytes);
   return exe_;
 }
 
