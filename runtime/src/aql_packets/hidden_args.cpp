@@ -17,8 +17,8 @@ const std::map<std::string, HiddenValue, std::less<>>& fillable() {
   static const std::map<std::string, HiddenValue, std::less<>> m = {
       {"hidden_global_offset_x", HiddenValue::zero},  {"hidden_global_offset_y", HiddenValue::zero},
       {"hidden_global_offset_z", HiddenValue::zero},  {"hidden_none", HiddenValue::zero},
-      // No multi-grid launches, no device-side enqueue: these are null or zero.
-      {"hidden_multigrid_sync_arg", HiddenValue::zero}, {"hidden_default_queue", HiddenValue::zero},
+      // No device-side enqueue: null. The multi-grid argument is a cooperative dispatch's grid barrier.
+      {"hidden_multigrid_sync_arg", HiddenValue::grid_sync}, {"hidden_default_queue", HiddenValue::zero},
       {"hidden_completion_action", HiddenValue::zero}, {"hidden_dynamic_lds_size", HiddenValue::dynamic_lds_size},
       {"hidden_hostcall_buffer", HiddenValue::hostcall_buffer}, {"hidden_heap_v1", HiddenValue::heap},
       {"hidden_queue_ptr", HiddenValue::queue_ptr},
@@ -37,6 +37,7 @@ std::uint64_t value_of(HiddenValue v, const Dim3& grid, const Dim3& group, const
     case HiddenValue::hostcall_buffer: return context.hostcall_buffer;
     case HiddenValue::heap: return context.heap;
     case HiddenValue::queue_ptr: return context.queue_ptr;
+    case HiddenValue::grid_sync: return context.grid_sync;
     case HiddenValue::zero: return 0;
     case HiddenValue::block_count_x: return grid.x / group.x;
     case HiddenValue::block_count_y: return grid.y / group.y;
@@ -97,10 +98,19 @@ void fill_hidden_args(const std::vector<HiddenArg>& plan, void* kernarg, const D
   }
 }
 
-void write_gws_init(void* kernarg, const detail::KernelImpl& gws_init, const detail::Dispatch& d) {
+void write_gws_init(void* kernarg, const detail::KernelImpl& gws_init, const detail::Dispatch& d, std::uint64_t grid_sync) {
   std::memset(kernarg, 0, gws_init.info.kernarg_segment_size);
   const auto waves_minus_one = static_cast<std::uint32_t>(group_count(d.grid, d.group) - 1);
-  std::memcpy(kernarg, &waves_minus_one, sizeof waves_minus_one);
+  const std::uint64_t items = std::uint64_t(d.grid.x) * d.grid.y * d.grid.z;
+  // (waves_minus_one, info, items) at the offsets the code object gives them.
+  const std::vector<ArgInfo>& args = gws_init.info.args;
+  if (args.size() < 3 || args[0].size != 4 || args[1].size != 8 || args[2].size != 8) {
+    throw Error(Errc::runtime, "aql", "cooperative dispatch", "hsad_gws_init's code object does not take (u32, pointer, u64)");
+  }
+  auto* base = static_cast<unsigned char*>(kernarg);
+  std::memcpy(base + args[0].offset, &waves_minus_one, 4);
+  std::memcpy(base + args[1].offset, &grid_sync, 8);
+  std::memcpy(base + args[2].offset, &items, 8);
   if (!gws_init.hidden_args.empty()) fill_hidden_args(gws_init.hidden_args, kernarg, Dim3{1}, Dim3{1}, HiddenContext{});
 }
 

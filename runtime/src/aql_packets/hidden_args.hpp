@@ -19,6 +19,7 @@ enum class HiddenValue : std::uint8_t {
   hostcall_buffer,                              // printf's and malloc's channel to the host
   heap,                                         // v5: the device heap of malloc and free
   queue_ptr,                                    // v5: the hsa_queue_t the dispatch runs on
+  grid_sync,                                    // a cooperative dispatch's memory grid barrier (mg_info)
 };
 
 // What a dispatch's hidden arguments are filled with beyond its shape.
@@ -27,6 +28,9 @@ struct HiddenContext {
   std::uint64_t hostcall_buffer = 0;    // the device's hostcall buffer (rocr::HostcallService)
   std::uint64_t heap = 0;               // the device's heap (v5 malloc)
   std::uint64_t queue_ptr = 0;          // the ring's hsa_queue_t
+  // A cooperative dispatch: its grid barrier's block (AqlAgent::grid_sync_block), which
+  // hsad_gws_init readies before it; 0 otherwise (ockl's grid.is_valid() is then false).
+  std::uint64_t grid_sync = 0;
 };
 
 struct HiddenArg {
@@ -53,9 +57,10 @@ struct KernelImpl;
 }  // namespace hsad::detail
 
 namespace hsad::aql {
-// hsad_gws_init's kernarg block for cooperative dispatch `d`: its one argument, the grid's
-// work-groups minus one (one wave of each waits at ockl's grid barrier), and its hidden ones.
-void write_gws_init(void* kernarg, const detail::KernelImpl& gws_init, const detail::Dispatch& d);
+// hsad_gws_init's kernarg block for cooperative dispatch `d`: the grid's work-groups minus one (one
+// wave of each waits at ockl's grid barrier), the grid barrier's block in memory (`grid_sync`, 0:
+// none) and the grid's work-items, and its hidden arguments.
+void write_gws_init(void* kernarg, const detail::KernelImpl& gws_init, const detail::Dispatch& d, std::uint64_t grid_sync);
 
 // The work-groups of a dispatch of `grid` work-items in groups of `group` (whole groups).
 inline std::uint64_t group_count(const Dim3& grid, const Dim3& group) {

@@ -85,6 +85,12 @@ class AqlAgent {
   virtual std::uint64_t hostcall_buffer() { return 0; }
   // v5's device heap for malloc (zeroed: the device library's initial state), made on first use.
   virtual std::uint64_t device_heap() { return 0; }
+  // 64 bytes of device memory where a cooperative dispatch's grid barrier lives when its code keeps
+  // it in memory (ROCm 6's device library on gfx940-gfx942 and gfx11 on): made ready by hsad_gws_init
+  // before each cooperative dispatch, which runs behind every packet before it, and every cooperative
+  // dispatch of a device goes through ROCr's one cooperative queue, so one block serves them all.
+  // 0 where the agent has none.
+  virtual std::uint64_t grid_sync_block() { return 0; }
   // Device-run loops (Batch::loop_begin): the agent's build of the loop control kernel
   // (hsad_loop_control, kernels/loop_control.hpp), and a ring of `packets` that only it writes,
   // for a queue's loops. Throw Errc::unsupported where the agent has no such kernel.
@@ -118,7 +124,7 @@ class AqlAgent {
 inline aql::HiddenContext hidden_context(const Dispatch& d, AqlAgent& agent, std::uint64_t queue) {
   const KernelImpl& k = d.kernel.impl();
   return {d.config.dynamic_shared_bytes, k.needs_hostcall ? agent.hostcall_buffer() : 0,
-          k.needs_heap ? agent.device_heap() : 0, queue};
+          k.needs_heap ? agent.device_heap() : 0, queue, d.config.cooperative ? agent.grid_sync_block() : 0};
 }
 
 }  // namespace hsad::detail

@@ -115,7 +115,7 @@ void AqlBatchWriter::write_gws_init(std::uint32_t command, const Dispatch& d) {
   const std::size_t kbytes = init->info.kernarg_segment_size;
   const KernargPool::Block block = q_.acquire_block(kbytes, deadline_, sub_);
   sub_.tickets.push_back(block.ticket);
-  aql::write_gws_init(block.ptr, *init, d);
+  aql::write_gws_init(block.ptr, *init, d, agent_.grid_sync_block());
   counters_.kernarg_writes.fetch_add(1, std::memory_order_relaxed);
   const aql::Fences f = aql::fences_between(system_acquire_next_, false, o_.fence);
   const std::uint64_t slot_index = q_.reserve_slot(deadline_, sub_);

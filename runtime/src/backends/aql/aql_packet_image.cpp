@@ -88,7 +88,7 @@ AqlPacketImage::AqlPacketImage(AqlAgent& agent, std::uint64_t queue, const Batch
           Packet init;
           init.command = p.command;
           void* block = static_cast<unsigned char*>(kernarg_) + kernarg_offset;
-          aql::write_gws_init(block, *gws_init, d);
+          aql::write_gws_init(block, *gws_init, d, agent_.grid_sync_block());
           gws_blocks_.push_back({packets_.size(), kernarg_offset, 0});
           kernarg_offset += round_up64(gws_init->info.kernarg_segment_size);
           aql::write_dispatch_body(reinterpret_cast<hsa_kernel_dispatch_packet_t*>(&init.bytes),

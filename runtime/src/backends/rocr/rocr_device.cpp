@@ -268,6 +268,7 @@ std::uint32_t RocrDevice::max_active_groups_per_cu(const detail::KernelImpl& ker
 RocrDevice::~RocrDevice() {
   hostcall_.reset();  // its listener stops first: nothing asks it for the heap's slabs any more
   if (heap_) raw_deallocate(heap_, 0, Memory::device);
+  if (grid_sync_) raw_deallocate(grid_sync_, 0, Memory::device);
   api_.hsa_signal_destroy(copy_signal_);
 }
 
@@ -343,6 +344,12 @@ std::uint64_t RocrDevice::device_heap() {
   });
   (void)hostcall_buffer();
   return reinterpret_cast<std::uint64_t>(heap_);
+}
+
+std::uint64_t RocrDevice::grid_sync_block() {
+  // Written by hsad_gws_init on the device before each cooperative dispatch: never by the host.
+  std::call_once(grid_sync_once_, [this] { grid_sync_ = raw_allocate(64, Memory::device); });
+  return reinterpret_cast<std::uint64_t>(grid_sync_);
 }
 
 std::shared_ptr<const detail::KernelImpl> RocrDevice::gws_init_kernel() {

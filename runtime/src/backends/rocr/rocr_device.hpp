@@ -44,6 +44,7 @@ class RocrDevice : public detail::DeviceImpl, public detail::AqlAgent {
   void free_loop_working(void* ptr, std::size_t bytes) noexcept override { raw_deallocate(ptr, bytes, Memory::device); }
   std::uint64_t hostcall_buffer() override;
   std::uint64_t device_heap() override;
+  std::uint64_t grid_sync_block() override;
   bool host_can_read(Memory kind) const override { return kind == Memory::pinned_host; }
   std::uint32_t max_active_groups_per_cu(const detail::KernelImpl& kernel, std::uint32_t group_size,
                                          std::uint32_t dynamic_shared_bytes) const override;
@@ -118,6 +119,8 @@ class RocrDevice : public detail::DeviceImpl, public detail::AqlAgent {
   std::unique_ptr<HostcallService> hostcall_;  // printf and malloc, started by the first kernel that calls them
   std::once_flag heap_once_;
   void* heap_ = nullptr;  // v5 malloc's heap, zeroed (freed with the device)
+  std::once_flag grid_sync_once_;
+  void* grid_sync_ = nullptr;  // grid_sync_block(): 64 bytes of device memory (freed with the device)
   std::once_flag gws_init_once_;
   std::mutex cooperative_mutex_;
   std::weak_ptr<SharedCooperativeQueue> cooperative_;  // while a cooperative queue of this device lives
