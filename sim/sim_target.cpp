@@ -6,11 +6,15 @@
 namespace hsad::sim {
 
 const std::vector<Target>& targets() {
-  //                          name      gfx version  device  family wave  CUs SIMD waves LDS  L2 KiB SEs fw  SDMA count
+  //                          name      gfx version  device  family wave  CUs SIMD waves LDS  L2 KiB SEs fw  SDMA count XCCs
   static const std::vector<Target> all = {
-      {"gfx90a", 9, 0, 10, 0x740f, 141, 64, 104, 4, 8, 64, 8192, 8, 500, 30},   // MI210
-      {"gfx908", 9, 0, 8, 0x738c, 141, 64, 120, 4, 8, 64, 8192, 8, 500, 22},    // MI100
-      {"gfx1030", 10, 3, 0, 0x73bf, 143, 32, 80, 2, 16, 64, 4096, 4, 500, 30},  // RX 6900 XT
+      {"gfx90a", 9, 0, 10, 0x740f, 141, 64, 104, 4, 8, 64, 8192, 8, 500, 30, 1},   // MI210
+      {"gfx908", 9, 0, 8, 0x738c, 141, 64, 120, 4, 8, 64, 8192, 8, 500, 22, 1},    // MI100
+      {"gfx1030", 10, 3, 0, 0x73bf, 143, 32, 80, 2, 16, 64, 4096, 4, 500, 30, 1},  // RX 6900 XT
+      // MI300X: 304 CUs over 8 XCCs (38 each, 4 shader engines each), 4 MiB of L2 per XCC (the
+      // model has one L2: the 256 MiB Infinity Cache behind it is not modelled). ROCr 6.x only:
+      // ROCr 5.2 predates gfx942.
+      {"gfx942", 9, 4, 2, 0x74a1, 141, 64, 304, 4, 8, 64, 4096, 32, 500, 30, 8},
   };
   return all;
 }

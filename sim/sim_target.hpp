@@ -13,7 +13,7 @@ struct Target {
   const char* name;               // "gfx90a": the processor, as LLVM and ROCr name it
   std::uint32_t major, minor, stepping;  // its gfx version: gfx_target_version = major*10000 + minor*100 + stepping
   std::uint16_t device_id;        // a PCI device id of the family (the thunk's table maps it to the same version)
-  std::uint32_t family;           // libdrm's AMDGPU_FAMILY_* (141 AI: gfx9; 143 NV: gfx10.3)
+  std::uint32_t family;           // libdrm's AMDGPU_FAMILY_* (141 AI: gfx9 and CDNA; 143 NV: gfx10.3)
   std::uint32_t wavefront;        // the default wave size
   std::uint32_t compute_units;    // ROCr's count (RDNA: CUs, not WGPs)
   std::uint32_t simds_per_cu;     // 4 (GCN, CDNA), 2 (RDNA)
@@ -25,6 +25,9 @@ struct Target {
   // The width of the SDMA linear copy's byte count: 22 bits on gfx9's engines, 30 on gfx90a's
   // (SDMA 4.4) and from gfx10.3 on, where ROCr 6 sends copies of up to 1 GiB in one packet.
   std::uint32_t sdma_copy_count_bits;
+  // Compute dies (XCCs) the GPU's compute units are spread over: 8 on an MI300X, as KFD reports
+  // them (num_xcc); ROCr sizes each queue's save area and scratch per XCC.
+  std::uint32_t xccs = 1;
   // The marketing name says it, so no number taken under the simulator passes for an AMD one.
   std::string marketing_name() const { return std::string("hsadispatch simulated ") + name + " (not an AMD GPU)"; }
   std::uint32_t gfx_target_version() const { return major * 10000 + minor * 100 + stepping; }

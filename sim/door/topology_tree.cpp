@@ -166,7 +166,7 @@ void gpu_node(Files& f, std::uint32_t node) {
       .add("debug_prop", 0)
       .add("sdma_fw_version", t.fw_version)
       .add("unique_id", 0x5157000000000000ull + node)
-      .add("num_xcc", 1);
+      .add("num_xcc", t.xccs);
   f[n + "properties"] = p.text;
   f[n + "mem_banks/0/properties"] = Props{}
                                         .add("heap_type", 1)  // FRAME_BUFFER_PUBLIC: ROCr maps it for the host

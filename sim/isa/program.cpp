@@ -8,6 +8,7 @@
 #include <cctype>
 #include <llvm-c/Disassembler.h>
 #include <llvm-c/Target.h>
+#include <llvm/Config/llvm-config.h>  // LLVM_VERSION_MAJOR
 
 #include <cmath>
 #include <cstdio>
@@ -573,6 +574,16 @@ void init_llvm() {
   });
 }
 
+// The processor LLVM's disassembler is asked to decode for. LLVM 15 knows gfx940 but not gfx941 or
+// gfx942 (asked for them, it ends the process), and the three share their encodings; LLVM 21 knows
+// all but gfx940 and gfx941.
+const char* disassembler_cpu(const std::string& processor) {
+#if LLVM_VERSION_MAJOR < 16
+  if (processor == "gfx941" || processor == "gfx942") return "gfx940";
+#endif
+  return processor.c_str();
+}
+
 void note_registers(const Operand& o, std::uint16_t* max_v, std::uint16_t* max_a) {
   if (o.kind == Operand::vgpr) *max_v = std::max<std::uint16_t>(*max_v, std::uint16_t(o.reg + o.width));
   if (o.kind == Operand::agpr) *max_a = std::max<std::uint16_t>(*max_a, std::uint16_t(o.reg + o.width));
@@ -582,7 +593,7 @@ void note_registers(const Operand& o, std::uint16_t* max_v, std::uint16_t* max_a
 Program::Program(const Target& target, std::uint64_t address, std::string_view code) : target_(target), address_(address) {
   init_llvm();
   register_all_ops();
-  LLVMDisasmContextRef dc = LLVMCreateDisasmCPUFeatures("amdgcn-amd-amdhsa", target.processor.c_str(),
+  LLVMDisasmContextRef dc = LLVMCreateDisasmCPUFeatures("amdgcn-amd-amdhsa", disassembler_cpu(target.processor),
                                                         target.gfx10 && target.wave64 ? "+wavefrontsize64" : "",
                                                         nullptr, 0, nullptr, nullptr);
   if (!dc) throw std::runtime_error("LLVM has no AMDGPU disassembler for " + target.processor);

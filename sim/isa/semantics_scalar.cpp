@@ -405,13 +405,18 @@ void register_scalar_ops() {
   for (const char* n : {"s_nop", "s_waitcnt", "s_waitcnt_vscnt", "s_waitcnt_vmcnt", "s_waitcnt_lgkmcnt", "s_waitcnt_expcnt",
                         "s_clause", "s_inst_prefetch", "s_sleep", "s_setprio", "s_icache_inv", "s_dcache_inv",
                         "s_dcache_wb", "s_sendmsg", "s_ttracedata", "buffer_gl0_inv", "buffer_gl1_inv", "buffer_wbinvl1",
-                        "buffer_wbinvl1_vol", "buffer_inv", "s_dcache_inv_vol", "s_round_mode"}) {
+                        "buffer_wbinvl1_vol", "s_dcache_inv_vol", "s_round_mode"}) {
     reg(n, nothing, 0);  // the caches nearer the CUs are not modelled: they hold nothing
   }
   // gfx90a's L2 controls, which a release and an acquire at system scope emit (LLVM's memory
   // model for GFX90A): what the cache model's L2 does at a packet's system-scope fences.
   reg("buffer_wbl2", [](WorkGroup& g, Wave&, const Inst&) { g.memory.write_back_l2(); }, 0);
   reg("buffer_invl2", [](WorkGroup& g, Wave&, const Inst&) { g.memory.invalidate_l2(); }, 0);
+  // gfx94x's one cache control (LLVM's memory model for GFX942): sc1 set reaches the L2 (system
+  // scope: an acquire then re-reads what the host or a peer wrote); without it, the nearer caches.
+  reg("buffer_inv", [](WorkGroup& g, Wave&, const Inst& in) {
+    if (in.flags & kSc1) g.memory.invalidate_l2();
+  }, 0);
   reg("s_denorm_mode", [](WorkGroup&, Wave& w, const Inst& in) { w.mode = (w.mode & ~0xf0u) | ((in.simm & 0xf) << 4); }, 0);
   reg("s_endpgm", [](WorkGroup&, Wave& w, const Inst&) { w.state = Wave::State::done; }, 0);
   reg("s_code_end", [](WorkGroup& g, Wave& w, const Inst& in) { g.fault(w, in, "execution ran past the end of the kernel"); }, 0);

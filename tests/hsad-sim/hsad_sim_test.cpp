@@ -153,6 +153,9 @@ std::uint32_t explicit_end(const KernelInfo& k) {
 }
 
 TEST(HsadSim, PicksTheCodeObjectOfItsTarget) {
+  // The agent's own object, and the device says so (ROCr lists the agent with its features).
+  const std::string isa = rocr_device().info().isa;
+  EXPECT_EQ(rocr_device().info().code_object, isa + " (built for " + isa + ")");
   const Kernel k = rocr_device().kernel("bitonic_step");
   // The wavefront size comes from the metadata of the code object picked for the agent.
   EXPECT_EQ(k.info().wavefront_size, rocr_device().info().wavefront_size);
