@@ -103,7 +103,15 @@ fi
 
 if [ $do_build -eq 1 ]; then
   section "build"
-  list=$(echo "$targets" | xargs | tr ' ' ';')
+  # Each GPU's own target and its family's generic one: where no compiler here knows the GPU by
+  # name (a gfx1103 with an older clang), the generic object still runs on it.
+  generics=$(for t in $targets; do
+    case $t in
+      gfx94*|gfx950) echo gfx9-4-generic ;; gfx103*) echo gfx10-3-generic ;;
+      gfx11*) echo gfx11-generic ;; gfx12*) echo gfx12-generic ;;
+    esac
+  done | sort -u)
+  list=$(echo $targets $generics | xargs | tr ' ' ';')
   gen=(); command -v ninja >/dev/null && gen=(-G Ninja)
   if ! { cmake -S "$src" -B "$build" "${gen[@]}" -DCMAKE_BUILD_TYPE=Release "-DHSAD_AMDGPU_TARGETS=$list" &&
          cmake --build "$build" -j "$(nproc)"; } >>"$report" 2>&1; then
