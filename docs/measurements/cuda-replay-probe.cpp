@@ -4,6 +4,9 @@
 // (cuStreamWriteValue32), the graph's own write node given a new value first
 // (cuGraphExecBatchMemOpNodeSetParams), an event recorded after it (cuEventRecord); and
 // cuCtxGetCurrent. Median host ns per submit over --reps, each launch waited for before the next.
+// Then how the graph was made (the library captures on a stream of its own and launches on the
+// queue's): captured on another stream and launched here, the same after cuGraphUpload here, and a
+// kernel with a 24-byte argument block (as the library passes it, CU_LAUNCH_PARAM_BUFFER_POINTER).
 // Built against the toolkit's stub libcuda: nvcc is needed only for the kernel's PTX, given as text.
 #include <cuda.h>
 
@@ -21,6 +24,7 @@ const char* kPtx = R"(
 .target sm_80
 .address_size 64
 .visible .entry empty() { ret; }
+.visible .entry empty_args(.param .u64 a, .param .u32 b, .param .u32 c, .param .u32 d, .param .u32 e) { ret; }
 )";
 
 void check(CUresult r, const char* what) {
@@ -70,7 +74,12 @@ int main(int argc, char** argv) {
   check(cuMemHostGetDevicePointer(&slot, slot_host, 0), "cuMemHostGetDevicePointer");
   CUevent ev;
   check(cuEventCreate(&ev, CU_EVENT_DISABLE_TIMING), "cuEventCreate");
-  std::printf("device,%s\ndispatches,launch,launch+stream_write,set_node+launch,launch+event,ctx_get_current\n", name);
+  CUfunction f_args;
+  check(cuModuleGetFunction(&f_args, mod, "empty_args"), "cuModuleGetFunction");
+  CUstream other;
+  check(cuStreamCreate(&other, CU_STREAM_NON_BLOCKING), "cuStreamCreate");
+  std::printf("device,%s\ndispatches,launch,launch+stream_write,set_node+launch,launch+event,ctx_get_current,"
+              "captured_elsewhere,captured_elsewhere+upload,with_args_buffer\n", name);
   for (int n : {1, 16, 1024}) {
     // Two graphs of n kernels: one plain, one ending in a captured memory write.
     CUgraphExec plain, with_node;
@@ -118,7 +127,32 @@ int main(int argc, char** argv) {
       CUcontext c;
       check(cuCtxGetCurrent(&c), "cuCtxGetCurrent");
     });
-    std::printf("%d,%.0f,%.0f,%.0f,%.0f,%.0f\n", n, launch, stream_write, set_node, event, get_ctx);
+    // The same n kernels captured on `other`, launched on `s`; then uploaded to `s` first; then with arguments.
+    auto capture = [&](CUstream on, bool args) {
+      check(cuStreamBeginCapture(on, CU_STREAM_CAPTURE_MODE_THREAD_LOCAL), "cuStreamBeginCapture");
+      unsigned char block[24] = {};
+      std::size_t size = sizeof block;
+      void* extra[] = {CU_LAUNCH_PARAM_BUFFER_POINTER, block, CU_LAUNCH_PARAM_BUFFER_SIZE, &size, CU_LAUNCH_PARAM_END};
+      for (int i = 0; i < n; ++i) {
+        check(cuLaunchKernel(args ? f_args : f, 1, 1, 1, 1, 1, 1, 0, on, nullptr, args ? extra : nullptr), "cuLaunchKernel");
+      }
+      CUgraph graph;
+      check(cuStreamEndCapture(on, &graph), "cuStreamEndCapture");
+      CUgraphExec exec;
+      check(cuGraphInstantiateWithFlags(&exec, graph, 0), "cuGraphInstantiate");
+      return exec;
+    };
+    CUgraphExec elsewhere = capture(other, false), uploaded = capture(other, false), with_args = capture(s, true);
+    check(cuGraphUpload(uploaded, s), "cuGraphUpload");
+    check(cuStreamSynchronize(s), "cuStreamSynchronize");
+    const double launch_elsewhere = median_ns(reps, s, [&] { check(cuGraphLaunch(elsewhere, s), "cuGraphLaunch"); });
+    const double launch_uploaded = median_ns(reps, s, [&] { check(cuGraphLaunch(uploaded, s), "cuGraphLaunch"); });
+    const double launch_args = median_ns(reps, s, [&] { check(cuGraphLaunch(with_args, s), "cuGraphLaunch"); });
+    std::printf("%d,%.0f,%.0f,%.0f,%.0f,%.0f,%.0f,%.0f,%.0f\n", n, launch, stream_write, set_node, event, get_ctx,
+                launch_elsewhere, launch_uploaded, launch_args);
+    cuGraphExecDestroy(elsewhere);
+    cuGraphExecDestroy(uploaded);
+    cuGraphExecDestroy(with_args);
     cuGraphExecDestroy(plain);
     cuGraphExecDestroy(with_node);
   }

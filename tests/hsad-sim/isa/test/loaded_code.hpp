@@ -21,21 +21,31 @@ namespace hsad::isa::testing {
 
 std::string read_file(const std::string& path);
 
+// A comma-separated list of targets, as the build passes them, as C strings that live forever.
+inline std::vector<const char*> target_list(const std::string& list) {
+  static std::vector<std::string> names;  // never shrinks: the pointers below stay valid
+  names.reserve(64);
+  std::vector<const char*> out;
+  for (std::size_t at = 0; at < list.size();) {
+    const std::size_t comma = std::min(list.find(',', at), list.size());
+    names.push_back(list.substr(at, comma - at));
+    out.push_back(names.back().c_str());
+    at = comma + 1;
+  }
+  return out;
+}
+
 // The targets the build made the test kernels for (HSAD_ISA_TARGETS: the interpreter's targets that
 // hipcc knows; hipcc 7 dropped gfx940), and a test name for each.
 inline const std::vector<const char*>& isa_targets() {
-  static const std::vector<const char*> targets = [] {
-    static std::vector<std::string> names;
-    const std::string list = HSAD_ISA_TARGETS;
-    for (std::size_t at = 0; at < list.size();) {
-      const std::size_t comma = std::min(list.find(',', at), list.size());
-      names.push_back(list.substr(at, comma - at));
-      at = comma + 1;
-    }
-    std::vector<const char*> out;
-    for (const std::string& n : names) out.push_back(n.c_str());
-    return out;
-  }();
+  static const std::vector<const char*> targets = target_list(HSAD_ISA_TARGETS);
+  return targets;
+}
+// The targets the project's kernels run on in the interpreter: those, and those the library has a code
+// object for that the interpreter decodes though hipcc cannot build its test kernels (Debian 12's
+// clang-19 builds the library's gfx942 object; hipcc 5.2 does not know gfx942).
+inline const std::vector<const char*>& project_targets() {
+  static const std::vector<const char*> targets = target_list(HSAD_ISA_PROJECT_TARGETS);
   return targets;
 }
 struct TargetName {

@@ -23,7 +23,7 @@ TEST_P(ProjectKernels, BitonicSortOf32768KeysIn120Dispatches) { check_bitonic(ru
 TEST_P(ProjectKernels, CopyAndEmpty) { check_copy_and_empty(runner); }
 TEST_P(ProjectKernels, EveryLaplacianKernelMatchesTheReferenceBitForBit) { check_laplacian(runner); }
 
-INSTANTIATE_TEST_SUITE_P(Targets, ProjectKernels, ::testing::ValuesIn(isa_targets()), TargetName());
+INSTANTIATE_TEST_SUITE_P(Targets, ProjectKernels, ::testing::ValuesIn(project_targets()), TargetName());
 
 }  // namespace
 }  // namespace hsad::isa::testing

@@ -1,10 +1,12 @@
 // isa_library_walk: every instruction of the AMD code objects inside host programs and libraries
-// (the offload bundles of their .hip_fatbin sections) decoded for one target, and each checked
-// against what the interpreter implements. Code its authors did not write: Debian's rocRAND and
-// rocSPARSE, and the test programs hipcc built from rocPRIM's headers.
+// (the offload bundles of their .hip_fatbin sections), or in an offload bundle file itself (the
+// library's kernels.hsaco), decoded for one target, and each checked against what the interpreter
+// implements. Code its authors did not write: Debian's rocRAND and rocSPARSE, and the test
+// programs hipcc built from rocPRIM's headers.
 //   isa_library_walk --target gfx90a FILE...
 // Prints per file the code objects found, the distinct instructions and those the interpreter
-// lacks; exits 1 when any file lacks a .hip_fatbin or an instruction is unknown, 2 on bad usage.
+// lacks; exits 1 when any file has no code object for the target or an instruction is unknown, 2
+// on bad usage.
 #include <elf.h>
 
 #include <cstdio>
@@ -61,11 +63,15 @@ struct Walk {
 
 // Every offload bundle in the .hip_fatbin section (a library has one per translation unit).
 Walk walk(std::string_view file, const std::string& target) {
-  Elf64_Ehdr eh;
-  std::memcpy(&eh, file.data(), sizeof eh);
   std::string_view fatbin;
-  for (const auto& s : codeobject::elf_sections(file, eh)) {
-    if (s.name == ".hip_fatbin") fatbin = s.bytes;
+  if (is_offload_bundle(file)) {
+    fatbin = file;  // a bundle on its own
+  } else {
+    Elf64_Ehdr eh;
+    std::memcpy(&eh, file.data(), sizeof eh);
+    for (const auto& s : codeobject::elf_sections(file, eh)) {
+      if (s.name == ".hip_fatbin") fatbin = s.bytes;
+    }
   }
   Walk w;
   const std::string magic = "__CLANG_OFFLOAD_BUNDLE__";
@@ -103,14 +109,14 @@ int main(int argc, char** argv) {
   int failures = 0;
   for (int a = 3; a < argc; ++a) {
     const std::string bytes = read_file(argv[a]);
-    if (!is_elf(bytes)) {
-      std::printf("%s: not an ELF file, or not readable\n", argv[a]);
+    if (!is_elf(bytes) && !is_offload_bundle(bytes)) {
+      std::printf("%s: not an ELF file or an offload bundle, or not readable\n", argv[a]);
       ++failures;
       continue;
     }
     const Walk w = walk(bytes, target);
     if (w.code_objects == 0) {
-      std::printf("%s: no %s code object in a .hip_fatbin section\n", argv[a], target.c_str());
+      std::printf("%s: no %s code object (in a .hip_fatbin section, or the bundle)\n", argv[a], target.c_str());
       ++failures;
       continue;
     }
