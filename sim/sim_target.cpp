@@ -15,6 +15,8 @@ const std::vector<Target>& targets() {
       // model has one L2: the 256 MiB Infinity Cache behind it is not modelled). ROCr 6.x only:
       // ROCr 5.2 predates gfx942.
       {"gfx942", 9, 4, 2, 0x74a1, 141, 64, 304, 4, 8, 64, 4096, 32, 500, 30, 8},
+      // MI355X: 256 CUs over 8 XCCs (32 each), 160 KiB of LDS per CU, 4 MiB of L2 per XCC. ROCr 6.4+.
+      {"gfx950", 9, 5, 0, 0x75a3, 141, 64, 256, 4, 8, 160, 4096, 32, 500, 30, 8},
   };
   return all;
 }

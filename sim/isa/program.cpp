@@ -363,7 +363,7 @@ Target target_for(std::string_view processor, bool wave64) {
   t.wave64 = !starts_with(processor, "gfx10") || wave64;
   if (processor == "gfx908" || processor == "gfx900" || processor == "gfx906") return t;
   if (processor == "gfx90a") return t.packed_workitem_ids = true, t;
-  if (processor == "gfx940" || processor == "gfx941" || processor == "gfx942") {
+  if (processor == "gfx940" || processor == "gfx941" || processor == "gfx942" || processor == "gfx950") {
     t.packed_workitem_ids = true;
     t.architected_flat_scratch = true;
     return t;
