@@ -9,7 +9,7 @@
 # Sets: HSAD_HIPCC (empty without hipcc), HSAD_HIP_LLVM_VERSION, HSAD_HIP_LLVM_ROOT,
 #       HSAD_HIP_CLANG, HSAD_HIP_LLC, HSAD_HIP_LLD, HSAD_HIP_READELF (empty where absent),
 #       HSAD_LLVM_VERSION / HSAD_LLVM_ROOT (the interpreter's LLVM; empty where none has its
-#       development files), HSAD_AMD_CLANG (a newer clang for the targets hipcc does not know) and
+#       development files), HSAD_AMD_CLANG_EXE (a newer clang for the targets hipcc does not know) and
 #       HSAD_AMD_DEVICE_LIBS (hipcc's device libraries), HSAD_AMDGPU_BUILT_TARGETS (the targets of
 #       HSAD_AMDGPU_TARGETS some compiler builds) and HSAD_AMDGPU_{HIPCC,CLANG}[_GENERIC]_TARGETS
 #       (which builds which), HSAD_AMDGPU_OFFLOAD_ARCHS (hipcc's, for the HIP programs),
@@ -129,30 +129,32 @@ set(HSAD_AMDGPU_TARGETS "gfx90a;gfx908;gfx942;gfx950;gfx1030;gfx1100;gfx1101;gfx
     CACHE STRING "AMD GPU targets to build code objects for")
 
 # The second compiler: the newest clang of a Debian-laid-out LLVM newer than hipcc's, with the
-# linker and the bundler its HIP driver runs. HSAD_AMD_CLANG names one by hand (OFF: none).
-if(NOT DEFINED HSAD_AMD_CLANG)
-  set(found "")
-  if(HSAD_HIPCC)
-    foreach(v ${hsad_llvm_candidates})
-      if(HSAD_HIP_LLVM_VERSION AND v LESS_EQUAL HSAD_HIP_LLVM_VERSION)
-        break()
-      endif()
-      set(bin /usr/lib/llvm-${v}/bin)
-      if(EXISTS ${bin}/clang++ AND EXISTS ${bin}/ld.lld AND EXISTS ${bin}/clang-offload-bundler AND EXISTS ${bin}/llvm-as)
-        set(found ${bin}/clang++)
-        break()
-      endif()
-    endforeach()
-  endif()
-  set(HSAD_AMD_CLANG "${found}" CACHE STRING "A clang newer than hipcc's that builds the AMD targets hipcc does not know (OFF: none)")
+# linker and the bundler its HIP driver runs, looked for at every configure (a clang installed or a
+# hipcc upgraded later is seen). HSAD_AMD_CLANG names one by hand (OFF: none).
+set(HSAD_AMD_CLANG "" CACHE STRING "A clang newer than hipcc's that builds the AMD targets hipcc does not know (empty: looked for; OFF: none)")
+set(HSAD_AMD_CLANG_EXE "${HSAD_AMD_CLANG}")
+if(HSAD_AMD_CLANG_EXE STREQUAL "" AND HSAD_HIPCC)
+  foreach(v ${hsad_llvm_candidates})
+    if(HSAD_HIP_LLVM_VERSION AND v LESS_EQUAL HSAD_HIP_LLVM_VERSION)
+      break()
+    endif()
+    set(bin /usr/lib/llvm-${v}/bin)
+    if(EXISTS ${bin}/clang++ AND EXISTS ${bin}/ld.lld AND EXISTS ${bin}/clang-offload-bundler AND EXISTS ${bin}/llvm-as)
+      set(HSAD_AMD_CLANG_EXE ${bin}/clang++)
+      break()
+    endif()
+  endforeach()
+endif()
+if(NOT HSAD_AMD_CLANG_EXE)
+  set(HSAD_AMD_CLANG_EXE "")
 endif()
 set(HSAD_AMD_CLANG_VERSION "")
-if(HSAD_AMD_CLANG)
-  execute_process(COMMAND ${HSAD_AMD_CLANG} --version OUTPUT_VARIABLE clang_version ERROR_QUIET TIMEOUT 60)
+if(HSAD_AMD_CLANG_EXE)
+  execute_process(COMMAND ${HSAD_AMD_CLANG_EXE} --version OUTPUT_VARIABLE clang_version ERROR_QUIET TIMEOUT 60)
   if(clang_version MATCHES "clang version ([0-9]+)")
     set(HSAD_AMD_CLANG_VERSION ${CMAKE_MATCH_1})
   endif()
-  get_filename_component(HSAD_AMD_CLANG_BIN ${HSAD_AMD_CLANG} DIRECTORY)
+  get_filename_component(HSAD_AMD_CLANG_BIN ${HSAD_AMD_CLANG_EXE} DIRECTORY)
 endif()
 
 # hsad_clang_knows(OUT clang target): whether `clang` accepts `target` (cached per compiler).
@@ -209,11 +211,12 @@ foreach(target IN LISTS HSAD_AMDGPU_TARGETS)
   endif()
   if(HSAD_HIPCC)
     hsad_clang_knows(by_hipcc "${HSAD_HIP_CLANG}" ${target})
-    hsad_clang_knows(by_clang "${HSAD_AMD_CLANG}" ${target})
-    # hipcc also needs its device libraries to know the target (hipcc 5.2's clang accepts gfx1100,
-    # but ROCm 5.2's libraries have nothing for it).
-    string(REGEX REPLACE "^gfx" "" isa_suffix ${target})
-    if(by_hipcc AND EXISTS ${HSAD_AMD_DEVICE_LIBS}/oclc_isa_version_${isa_suffix}.bc)
+    hsad_clang_knows(by_clang "${HSAD_AMD_CLANG_EXE}" ${target})
+    # hipcc also needs its device libraries to know the processor (hipcc 5.2's clang accepts gfx1100,
+    # but ROCm 5.2's libraries have nothing for it); where they were not found, hipcc is trusted.
+    string(REGEX REPLACE ":.*" "" processor ${target})  # gfx90a:xnack+ is gfx90a's
+    string(REGEX REPLACE "^gfx" "" isa_suffix ${processor})
+    if(by_hipcc AND (NOT HSAD_AMD_DEVICE_LIBS OR EXISTS ${HSAD_AMD_DEVICE_LIBS}/oclc_isa_version_${isa_suffix}.bc))
       list(APPEND HSAD_AMDGPU_HIPCC${suffix}_TARGETS ${target})
     elseif(by_clang)
       list(APPEND HSAD_AMDGPU_CLANG${suffix}_TARGETS ${target})
@@ -264,12 +267,12 @@ if(HSAD_HIPCC)
   string(REPLACE ";" " " by_clang "${HSAD_AMDGPU_CLANG_TARGETS};${HSAD_AMDGPU_CLANG_GENERIC_TARGETS}")
   string(REPLACE ";" " " skipped "${HSAD_AMDGPU_SKIPPED_TARGETS}")
   message(STATUS "AMD code objects: hipcc (clang ${HSAD_HIP_LLVM_VERSION}, device libraries ${HSAD_AMD_DEVICE_LIBS}) builds ${by_hipcc}")
-  if(HSAD_AMD_CLANG)
-    message(STATUS "AMD code objects: ${HSAD_AMD_CLANG} (clang ${HSAD_AMD_CLANG_VERSION}) builds ${by_clang}")
+  if(HSAD_AMD_CLANG_EXE)
+    message(STATUS "AMD code objects: ${HSAD_AMD_CLANG_EXE} (clang ${HSAD_AMD_CLANG_VERSION}) builds ${by_clang}")
   endif()
   if(HSAD_AMDGPU_SKIPPED_TARGETS)
     set(compilers "hipcc's clang ${HSAD_HIP_LLVM_VERSION}")
-    if(HSAD_AMD_CLANG)
+    if(HSAD_AMD_CLANG_EXE)
       string(APPEND compilers " and clang ${HSAD_AMD_CLANG_VERSION}")
     else()
       string(APPEND compilers " (and no newer clang: install clang-N, lld-N, llvm-N and clang-tools-N)")

@@ -581,6 +581,12 @@ const char* disassembler_cpu(const std::string& processor) {
 #if LLVM_VERSION_MAJOR < 16
   if (processor == "gfx941" || processor == "gfx942") return "gfx940";
 #endif
+#if LLVM_VERSION_MAJOR < 20
+  if (processor == "gfx950") {
+    throw std::runtime_error("the ISA interpreter's disassembler (LLVM " + std::to_string(LLVM_VERSION_MAJOR) +
+                             ") does not know gfx950: LLVM 20 or later does");
+  }
+#endif
   return processor.c_str();
 }
 

@@ -410,12 +410,16 @@ void register_scalar_ops() {
   }
   // gfx90a's L2 controls, which a release and an acquire at system scope emit (LLVM's memory
   // model for GFX90A): what the cache model's L2 does at a packet's system-scope fences.
-  reg("buffer_wbl2", [](WorkGroup& g, Wave&, const Inst&) { g.memory.write_back_l2(); }, 0);
+  // On gfx94x the scope is in the bits (LLVM's memory model for GFX942): sc1 alone is agent scope,
+  // which the one modelled L2 already serves (its XCCs' several L2s are not modelled); sc0 and sc1
+  // together are system scope, which reaches the L2. gfx90a's forms carry neither: system scope.
+  reg("buffer_wbl2", [](WorkGroup& g, Wave&, const Inst& in) {
+    if (!(in.flags & kSc1) || (in.flags & kSc0)) g.memory.write_back_l2();
+  }, 0);
   reg("buffer_invl2", [](WorkGroup& g, Wave&, const Inst&) { g.memory.invalidate_l2(); }, 0);
-  // gfx94x's one cache control (LLVM's memory model for GFX942): sc1 set reaches the L2 (system
-  // scope: an acquire then re-reads what the host or a peer wrote); without it, the nearer caches.
+  // gfx94x's invalidate: the L2 at system scope (sc0 sc1), the nearer caches (not modelled) below it.
   reg("buffer_inv", [](WorkGroup& g, Wave&, const Inst& in) {
-    if (in.flags & kSc1) g.memory.invalidate_l2();
+    if ((in.flags & kSc0) && (in.flags & kSc1)) g.memory.invalidate_l2();
   }, 0);
   reg("s_denorm_mode", [](WorkGroup&, Wave& w, const Inst& in) { w.mode = (w.mode & ~0xf0u) | ((in.simm & 0xf) << 4); }, 0);
   reg("s_endpgm", [](WorkGroup&, Wave& w, const Inst&) { w.state = Wave::State::done; }, 0);

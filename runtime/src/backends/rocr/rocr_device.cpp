@@ -59,7 +59,7 @@ std::string describe_code_object_choice(const std::string& isa) {
     const CodeObjectChoice c = choose_code_object(all, isa);
     if (c.bytes.empty()) return "none (" + c.reason + "; have: " + code_object_targets(all) + ")";
     return c.target + " (" + c.reason + ")";
-  } catch (const Error& e) {
+  } catch (const std::exception& e) {  // an unreadable or malformed HSAD_AMD_CODE_OBJECTS: said when a kernel loads
     return std::string("none (") + e.what() + ")";
   }
 }
