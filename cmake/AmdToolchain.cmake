@@ -18,15 +18,23 @@
 #       hsad_amdgpu_known_targets(OUT targets...).
 include_guard(GLOBAL)
 
+# hsad_clang_major(OUT compiler): the major version of the clang `compiler` runs, from the banner its
+# --version ends with ("Debian clang version 21.1.8"); empty where it names none. Debian 12's hipcc
+# also runs rocm_agent_enumerator, which fails on a machine without /dev/kfd: stderr only.
+function(hsad_clang_major out compiler)
+  execute_process(COMMAND ${compiler} --version OUTPUT_VARIABLE banner ERROR_QUIET TIMEOUT 60)
+  set(major "")
+  if(banner MATCHES "clang version ([0-9]+)")
+    set(major ${CMAKE_MATCH_1})
+  endif()
+  set(${out} "${major}" PARENT_SCOPE)
+endfunction()
+
 find_program(HSAD_HIPCC hipcc)
 set(HSAD_HIP_LLVM_VERSION "")
 if(HSAD_HIPCC)
-  # hipcc --version ends with its clang's banner ("Debian clang version 21.1.8"). Debian 12's
-  # hipcc also runs rocm_agent_enumerator, which fails on a machine without /dev/kfd: stderr only.
-  execute_process(COMMAND ${HSAD_HIPCC} --version OUTPUT_VARIABLE hipcc_version ERROR_QUIET TIMEOUT 60)
-  if(hipcc_version MATCHES "clang version ([0-9]+)")
-    set(HSAD_HIP_LLVM_VERSION ${CMAKE_MATCH_1})
-  else()
+  hsad_clang_major(HSAD_HIP_LLVM_VERSION ${HSAD_HIPCC})
+  if(NOT HSAD_HIP_LLVM_VERSION)
     message(WARNING "hipcc --version names no clang version; the AMD tools are looked for on PATH")
   endif()
 endif()
@@ -150,10 +158,7 @@ if(NOT HSAD_AMD_CLANG_EXE)
 endif()
 set(HSAD_AMD_CLANG_VERSION "")
 if(HSAD_AMD_CLANG_EXE)
-  execute_process(COMMAND ${HSAD_AMD_CLANG_EXE} --version OUTPUT_VARIABLE clang_version ERROR_QUIET TIMEOUT 60)
-  if(clang_version MATCHES "clang version ([0-9]+)")
-    set(HSAD_AMD_CLANG_VERSION ${CMAKE_MATCH_1})
-  endif()
+  hsad_clang_major(HSAD_AMD_CLANG_VERSION ${HSAD_AMD_CLANG_EXE})
   get_filename_component(HSAD_AMD_CLANG_BIN ${HSAD_AMD_CLANG_EXE} DIRECTORY)
 endif()
 
