@@ -84,35 +84,6 @@ else()
   set(HSAD_LLVM_PICKED "")
 endif()
 
-# hsad_amdgpu_known_targets(OUT t...): the targets of t... that hipcc's clang accepts, in order;
-# each one it refuses is named once (hipcc 7 no longer knows gfx940, for one).
-function(hsad_amdgpu_known_targets out)
-  set(known "")
-  foreach(target IN LISTS ARGN)
-    string(MAKE_C_IDENTIFIER "HSAD_CLANG_KNOWS_${target}" key)
-    if(NOT DEFINED ${key})
-      set(ok OFF)
-      if(HSAD_HIP_CLANG)
-        # A processor name with optional features: the driver checks the whole target ID.
-        execute_process(COMMAND ${HSAD_HIP_CLANG} --target=amdgcn-amd-amdhsa -mcpu=${target} -nogpulib -x c -c
-                                /dev/null -o /dev/null
-                        RESULT_VARIABLE rc OUTPUT_QUIET ERROR_QUIET TIMEOUT 60)
-        if(rc EQUAL 0)
-          set(ok ON)
-        endif()
-      endif()
-      set(${key} ${ok} CACHE INTERNAL "")
-      if(NOT ok)
-        message(STATUS "AMD target ${target}: hipcc's clang (${HSAD_HIP_CLANG}) does not know it, so it is left out")
-      endif()
-    endif()
-    if(${key})
-      list(APPEND known ${target})
-    endif()
-  endforeach()
-  set(${out} ${known} PARENT_SCOPE)
-endfunction()
-
 # HIP kernels meant for partial work-groups (Batch::exec_partial_groups): clang 17 and later assume
 # whole work-groups unless told otherwise (-fno-offload-uniform-block), and then read blockDim and
 # gridDim as if every group were whole (the code object says `.uniform_work_group_size: 1`).
