@@ -6,3 +6,4 @@
 #include "cooperative.cu"
 #include "loop_control.cu"
 #include "jacobi.cu"
+#include "completion.cu"

@@ -436,10 +436,20 @@ TEST(GpuReplay, ASortIsBuiltOnceAndReplayedBitExact) {
   EXPECT_EQ(again.host_waits, 1u);  // the batch's one wait (the blocking copies around it are not batch waits)
 }
 
+namespace {
+// cuda's replayed submissions complete on the queue's count (the default), or on a call of
+// their own after the launch (HSAD_CUDA_REPLAY_COMPLETION=event, stream or node).
+bool replay_completes_on_the_count() {
+  const char* how = std::getenv("HSAD_CUDA_REPLAY_COMPLETION");
+  return !how || std::string(how) == "counter" || std::string(how).empty();
+}
+}  // namespace
+
 // A replayed submit of an unchanged batch is the graph's launch and nothing that grows with it:
-// on cuda, on a thread with no current context, the context's look and switch there and back (3),
-// the completion's write (its node's new value, or a stream write: 1) and cuGraphLaunch (1),
-// the same for 1, 16 and 1024 dispatches; the counters still count every launch.
+// on cuda, on a thread with no current context, the context's look and switch there and back (3)
+// and cuGraphLaunch (1), and where the completion is not the graph's own count, its call (the
+// event's record, a stream write or its node's new value: 1), the same for 1, 16 and 1024
+// dispatches; the counters still count every launch.
 TEST(GpuReplay, AReplayedSubmitMakesTheSameFewDriverCallsWhateverItsSize) {
   REQUIRE_GPU();
   if (device.info().backend != "cuda") GTEST_SKIP() << "driver calls are counted on cuda";
@@ -458,13 +468,70 @@ TEST(GpuReplay, AReplayedSubmitMakesTheSameFewDriverCallsWhateverItsSize) {
         Submission s = q.submit(b, o);
         const Stats submitted = device.stats() - before;
         s.wait();
-        EXPECT_EQ(submitted.driver_calls, 5u);
+        EXPECT_EQ(submitted.driver_calls, replay_completes_on_the_count() ? 4u : 5u);
+        EXPECT_EQ(submitted.signals_created, 0u);
         EXPECT_EQ(submitted.packets, n);
         EXPECT_EQ(submitted.doorbells, 1u);
         EXPECT_EQ(submitted.images_built, 0u);
       }
     }).join();
   }
+}
+
+// cuda's replayed submissions that complete on the queue's count, while one is held on the
+// device (probe_spin): found by number by another queue's batch, which waits for it on the
+// device; memory freed meanwhile parked behind it; an abandoned one refused by name to a batch
+// that names it later; and no signal made for any of them.
+TEST(GpuReplay, ASubmissionCompletingOnTheCountIsFoundByNumberAndHoldsFreedMemory) {
+  REQUIRE_GPU();
+  if (device.info().backend != "cuda") GTEST_SKIP() << "the completion count is cuda's";
+  if (!replay_completes_on_the_count()) GTEST_SKIP() << "HSAD_CUDA_REPLAY_COMPLETION names another completion";
+  const Module m = device.load_module(modules_dir() + "/fault.fatbin");
+  Buffer flag = device.alloc(sizeof(unsigned), Memory::pinned_host);
+  Buffer x = device.alloc(sizeof(unsigned)), y = device.alloc(sizeof(unsigned), Memory::pinned_host);
+  *flag.host_as<unsigned>() = 1;
+  *y.host_as<unsigned>() = 0;
+  Queue a = device.create_queue(), b = device.create_queue();
+  Options o = Options::all();
+  o.replay = true;
+  Batch zero;
+  zero.copy(x, y, sizeof(unsigned));
+  a.run(zero, Options::all());  // a's submission 1
+  Batch held;
+  held.exec(m.kernel("probe_spin"), Dim3{1}, Dim3{1}, {flag}).exec(m.kernel("probe_add_one"), Dim3{1}, Dim3{1}, {x});
+  a.run(held, o);  // 2: captured, x = 1
+  __atomic_store_n(flag.host_as<unsigned>(), 0u, __ATOMIC_RELEASE);
+  const Stats before = device.stats();
+  Submission s = a.submit(held, o);  // 3: spins until the flag is set
+  EXPECT_EQ((device.stats() - before).signals_created, 0u);
+  // b has made no submission: offset 3 is a's third.
+  Batch after;
+  after.wait(a, 3).copy(y, x, sizeof(unsigned));
+  Submission read = b.submit(after, Options::all());
+  const std::size_t parked_before = device.impl().parked_bytes();
+  { Buffer doomed = device.alloc(4096); }
+  EXPECT_EQ(device.impl().parked_bytes() - parked_before, 4096u) << "memory freed under a counted submission was not parked";
+  std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  EXPECT_FALSE(read.ready()) << "b's copy did not wait for a's held submission";
+  EXPECT_FALSE(s.ready());
+  __atomic_store_n(flag.host_as<unsigned>(), 1u, __ATOMIC_RELEASE);
+  s.wait();
+  read.wait();
+  EXPECT_EQ(*y.host_as<unsigned>(), 2u);  // 1, then the held submission's + 1, then the copy
+  { Buffer next = device.alloc(64); }  // an allocation releases what ended
+  EXPECT_EQ(device.impl().parked_bytes(), parked_before);
+
+  // Held again, and abandoned by a wait that times out: a batch naming it by number is refused.
+  __atomic_store_n(flag.host_as<unsigned>(), 0u, __ATOMIC_RELEASE);
+  Submission stuck = a.submit(held, o);  // a's submission 4
+  EXPECT_THROW(stuck.wait(std::chrono::milliseconds(20)), Error);
+  Batch late;
+  late.wait(a, std::int64_t(a.submissions()) - std::int64_t(b.submissions())).copy(y, x, sizeof(unsigned));
+  const std::string refused = test::error_text([&] { (void)b.submit(late, Options::all()); });
+  EXPECT_NE(refused.find("abandoned"), std::string::npos) << refused;
+  __atomic_store_n(flag.host_as<unsigned>(), 1u, __ATOMIC_RELEASE);
+  stuck.wait();
+  EXPECT_EQ(*y.host_as<unsigned>(), 2u);
 }
 
 // Copies inside the replayed batch: rocr's go to the driver's copy engine, the image split

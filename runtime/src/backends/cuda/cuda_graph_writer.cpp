@@ -11,20 +11,24 @@
 
 namespace hsad::cuda {
 
-void CudaQueue::write_graphs(const Batch& batch, const Options& o, const detail::ResolvedWaits& waits,
-                             CudaSubmission& sub) {
-  Graph& g = graph_for(batch);
+void CudaQueue::write_graphs(const Batch& batch, const Options& o, const detail::ResolvedWaits& waits, Graph& g,
+                             const detail::Deadline& deadline, CudaSubmission& sub) {
+  // The count's target where the submission completes on it: what the last graph's launch
+  // will count. Not when profiling: the timing events recorded after the graph must end before
+  // the host sees the completion.
+  const bool on_count = g.counts && o.signal && !o.profile;
+  if (!on_count) acquire_signal(o, deadline, sub);
   // Each loop's slot for this launch: the submission reads it once complete.
   for (std::size_t i = 0; i < g.loops.size(); ++i) {
     LoopSlots& l = g.loops[i];
     sub.loops_read.push_back({l.words, l.launches++, l.max_iterations, l.live});
   }
-  counters_.device_loops.fetch_add(g.loops.size(), std::memory_order_relaxed);
+  if (!g.loops.empty()) counters_.device_loops.fetch_add(g.loops.size(), std::memory_order_relaxed);
   // The completion as the last graph's own write node: this launch's slot and value go into
   // the instantiated graph (a launch in flight keeps its own), and no stream write follows.
   // Not when profiling: the timing events recorded after the graph must end before the host
   // sees the completion.
-  const bool completion_in_graph = g.completion && sub.signal.flag && !o.profile;
+  const bool completion_in_graph = g.completion && sub.signal.flag && !sub.signal.counter && !o.profile;
   std::size_t command = 0;
   for (std::size_t k = 0; k < g.segments.size(); ++k) {
     const Segment& s = g.segments[k];
@@ -34,6 +38,12 @@ void CudaQueue::write_graphs(const Batch& batch, const Options& o, const detail:
     if (s.exec) {
       if (completion_in_graph && k + 1 == g.segments.size()) set_completion(g, s, sub.signal);
       check(counted(d_.cuGraphLaunch(s.exec, stream_)), "cuGraphLaunch");
+      if (g.counts && k + 1 == g.segments.size()) {
+        // Launched: the device will count it, whoever waits for it.
+        const std::uint32_t target = counter_->launched();
+        latest_count_.store(target, std::memory_order_release);
+        if (on_count) sub.signal = counter_signal(target), counters_.doorbells.fetch_add(1, std::memory_order_relaxed);
+      }
       // What the graph holds, as the stream path counts it command by command.
       command += s.commands;
       counters_.packets.fetch_add(s.packets, std::memory_order_relaxed);
@@ -55,7 +65,7 @@ void CudaQueue::write_graphs(const Batch& batch, const Options& o, const detail:
       sub.timed.push_back({std::uint32_t(first), what, start, end, true});
     }
   }
-  if (!completion_in_graph) record_signal(sub.signal);
+  if (!completion_in_graph && !on_count) record_signal(sub.signal);
   sub.set_pending();
 }
 

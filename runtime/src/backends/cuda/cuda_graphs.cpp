@@ -147,7 +147,7 @@ void CudaQueue::capture_loop(const Batch& batch, std::size_t index, Graph& g) {
         "cuStreamUpdateCaptureDependencies");
 }
 
-const CudaQueue::Graph* CudaQueue::current_graph(const Batch& batch) const {
+CudaQueue::Graph* CudaQueue::current_graph(const Batch& batch) {
   const auto it = graphs_.find(batch.id());
   if (it == graphs_.end() || it->second.version != batch.version() || it->second.args_version != batch.args_version() ||
       it->second.generation != device_->generation()) {
@@ -194,6 +194,25 @@ CudaQueue::Graph& CudaQueue::graph_for(const Batch& batch) {
   // a memory write captured now (to the queue's first slot, value 0) whose address and value
   // each launch sets (write_graphs). Ordered after everything captured before it.
   const auto capture_completion = [&] {
+    if (replay_completion_ == ReplayCompletion::counter) {
+      // The count's kernel, launched early where the GPU can (it waits for what precedes it).
+      const auto count = device_->kernel("hsad_count_completion");
+      CUdeviceptr device_count = count_device_, host = count_host_device_;
+      void* params[] = {&device_count, &host};
+      CUlaunchAttribute early{};
+      early.id = CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION;
+      early.value.programmaticStreamSerializationAllowed = 1;
+      CUlaunchConfig config{};
+      config.gridDimX = config.gridDimY = config.gridDimZ = 1;
+      config.blockDimX = config.blockDimY = config.blockDimZ = 1;
+      config.hStream = capture_stream_;
+      config.attrs = &early;
+      config.numAttrs = early_launch_ ? 1 : 0;
+      check(counted(d_.cuLaunchKernelEx(&config, static_cast<CUfunction>(count->native), params, nullptr)),
+            "cuLaunchKernelEx (hsad_count_completion)");
+      g.counts = true;
+      return;
+    }
     if (replay_completion_ != ReplayCompletion::node || completion_ != Completion::memwrite || !slots_device_) return;
     check(counted(d_.cuStreamWriteValue32(capture_stream_, slots_device_, 0, CU_STREAM_WRITE_VALUE_DEFAULT)),
           "cuStreamWriteValue32 (captured)");
@@ -233,6 +252,7 @@ CudaQueue::Graph& CudaQueue::graph_for(const Batch& batch) {
       check(counted(d_.cuMemcpyHtoD(reinterpret_cast<CUdeviceptr>(live), zeros, kLoopLiveBytes)), "cuMemcpyHtoD (a loop's state)");
       g.loops.push_back(std::move(slots));
     }
+    if (replay_completion_ == ReplayCompletion::counter) (void)device_->kernel("hsad_count_completion");
     if (!batch.loops().empty()) {
       (void)device_->kernel("hsad_loop_begin");
       (void)device_->kernel("hsad_loop_condition");

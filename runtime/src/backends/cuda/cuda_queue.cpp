@@ -31,7 +31,8 @@ CudaQueue::CudaQueue(std::shared_ptr<CudaDevice> device, Priority priority)
       replay_completion_(env_is("HSAD_CUDA_REPLAY_COMPLETION", "stream") ? ReplayCompletion::stream
                          : env_is("HSAD_CUDA_REPLAY_COMPLETION", "node") && d_.cuGraphExecBatchMemOpNodeSetParams
                              ? ReplayCompletion::node
-                             : ReplayCompletion::event),
+                         : env_is("HSAD_CUDA_REPLAY_COMPLETION", "event") ? ReplayCompletion::event
+                                                                           : ReplayCompletion::counter),
       early_launch_(std::stoi(device_->info().isa.substr(3)) >= 90 && !env_is("HSAD_CUDA_EARLY_LAUNCH", "0")),
       setup_context_(std::in_place, device_->driver(), device_->context()), kernarg_memory_(std::aligned_alloc(64, kKernargBytes)),
       kernarg_pool_(kernarg_memory_, kKernargBytes),
@@ -70,6 +71,18 @@ CudaQueue::CudaQueue(std::shared_ptr<CudaDevice> device, Priority priority)
   } else {
     check(d_.cuStreamCreate(&stream_, CU_STREAM_NON_BLOCKING), "cuStreamCreate");
   }
+  if (replay_completion_ == ReplayCompletion::counter) {
+    // The count starts at 0 on both sides: "none yet".
+    check(d_.cuMemAlloc(&count_device_, sizeof(std::uint32_t)), "cuMemAlloc (the completion count)");
+    const std::uint32_t zero = 0;
+    check(d_.cuMemcpyHtoD(count_device_, &zero, sizeof zero), "cuMemcpyHtoD (the completion count)");
+    void* page = nullptr;
+    check(d_.cuMemHostAlloc(&page, kSlotBytes, CU_MEMHOSTALLOC_DEVICEMAP | CU_MEMHOSTALLOC_PORTABLE), "cuMemHostAlloc");
+    std::memset(page, 0, kSlotBytes);
+    count_host_ = static_cast<std::uint32_t*>(page);
+    check(d_.cuMemHostGetDevicePointer(&count_host_device_, page, 0), "cuMemHostGetDevicePointer");
+    counter_.emplace(count_host_);
+  }
   setup_context_.reset();  // the caller's context current again
 }
 
@@ -90,6 +103,8 @@ CudaQueue::~CudaQueue() {
   d_.cuStreamDestroy(stream_);
   if (capture_stream_) d_.cuStreamDestroy(capture_stream_);
   if (slots_) d_.cuMemFreeHost(slots_);
+  if (count_host_) d_.cuMemFreeHost(count_host_);
+  if (count_device_) d_.cuMemFree(count_device_);
 }
 
 std::string CudaQueue::still_running() {
@@ -116,7 +131,7 @@ void CudaQueue::abandon(CudaSignal signal, SignalPool::Handle pooled, std::strin
 bool CudaQueue::abandoned_still_running(const CudaSignal& signal) {
   std::lock_guard<std::mutex> lock(abandoned_mutex_);
   for (auto it = abandoned_.begin(); it != abandoned_.end(); ++it) {
-    if (it->signal.event != signal.event || it->signal.flag != signal.flag) continue;
+    if (it->signal.event != signal.event || it->signal.flag != signal.flag || it->signal.target != signal.target) continue;
     if (!reached(it->signal)) return true;
     give_back(it->signal, it->pooled);
     guard_->ended();
@@ -158,6 +173,10 @@ SignalPool& CudaQueue::replay_events() {
 }
 
 void CudaQueue::give_back(CudaSignal& s, SignalPool::Handle pooled) noexcept {
+  if (s.counter) {  // the queue's count: nobody's to give back
+    s = {};
+    return;
+  }
   // A pooled event under memwrite completions is a replayed submission's (replay_events()).
   if (pooled && s.event && completion_ == Completion::memwrite) replay_events_->release(pooled);
   else if (pooled) signals_.release(pooled);
@@ -181,6 +200,10 @@ CudaSignal CudaQueue::create_signal() {
 }
 
 void CudaQueue::destroy_signal(CudaSignal& s) noexcept {
+  if (s.counter) {
+    s = {};
+    return;
+  }
   // cuMemFreeHost waits for every kernel of the context: kept while an abandoned one runs.
   if (guard_->can_free()) {
     if (s.event) d_.cuEventDestroy(s.event);
@@ -212,7 +235,7 @@ CUevent CudaQueue::native_event(const CudaSignal& s, bool pending, std::uint64_t
     CUstream side = nullptr;
     check(d_.cuStreamCreate(&side, CU_STREAM_NON_BLOCKING), "cuStreamCreate");
     const CUresult waited =
-        pending ? d_.cuStreamWaitValue32(side, s.flag_device, s.target, CU_STREAM_WAIT_VALUE_EQ) : CUDA_SUCCESS;
+        pending ? d_.cuStreamWaitValue32(side, s.flag_device, s.target, s.wait_flags()) : CUDA_SUCCESS;
     const CUresult recorded = waited == CUDA_SUCCESS ? d_.cuEventRecord(e, side) : waited;
     d_.cuStreamDestroy(side);  // released by the driver once its wait and record are done
     check(waited, "cuStreamWaitValue32");
@@ -256,7 +279,7 @@ void CudaQueue::wait(const CudaSignal& s, detail::Clock::time_point deadline, co
   const auto began = detail::Clock::now();
   for (int spins = 0;; ++spins) {
     if (s.flag) {
-      if (__atomic_load_n(s.flag, __ATOMIC_ACQUIRE) == s.target) return;
+      if (s.reached_by(__atomic_load_n(s.flag, __ATOMIC_ACQUIRE))) return;
       if ((spins & 255) == 255) {
         const CUresult r = d_.cuStreamQuery(stream_);
         if (r != CUDA_SUCCESS && r != CUDA_ERROR_NOT_READY) check(r, "cuStreamQuery");
@@ -357,7 +380,7 @@ void CudaQueue::copy(const detail::Copy& c) {
 }
 
 bool CudaQueue::reached(const CudaSignal& s) const noexcept {
-  if (s.flag) return __atomic_load_n(s.flag, __ATOMIC_ACQUIRE) == s.target;
+  if (s.flag) return s.reached_by(__atomic_load_n(s.flag, __ATOMIC_ACQUIRE));
   return s.event && d_.cuEventQuery(s.event) == CUDA_SUCCESS;
 }
 
@@ -418,10 +441,13 @@ std::unique_ptr<detail::SubmissionImpl> CudaQueue::submit(const Batch& batch, co
   // and launches never interleave. A replay of a batch whose graphs are current is the path
   // measured against cudaGraphLaunch: its driver calls are the context's look, the graph launch
   // and (ReplayCompletion::stream) the completion's write, or (node) the write node's new value.
-  const detail::Clock::time_point deadline = when.at();  // a driver launch costs far more than the clock
+  // The deadline is read from the clock only where something may wait (a pool, a host wait): a
+  // replay completing on the queue's count never does.
+  const detail::Deadline& deadline = when;
   const CurrentContext scope = device_->current();
   counters_.driver_calls.fetch_add(scope.calls(), std::memory_order_relaxed);
-  check_submittable(batch, waits, o.replay && current_graph(batch));
+  Graph* current = o.replay ? current_graph(batch) : nullptr;  // one lookup: a replay's common case
+  check_submittable(batch, waits, current != nullptr);
   auto sub = std::make_unique<CudaSubmission>(shared_from_this());
   sub->serial = ++serial_;
   sub->labels = batch.labels();
@@ -432,8 +458,24 @@ std::unique_ptr<detail::SubmissionImpl> CudaQueue::submit(const Batch& batch, co
     if (w) sub->waits_for.push_back(w);
   }
 
-  const auto acquire_within = [&] { return std::chrono::duration_cast<std::chrono::milliseconds>(deadline - detail::Clock::now()); };
-  if (o.signal && o.replay && completion_ == Completion::memwrite && replay_completion_ == ReplayCompletion::event) {
+  // A device-run loop is a WHILE node: a batch that has one goes out as graphs, replay or not.
+  if (o.replay || !batch.loops().empty()) {
+    Graph* g = current;
+    if (g) g->last_used = ++graph_uses_;
+    else g = &graph_for(batch);
+    write_graphs(batch, o, waits, *g, deadline, *sub);
+  } else {
+    acquire_signal(o, deadline, *sub);
+    write_commands(batch, o, waits, deadline.at(), *sub);
+  }
+  return sub;
+}
+
+void CudaQueue::acquire_signal(const Options& o, const detail::Deadline& deadline, CudaSubmission& s) {
+  CudaSubmission* sub = &s;
+  const auto acquire_within = [&] { return std::chrono::duration_cast<std::chrono::milliseconds>(deadline.at() - detail::Clock::now()); };
+  if (o.signal && o.replay && completion_ == Completion::memwrite &&
+      (replay_completion_ == ReplayCompletion::event || replay_completion_ == ReplayCompletion::counter)) {
     sub->pooled = replay_events().acquire(acquire_within());
     sub->signal.event = reinterpret_cast<CUevent>(sub->pooled);
   } else if (o.signal) {
@@ -447,10 +489,6 @@ std::unique_ptr<detail::SubmissionImpl> CudaQueue::submit(const Batch& batch, co
   } else {
     sub->signal = create_signal();
   }
-  // A device-run loop is a WHILE node: a batch that has one goes out as graphs, replay or not.
-  if (o.replay || !batch.loops().empty()) write_graphs(batch, o, waits, *sub);
-  else write_commands(batch, o, waits, deadline, *sub);
-  return sub;
 }
 
 void CudaQueue::wait_for(const detail::ResolvedWaits& waits, std::size_t index) {
@@ -459,6 +497,66 @@ void CudaQueue::wait_for(const detail::ResolvedWaits& waits, std::size_t index) 
     counters_.driver_calls.fetch_add(1, std::memory_order_relaxed);
   }
   counters_.device_waits.fetch_add(1, std::memory_order_relaxed);
+}
+
+void CudaQueue::record(detail::SubmissionImpl& s) {
+  auto& sub = static_cast<CudaSubmission&>(s);
+  if (sub.signal.counter) {
+    counter_->note(timeline.submitted() + 1, sub.signal.target);
+    timeline.count();
+    return;
+  }
+  timeline.record(sub.completion());
+}
+
+std::shared_ptr<detail::CompletionImpl> CudaQueue::completion_of(std::uint64_t number) {
+  if (counter_) {
+    if (const std::optional<std::uint32_t> target = counter_->target_of(number)) {
+      const CudaSignal s = counter_signal(*target);
+      {
+        // Abandoned after a timeout: whoever waits for it by number is told, as one holding it is.
+        std::lock_guard<std::mutex> lock(abandoned_mutex_);
+        for (const Abandoned& a : abandoned_) {
+          if (a.signal.counter && a.signal.target == s.target && !reached(s)) {
+            return std::make_shared<CudaCompletion>(shared_from_this(), CudaSignal{}, 0, true, "abandoned: " + a.what, number);
+          }
+        }
+      }
+      if (reached(s)) return nullptr;
+      return std::make_shared<CudaCompletion>(shared_from_this(), s, 0, true, std::string(), number);
+    }
+  }
+  return timeline.completion_of(number);
+}
+
+namespace {
+// What memory freed while counted launches run waits for (append_in_flight): the count's latest
+// launch, its queue held weakly, so a parked mark keeps no queue, nor through it the device that
+// parks it, alive. A queue that is gone synchronized its stream, or kept its memory for good.
+class CountMark : public detail::CompletionImpl {
+ public:
+  CountMark(const std::shared_ptr<CudaQueue>& queue, std::uint32_t target)
+      : CompletionImpl(queue->device()), queue_(queue), target_(target) {}
+  std::string failure() const override { return {}; }
+  bool ended() const override {
+    const auto q = queue_.lock();
+    return !q || q->reached(q->counter_signal(target_)) || !q->error().empty();
+  }
+  std::uint64_t native_handle() override { return 0; }
+
+ private:
+  std::weak_ptr<CudaQueue> queue_;
+  std::uint32_t target_;
+};
+}  // namespace
+
+void CudaQueue::append_in_flight(std::vector<detail::InFlight>& out) {
+  timeline.append_in_flight(out);
+  if (!counter_) return;
+  const std::uint32_t latest = latest_count();
+  if (!latest || reached(counter_signal(latest))) return;
+  auto mark = std::make_shared<CountMark>(shared_from_this(), latest);
+  if (!mark->ended()) out.push_back({{}, std::move(mark)});
 }
 
 }  // namespace hsad::cuda

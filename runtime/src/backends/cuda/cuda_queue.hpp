@@ -10,6 +10,7 @@
 #include <utility>
 #include <vector>
 
+#include "backends/cuda/cuda_completion_counter.hpp"
 #include "backends/cuda/cuda_device.hpp"
 #include "pools/kernarg_pool.hpp"
 #include "pools/signal_pool.hpp"
@@ -25,19 +26,29 @@ enum class Completion { event, memwrite };
 // How arguments reach cuLaunchKernel (HSAD_CUDA_ARGS): the packed kernarg block through
 // CU_LAUNCH_PARAM_BUFFER_POINTER, or an array of pointers into the same block (kernelParams).
 enum class ArgPassing { buffer, params };
-// How a replayed batch completes where the queue's completions are memory writes
-// (HSAD_CUDA_REPLAY_COMPLETION, for measuring all three): a pooled event recorded after the graph
-// launch (event: the cheapest call, docs/results.md "Issue 60"), a memory-write node at the end of
-// the batch's last graph given this submission's slot and value before the launch (node), or a
-// stream write after the launch (stream).
-enum class ReplayCompletion { event, node, stream };
+// How a replayed batch completes (HSAD_CUDA_REPLAY_COMPLETION, for measuring each): the queue's
+// count raised by the last node of the batch's last graph (counter, the default: no driver call
+// of its own, cuda_completion_counter.hpp), or, where the queue's completions are memory writes,
+// a pooled event recorded after the graph launch (event), a memory-write node at the end of the
+// batch's last graph given this submission's slot and value before the launch (node), or a
+// stream write after the launch (stream). docs/results.md "Issue 60" measures them.
+enum class ReplayCompletion { event, node, stream, counter };
 
-// One completion signal: an event, or a pinned 32-bit slot with the value it will reach.
+// One completion signal: an event, or a pinned 32-bit slot with the value it will reach: exactly
+// (a pooled slot), or at least, cyclically (`counter`: the queue's CompletionCounter, shared by
+// every submission it counts, never given back or freed with one).
 struct CudaSignal {
   CUevent event = nullptr;
   std::uint32_t* flag = nullptr;
   CUdeviceptr flag_device = 0;
   std::uint32_t target = 0;
+  bool counter = false;
+  // Whether the slot's `value` means the signal was reached.
+  bool reached_by(std::uint32_t value) const noexcept {
+    return counter ? CompletionCounter::reached(value, target) : value == target;
+  }
+  // How a stream waits for it (cuStreamWaitValue32).
+  unsigned wait_flags() const noexcept { return counter ? CU_STREAM_WAIT_VALUE_GEQ : CU_STREAM_WAIT_VALUE_EQ; }
 };
 
 class CudaQueue;
@@ -113,6 +124,19 @@ class CudaQueue : public detail::QueueImpl, public std::enable_shared_from_this<
   std::string error() const;
   void give_back(CudaSignal& s, SignalPool::Handle pooled) noexcept;
 
+  // A replayed submission that completes on the queue's count is counted in the timeline and
+  // found again through the count's ring (CompletionCounter); any other makes its completion now.
+  void record(detail::SubmissionImpl& sub) override;
+  std::shared_ptr<detail::CompletionImpl> completion_of(std::uint64_t number) override;
+  // And the count's latest launch, while it runs.
+  void append_in_flight(std::vector<detail::InFlight>& out) override;
+  // The signal of a counted submission whose launch ends with the count at `target`.
+  CudaSignal counter_signal(std::uint32_t target) const {
+    return {nullptr, count_host_, count_host_device_, target, true};
+  }
+  // The count's latest launch (0: none), for any thread.
+  std::uint32_t latest_count() const noexcept { return latest_count_.load(std::memory_order_acquire); }
+
  private:
   friend class CudaSubmission;
 
@@ -159,10 +183,12 @@ class CudaQueue : public detail::QueueImpl, public std::enable_shared_from_this<
     std::uint64_t generation = 0;  // the device's when captured: the batch's kernels were loaded in it
     // ReplayCompletion::node: the memory-write node that ends the last segment's graph.
     CUgraphNode completion = nullptr;
+    // ReplayCompletion::counter: the last segment's graph ends with hsad_count_completion.
+    bool counts = false;
   };
   // The batch's graphs where they are current (same version, same device generation), without
   // touching the cache's order; nullptr where a submit must capture or update.
-  const Graph* current_graph(const Batch& batch) const;
+  Graph* current_graph(const Batch& batch);
   // Graphs kept per queue (the AQL backends keep as many images): an application that records a
   // new batch per iteration must not grow without bound. Evicting one in flight is safe:
   // cuGraphExecDestroy frees an executable graph still running once it completes.
@@ -211,7 +237,12 @@ class CudaQueue : public detail::QueueImpl, public std::enable_shared_from_this<
   // or the batch's graphs (cuda_graph_writer.cpp, Options::replay).
   void write_commands(const Batch& batch, const Options& o, const detail::ResolvedWaits& waits,
                       detail::Clock::time_point deadline, CudaSubmission& sub);
-  void write_graphs(const Batch& batch, const Options& o, const detail::ResolvedWaits& waits, CudaSubmission& sub);
+  // `g`: the batch's graphs, current (graph_for). A submission whose signal is still empty
+  // completes on the count where the graph counts, else on a signal acquired here.
+  void write_graphs(const Batch& batch, const Options& o, const detail::ResolvedWaits& waits, Graph& g,
+                    const detail::Deadline& deadline, CudaSubmission& sub);
+  // The submission's completion signal from the queue's pools (Options::signal) or made now.
+  void acquire_signal(const Options& o, const detail::Deadline& deadline, CudaSubmission& sub);
   // Makes the stream wait for waits[index] on the device; nothing where there is nothing to wait for.
   void wait_for(const detail::ResolvedWaits& waits, std::size_t index);
   void destroy(Graph& g) noexcept;
@@ -242,6 +273,13 @@ class CudaQueue : public detail::QueueImpl, public std::enable_shared_from_this<
   std::uint32_t* slots_ = nullptr;  // the memwrite pool's pinned slots
   CUdeviceptr slots_device_ = 0;    // the same, as the device reaches them (one mapping)
   std::uint32_t next_target_ = 0;
+  // ReplayCompletion::counter: the count in device memory, the pinned word the device copies
+  // each new value into (and its device address), and the host's view of the two.
+  CUdeviceptr count_device_ = 0;
+  std::uint32_t* count_host_ = nullptr;
+  CUdeviceptr count_host_device_ = 0;
+  std::optional<CompletionCounter> counter_;
+  std::atomic<std::uint32_t> latest_count_{0};  // counter_->latest(), for append_in_flight
   std::uint64_t next_slot_ = 0;  // before the pools: the event pool creates events in the device's context
   void* kernarg_memory_;
   KernargPool kernarg_pool_;

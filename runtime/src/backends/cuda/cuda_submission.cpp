@@ -49,7 +49,7 @@ bool CudaCompletion::wait_on(CUstream stream) const {
   }
   const Driver& d = queue_->driver();
   if (signal.flag) {
-    check(d.cuStreamWaitValue32(stream, signal.flag_device, signal.target, CU_STREAM_WAIT_VALUE_EQ),
+    check(d.cuStreamWaitValue32(stream, signal.flag_device, signal.target, signal.wait_flags()),
           "cuStreamWaitValue32");
   } else if (signal.event) {
     check(d.cuStreamWaitEvent(stream, signal.event, 0), "cuStreamWaitEvent");
