@@ -11,6 +11,7 @@
 #include <fstream>
 #include <iterator>
 #include <map>
+#include <set>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -226,6 +227,36 @@ TEST(CodeObject, RefusesEmptyAndTruncatedInput) {
   expect_malformed(gfx90a().substr(0, 2000), "outside");
   expect_malformed(bundle().substr(0, 30), "bundle entry count");
   expect_malformed(bundle().substr(0, 100), "bundle entry");
+}
+
+// Objects linked together keep a metadata note each (rocBLAS's Tensile code objects: one per
+// kernel): the code object's kernels are all of theirs, as llvm-readelf lists them.
+TEST(CodeObject, LinkedObjectsKernelsComeFromEveryNote) {
+  const std::string elf = slurp(HSAD_LINKED_FIXTURE);
+  std::size_t notes = 0;
+  for (std::size_t at = elf.find(std::string("AMDGPU\0", 7)); at != std::string::npos;
+       at = elf.find(std::string("AMDGPU\0", 7), at + 1)) {
+    ++notes;
+  }
+  ASSERT_GE(notes, 2u) << "the fixture should hold two metadata notes";
+  const CodeObject co = read_code_object(elf);
+  EXPECT_EQ(co.processor, "gfx90a");
+  std::set<std::string> names, want;
+  for (const CodeObjectKernel& k : co.kernels) names.insert(k.info.name);
+  for (const YamlKernel& k : readelf_kernels(elf)) want.insert(k.keys.at(".name"));
+  EXPECT_EQ(names, want);
+  EXPECT_GE(names.size(), 2u);
+  for (const CodeObjectKernel& k : co.kernels) EXPECT_NE(k.descriptor_offset, 0u) << k.info.name;
+}
+
+// ... and must agree on the target: one note naming another processor is a malformed object.
+TEST(CodeObject, RefusesLinkedNotesNamingTwoTargets) {
+  std::string elf = slurp(HSAD_LINKED_FIXTURE);
+  const std::string target = "amdgcn-amd-amdhsa--gfx90a";
+  const std::size_t first = elf.find(target), second = elf.find(target, first + 1);
+  ASSERT_NE(second, std::string::npos) << "each note names its target";
+  elf.replace(second + target.size() - 2, 2, "08");  // gfx90a -> gfx908
+  expect_malformed(elf, "name two targets");
 }
 
 TEST(CodeObject, RefusesAnotherMachine) {

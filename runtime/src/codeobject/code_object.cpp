@@ -54,8 +54,15 @@ void read_notes(std::string_view notes, CodeObject& out, bool& found) {
     const std::string_view desc = slice(notes, pos, nh.n_descsz, "note descriptor");
     pos += align4(nh.n_descsz);
     if (nh.n_type == kNoteAmdgpuMetadata && name == std::string_view("AMDGPU\0", 7)) {
-      if (found) malformed("two NT_AMDGPU_METADATA notes");
-      codeobject::parse_amdgpu_metadata(desc, out);
+      // Objects linked together keep a note each (rocBLAS's Tensile libraries: one per kernel):
+      // their kernels are the code object's, and they must agree on its target.
+      CodeObject note;
+      codeobject::parse_amdgpu_metadata(desc, note);
+      if (!note.target.empty() && !out.target.empty() && note.target != out.target) {
+        malformed("its NT_AMDGPU_METADATA notes name two targets, " + out.target + " and " + note.target);
+      }
+      if (out.target.empty()) out.target = note.target;
+      for (CodeObjectKernel& k : note.kernels) out.kernels.push_back(std::move(k));
       found = true;
     }
   }
