@@ -27,6 +27,10 @@ constexpr std::uint32_t kGws = 64;  // what a cooperative launch's grid barrier 
 // firmware (ROCm 6 enables exception reporting only where every GPU has it).
 constexpr std::uint32_t kDoorbellType2 = 2u << 12;
 constexpr std::uint32_t kSvmApiSupported = 1u << 27;
+// SRAM ECC active, as on the Instinct GPUs: ROCr names the agent "gfx90a:sramecc+" (it reads the
+// bit only where the ISA has the feature: not gfx1030), and d16 loads zero the register's other
+// half there (isa::Target::sramecc).
+constexpr std::uint32_t kSramEdcSupport = 1u << 26;
 constexpr std::uint32_t kDebugSupportedFirmware = 1u << 29;
 
 using Files = std::map<std::string, std::string>;  // path under the topology folder -> text
@@ -162,7 +166,7 @@ void gpu_node(Files& f, std::uint32_t node) {
       .add("max_engine_clk_ccompute", 0)
       .add("local_mem_size", kFrameBufferBytes)
       .add("fw_version", t.fw_version)
-      .add("capability", kDoorbellType2 | kSvmApiSupported | kDebugSupportedFirmware)
+      .add("capability", kDoorbellType2 | kSvmApiSupported | kDebugSupportedFirmware | kSramEdcSupport)
       .add("debug_prop", 0)
       .add("sdma_fw_version", t.fw_version)
       .add("unique_id", 0x5157000000000000ull + node)

@@ -51,6 +51,9 @@ enum InstFlag : std::uint32_t {
   kSc0 = 1u << 12, kSc1 = 1u << 13,
 };
 
+// Inst::mem_d16's flag: the target zeroes the half of the register a d16 load does not write.
+inline constexpr std::uint8_t kD16ZeroesOtherHalf = 4;
+
 enum class Dpp : std::uint8_t {
   none, quad_perm, row_shl, row_shr, row_ror, wave_shl, wave_rol, wave_shr, wave_ror,
   row_mirror, row_half_mirror, row_bcast15, row_bcast31, row_share, row_xmask, dpp8,
@@ -81,9 +84,11 @@ struct Inst {
   std::uint8_t dst_unused = 0;  // 0 pad, 1 sext, 2 preserve
   bool sdwa = false;
   std::uint8_t gpr_idx_mode = 0;  // s_set_gpr_idx_on: bit 0 src0, 1 src1, 2 src2, 3 dst
+  // Matrix instructions (v_mfma_*): A's block broadcast (cbsz, abid) and B's lane-group pattern.
+  std::uint8_t cbsz = 0, abid = 0, blgp = 0;
   // Memory instructions, worked out from the mnemonic once (OpInfo::prepare): bytes per element,
   // elements (dwordxN), sign extension, which half a d16 access uses, the atomic's operation.
-  std::uint8_t mem_bytes = 4, mem_count = 1, mem_d16 = 0, atomic_op = 0;
+  std::uint8_t mem_bytes = 4, mem_count = 1, mem_d16 = 0, atomic_op = 0;  // mem_d16: 1 low, 2 high, | kD16ZeroesOtherHalf
   bool mem_sign = false, mem_wide = false;
   // Worked out once at decode time for the VALU's fast paths (valu.hpp), instead of at every
   // execution: how many leading sources read as plain 32-bit rows (no DPP or SDWA, 32 bits wide,

@@ -61,6 +61,7 @@ void register_all_ops() {
     register_vector_ops();
     register_memory_ops();
     register_lane_ops();
+    register_matrix_ops();
   });
 }
 

@@ -265,6 +265,9 @@ void apply_modifier(Inst& in, std::string_view m) {
   else if (starts_with(m, "op_sel_hi:")) in.op_sel_hi = bits_of(list_of(m)), in.op_sel_hi_given = true;
   else if (starts_with(m, "neg_lo:")) in.neg_lo = bits_of(list_of(m));
   else if (starts_with(m, "neg_hi:")) in.neg_hi = bits_of(list_of(m));
+  else if (starts_with(m, "cbsz:")) in.cbsz = std::uint8_t(modifier_value(m, "cbsz:"));
+  else if (starts_with(m, "abid:")) in.abid = std::uint8_t(modifier_value(m, "abid:"));
+  else if (starts_with(m, "blgp:")) in.blgp = std::uint8_t(modifier_value(m, "blgp:"));
   else if (starts_with(m, "quad_perm:")) {
     const auto v = list_of(m);
     in.dpp = Dpp::quad_perm;
@@ -361,10 +364,12 @@ Target target_for(std::string_view processor, bool wave64) {
   Target t;
   t.processor = std::string(processor);
   t.wave64 = !starts_with(processor, "gfx10") || wave64;
-  if (processor == "gfx908" || processor == "gfx900" || processor == "gfx906") return t;
-  if (processor == "gfx90a") return t.packed_workitem_ids = true, t;
+  if (processor == "gfx900") return t;
+  if (processor == "gfx908" || processor == "gfx906") return t.sramecc = true, t;
+  if (processor == "gfx90a") return t.packed_workitem_ids = true, t.sramecc = true, t;
   if (processor == "gfx940" || processor == "gfx941" || processor == "gfx942" || processor == "gfx950") {
     t.packed_workitem_ids = true;
+    t.sramecc = true;
     t.architected_flat_scratch = true;
     return t;
   }
@@ -558,8 +563,8 @@ Inst parse_instruction(const Target& target, std::string_view text, std::uint64_
     case Format::waitcnt:
       break;
   }
-  (void)target;
   if (op && op->prepare) op->prepare(in);
+  if (target.sramecc && in.mem_d16) in.mem_d16 |= kD16ZeroesOtherHalf;
   plan_fast_paths(in);
   return in;
 }
@@ -588,6 +593,33 @@ const char* disassembler_cpu(const std::string& processor) {
   }
 #endif
   return processor.c_str();
+}
+
+// gfx9's VOP3 v_cmpx_* writes EXEC and an SGPR pair of its own (rocBLAS's Tensile kernels write
+// s[56:57] so); LLVM 21's disassembler no longer decodes one whose pair is not EXEC. Decoded with
+// EXEC in its place, then printed with the pair: the bytes it took, or 0 where it is not one.
+std::size_t gfx9_cmpx_with_sgpr(LLVMDisasmContextRef dc, std::uint8_t* at, std::size_t left, std::uint64_t address,
+                                char* text, std::size_t size) {
+  if (left < 8) return 0;
+  std::uint32_t word;
+  std::memcpy(&word, at, 4);
+  const std::uint32_t sdst = word & 0xff;
+  if ((word >> 26) != 0x34 || sdst == 126 || (sdst > 101 && sdst != 106)) return 0;  // VOP3, an SGPR pair or VCC
+  std::uint8_t patched[8];
+  std::memcpy(patched, at, 8);
+  patched[0] = 126;
+  if (LLVMDisasmInstruction(dc, patched, 8, address, text, size) != 8) return 0;
+  std::string t(text);
+  const auto first = t.find_first_not_of(" \t");
+  const auto space = t.find(' ', first);
+  if (first == std::string::npos || t.compare(first, 7, "v_cmpx_") != 0 || space == std::string::npos ||
+      t.compare(space + 1, 5, "exec,") != 0) {
+    return 0;
+  }
+  const std::string pair = sdst == 106 ? "vcc" : "s[" + std::to_string(sdst) + ":" + std::to_string(sdst + 1) + "]";
+  t.replace(space + 1, 4, pair);
+  std::snprintf(text, size, "%s", t.c_str());
+  return 8;
 }
 
 void note_registers(const Operand& o, std::uint16_t* max_v, std::uint16_t* max_a) {
@@ -619,6 +651,8 @@ Program::Program(const Target& target, std::uint64_t address, std::string_view c
       if (target_.gfx10 && word == 0) {
         std::snprintf(text, sizeof text, "v_illegal");
         len = 4;
+      } else if (std::size_t cmpx = gfx9_cmpx_with_sgpr(dc, bytes + off, code.size() - off, address + off, text, sizeof text)) {
+        len = cmpx;
       } else {  // not an instruction (data, or padding): skip a word
         off += 4;
         continue;

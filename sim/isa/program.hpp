@@ -20,6 +20,10 @@ struct Target {
   bool gfx10 = false;           // RDNA (gfx10.x): another encoding, wave32 by default, no AGPRs
   bool packed_workitem_ids = false;  // gfx90a and later CDNA: v0 holds x | y << 10 | z << 20
   bool architected_flat_scratch = false;  // gfx940
+  // SRAM ECC on, as the Instinct GPUs run (and hsad-sim's topology says): a d16 load zeroes the
+  // register's other half instead of keeping it (LLVM: d16PreservesUnusedBits is false).
+  // rocBLAS's Tensile kernels rely on it: they OR a ds_read_u16 with a ds_read_u16_d16_hi.
+  bool sramecc = false;
   // gfx10 code built for wave64 (-mwavefrontsize64): decoded with 64-bit VCC and EXEC operands.
   // The kernel descriptor says which (KERNEL_CODE_PROPERTY_ENABLE_WAVEFRONT_SIZE32).
   bool wave64 = true;

@@ -212,6 +212,7 @@ void register_scalar_ops();
 void register_vector_ops();
 void register_memory_ops();
 void register_lane_ops();
+void register_matrix_ops();
 void register_all_ops();  // every table once
 
 }  // namespace hsad::isa

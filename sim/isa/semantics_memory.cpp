@@ -19,6 +19,7 @@ struct Access {
   std::uint32_t count = 1;  // dwords for dwordxN
   bool sign = false;        // sbyte, sshort
   int d16 = 0;              // 1: the low 16 bits of the register, 2: the high 16 bits
+  bool d16_zeroes = false;  // a d16 load zeroes the register's other half (SRAM ECC on: Target::sramecc)
 };
 
 Access access_of(const Inst& in) {
@@ -26,7 +27,8 @@ Access access_of(const Inst& in) {
   a.bytes = in.mem_bytes;
   a.count = in.mem_count;
   a.sign = in.mem_sign;
-  a.d16 = in.mem_d16;
+  a.d16 = in.mem_d16 & 3;
+  a.d16_zeroes = (in.mem_d16 & kD16ZeroesOtherHalf) != 0;
   return a;
 }
 
@@ -114,8 +116,9 @@ std::uint32_t extend(std::uint32_t v, const Access& a) {
 
 void write_loaded(Wave& w, const Operand& dst, int lane, std::uint32_t k, std::uint32_t v, const Access& a) {
   std::uint32_t& r = dst32(w, dst, k)[lane];
-  if (a.d16 == 1) r = (r & 0xffff0000u) | (v & 0xffff);
-  else if (a.d16 == 2) r = (r & 0xffffu) | (v << 16);
+  const std::uint32_t kept = a.d16_zeroes ? 0 : r;
+  if (a.d16 == 1) r = (kept & 0xffff0000u) | (v & 0xffff);
+  else if (a.d16 == 2) r = (kept & 0xffffu) | (v << 16);
   else r = v;
 }
 
@@ -473,6 +476,53 @@ void buffer(WorkGroup& g, Wave& w, const Inst& in) {
   });
 }
 
+// buffer_atomic_*: the buffer's addressing (as buffer<> computes it), then the atomic as a global
+// one does, in the L2 where it caches the line. Out of a raw buffer's range it does nothing (and
+// returns 0). rocBLAS's Tensile kernels accumulate split sums this way (cmpswap loops, add_f64).
+void buffer_atomic(WorkGroup& g, Wave& w, const Inst& in) {
+  const AtomicOp op = AtomicOp(in.atomic_op);
+  const bool wide = in.mem_wide;
+  const std::uint32_t size = wide ? 8 : 4;
+  const Resource r = resource_of(g, w, in.src[2]);
+  const std::uint32_t soffset = scalar32(w, in.src[3]);
+  const Operand& vaddr = in.src[0];
+  const bool returns = in.ndst > 0;
+  for_lanes(w, [&](std::uint32_t lane) {
+    std::uint32_t index = 0, voffset = 0;
+    if (vaddr.kind == Operand::vgpr) {
+      const std::uint32_t first = w.v[vaddr.reg * w.lanes + lane];
+      if ((in.flags & kIdxen) && (in.flags & kOffen)) index = first, voffset = w.v[(vaddr.reg + 1) * w.lanes + lane];
+      else if (in.flags & kIdxen) index = first;
+      else if (in.flags & kOffen) voffset = first;
+    }
+    if (r.add_tid) index += lane;
+    const std::uint64_t offset = U(voffset) + U(std::int64_t(in.offset));
+    const bool in_range = r.swizzle || r.stride != 0 || offset + size <= r.records;
+    U old = 0;
+    if (in_range) {
+      const std::uint64_t address = buffer_address(r, index, offset, soffset);
+      if (address % size != 0) g.fault(w, in, "a misaligned atomic (the hardware refuses it)");
+      const U v = wide ? (U(src32(w, in.src[1], 0, 2)[lane]) | (U(src32(w, in.src[1], 1, 2)[lane]) << 32))
+                       : src32(w, in.src[1], 0, 2)[lane];
+      const U cmp = op != AtomicOp::cmpswap ? 0
+                    : wide ? (U(src32(w, in.src[1], 2, 2)[lane]) | (U(src32(w, in.src[1], 3, 2)[lane]) << 32))
+                           : src32(w, in.src[1], 1, 2)[lane];
+      CachedRange* lines = nullptr;
+      std::uint8_t* p = g.global(w, in, address, size, &lines);
+      auto rmw = [&](std::uint8_t* q) {
+        if (wide) old = atomic_rmw(reinterpret_cast<U*>(q), op, v, cmp);
+        else old = atomic_rmw(reinterpret_cast<std::uint32_t*>(q), op, std::uint32_t(v), std::uint32_t(cmp));
+      };
+      if (lines) lines->atomic(address, size, rmw, g.dispatch.writer);
+      else rmw(p);
+    }
+    if (returns) {
+      dst32(w, in.dst[0], 0)[lane] = std::uint32_t(old);
+      if (wide) dst32(w, in.dst[0], 1)[lane] = std::uint32_t(old >> 32);
+    }
+  });
+}
+
 // ---- LDS
 
 std::uint32_t lds_address(const Wave& w, const Inst& in, std::uint32_t lane) {
@@ -634,7 +684,7 @@ void register_memory_ops() {
   static std::vector<std::string> names;
   auto add = [&](std::string name, Handler fn) {
     names.push_back(std::move(name));
-    const bool atomic = fn == &vmem_atomic<false> || fn == &vmem_atomic<true> || fn == &ds_atomic;
+    const bool atomic = fn == &vmem_atomic<false> || fn == &vmem_atomic<true> || fn == &ds_atomic || fn == &buffer_atomic;
     reg(names.back().c_str(), fn, atomic ? &prepare_atomic : fn == &ds_pair<true> || fn == &ds_pair<false> ? &prepare_pair
                                                                                                            : &prepare_access);
   };
@@ -655,9 +705,11 @@ void register_memory_ops() {
   for (const char* a : atomics) {
     add(std::string("global_atomic_") + a, &vmem_atomic<false>);
     add(std::string("flat_atomic_") + a, &vmem_atomic<true>);
+    add(std::string("buffer_atomic_") + a, &buffer_atomic);
     if (std::string(a).find("f64") == std::string::npos && std::string(a).find("f32") == std::string::npos) {
       add(std::string("global_atomic_") + a + "_x2", &vmem_atomic<false>);
       add(std::string("flat_atomic_") + a + "_x2", &vmem_atomic<true>);
+      add(std::string("buffer_atomic_") + a + "_x2", &buffer_atomic);
     }
   }
   for (const char* r : {"ds_read_b32", "ds_read_b64", "ds_read_b96", "ds_read_b128", "ds_read_u8", "ds_read_i8",

@@ -143,6 +143,11 @@ TEST_F(HsadSimIsaKernels, DivisionSquareRootAndFmaAreCorrectlyRounded) {
   DeviceRunner r;
   isa::testing::check_math(r);
 }
+TEST_F(HsadSimIsaKernels, EveryMatrixFormComputesItsBlocksBitForBit) {
+  DeviceRunner r;
+  isa::testing::check_mfma(r);
+  isa::testing::check_mfma_partial_exec(r);
+}
 
 // A kernel that faults: the waiter gets an hsad::Error that names the kernel, the program
 // counter and the instruction; nothing hangs, and a new queue works afterwards (after a memory

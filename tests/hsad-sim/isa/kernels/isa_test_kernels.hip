@@ -270,3 +270,102 @@ extern "C" __global__ void isa_grid_spin(unsigned* counter, unsigned expected, u
   __syncthreads();
   out[blockIdx.x * blockDim.x + threadIdx.x] = __hip_atomic_load(counter, __ATOMIC_RELAXED, __HIP_MEMORY_SCOPE_SYSTEM);
 }
+
+// The matrix instructions of gfx908 and gfx90a (v_mfma_*), one wave: each lane reads its A and
+// B registers from in[2 * lane ...] and in[128 + 2 * lane ...] and its C registers from
+// in[256 + 32 * lane ...], runs form `form` (the list in kernel_checks.cpp's check_mfma, which
+// says what each computes) and writes its D registers to out[32 * lane ...]. Elsewhere it writes
+// nothing.
+#if defined(__gfx908__) || defined(__gfx90a__)
+namespace mfma {
+typedef float f32x4 __attribute__((ext_vector_type(4)));
+typedef float f32x16 __attribute__((ext_vector_type(16)));
+typedef float f32x32 __attribute__((ext_vector_type(32)));
+typedef int i32x4 __attribute__((ext_vector_type(4)));
+typedef int i32x16 __attribute__((ext_vector_type(16)));
+typedef int i32x32 __attribute__((ext_vector_type(32)));
+typedef _Float16 f16x4 __attribute__((ext_vector_type(4)));
+typedef short i16x2 __attribute__((ext_vector_type(2)));
+typedef short i16x4 __attribute__((ext_vector_type(4)));
+typedef double f64x4 __attribute__((ext_vector_type(4)));
+
+template <class T>
+__device__ T load(const unsigned* p) {
+  T v;
+  __builtin_memcpy(&v, p, sizeof v);
+  return v;
+}
+}  // namespace mfma
+
+#define HSAD_MFMA(ID, BUILTIN, TA, TC, CBSZ, ABID, BLGP)                                                        \
+  case ID: {                                                                                                   \
+    const TA a = mfma::load<TA>(in + 2 * lane), b = mfma::load<TA>(in + 128 + 2 * lane);                       \
+    const TC c = mfma::load<TC>(in + 256 + 32 * lane);                                                         \
+    const auto d = BUILTIN(a, b, c, CBSZ, ABID, BLGP); /* the builtin's own vector type */                      \
+    __builtin_memcpy(out + 32 * lane, &d, sizeof d);                                                           \
+    break;                                                                                                     \
+  }
+#endif
+
+extern "C" __global__ void __launch_bounds__(64) isa_mfma(const unsigned* in, unsigned* out, unsigned form) {
+#if defined(__gfx908__) || defined(__gfx90a__)
+  using namespace mfma;
+  const unsigned lane = threadIdx.x;
+  switch (form) {
+    HSAD_MFMA(0, __builtin_amdgcn_mfma_f32_32x32x1f32, float, f32x32, 0, 0, 0)
+    HSAD_MFMA(1, __builtin_amdgcn_mfma_f32_16x16x1f32, float, f32x16, 0, 0, 0)
+    HSAD_MFMA(2, __builtin_amdgcn_mfma_f32_4x4x1f32, float, f32x4, 0, 0, 0)
+    HSAD_MFMA(3, __builtin_amdgcn_mfma_f32_32x32x2f32, float, f32x16, 0, 0, 0)
+    HSAD_MFMA(4, __builtin_amdgcn_mfma_f32_16x16x4f32, float, f32x4, 0, 0, 0)
+    HSAD_MFMA(5, __builtin_amdgcn_mfma_f32_32x32x4f16, f16x4, f32x32, 0, 0, 0)
+    HSAD_MFMA(6, __builtin_amdgcn_mfma_f32_16x16x4f16, f16x4, f32x16, 0, 0, 0)
+    HSAD_MFMA(7, __builtin_amdgcn_mfma_f32_4x4x4f16, f16x4, f32x4, 0, 0, 0)
+    HSAD_MFMA(8, __builtin_amdgcn_mfma_f32_32x32x8f16, f16x4, f32x16, 0, 0, 0)
+    HSAD_MFMA(9, __builtin_amdgcn_mfma_f32_16x16x16f16, f16x4, f32x4, 0, 0, 0)
+    HSAD_MFMA(10, __builtin_amdgcn_mfma_i32_32x32x4i8, int, i32x32, 0, 0, 0)
+    HSAD_MFMA(11, __builtin_amdgcn_mfma_i32_16x16x4i8, int, i32x16, 0, 0, 0)
+    HSAD_MFMA(12, __builtin_amdgcn_mfma_i32_4x4x4i8, int, i32x4, 0, 0, 0)
+    HSAD_MFMA(13, __builtin_amdgcn_mfma_i32_32x32x8i8, int, i32x16, 0, 0, 0)
+    HSAD_MFMA(14, __builtin_amdgcn_mfma_i32_16x16x16i8, int, i32x4, 0, 0, 0)
+    HSAD_MFMA(15, __builtin_amdgcn_mfma_f32_32x32x2bf16, i16x2, f32x32, 0, 0, 0)
+    HSAD_MFMA(16, __builtin_amdgcn_mfma_f32_16x16x2bf16, i16x2, f32x16, 0, 0, 0)
+    HSAD_MFMA(17, __builtin_amdgcn_mfma_f32_4x4x2bf16, i16x2, f32x4, 0, 0, 0)
+    HSAD_MFMA(18, __builtin_amdgcn_mfma_f32_32x32x4bf16, i16x2, f32x16, 0, 0, 0)
+    HSAD_MFMA(19, __builtin_amdgcn_mfma_f32_16x16x8bf16, i16x2, f32x4, 0, 0, 0)
+    // With A broadcast from another block and B from another lane group.
+    HSAD_MFMA(20, __builtin_amdgcn_mfma_f32_4x4x1f32, float, f32x4, 2, 3, 3)
+    HSAD_MFMA(21, __builtin_amdgcn_mfma_f32_16x16x4f16, f16x4, f32x16, 1, 1, 5)
+    HSAD_MFMA(22, __builtin_amdgcn_mfma_f32_32x32x8f16, f16x4, f32x16, 0, 0, 2)
+    HSAD_MFMA(23, __builtin_amdgcn_mfma_i32_32x32x4i8, int, i32x32, 1, 0, 7)
+#if defined(__gfx90a__)
+    HSAD_MFMA(24, __builtin_amdgcn_mfma_f32_32x32x4bf16_1k, i16x4, f32x32, 0, 0, 0)
+    HSAD_MFMA(25, __builtin_amdgcn_mfma_f32_16x16x4bf16_1k, i16x4, f32x16, 0, 0, 0)
+    HSAD_MFMA(26, __builtin_amdgcn_mfma_f32_4x4x4bf16_1k, i16x4, f32x4, 0, 0, 0)
+    HSAD_MFMA(27, __builtin_amdgcn_mfma_f32_32x32x8bf16_1k, i16x4, f32x16, 0, 0, 0)
+    HSAD_MFMA(28, __builtin_amdgcn_mfma_f32_16x16x16bf16_1k, i16x4, f32x4, 0, 0, 0)
+    HSAD_MFMA(29, __builtin_amdgcn_mfma_f64_16x16x4f64, double, f64x4, 0, 0, 0)
+    HSAD_MFMA(30, __builtin_amdgcn_mfma_f64_4x4x4f64, double, double, 0, 0, 0)
+#endif
+    default: break;
+  }
+#else
+  (void)in, (void)out, (void)form;
+#endif
+}
+
+// v_mfma_f32_16x16x16f16 where only lanes below `active` run it (a divergent branch): every
+// lane's A and B still take part (the interpreter's model: inputs read whatever EXEC says, results
+// written to the lanes it enables); the others keep C.
+extern "C" __global__ void __launch_bounds__(64) isa_mfma_partial(const unsigned* in, unsigned* out, unsigned active) {
+#if defined(__gfx908__) || defined(__gfx90a__)
+  using namespace mfma;
+  const unsigned lane = threadIdx.x;
+  f16x4 a = load<f16x4>(in + 2 * lane), b = load<f16x4>(in + 128 + 2 * lane);
+  asm volatile("" : "+v"(a), "+v"(b));  // loaded in every lane, not only in the branch that uses them
+  f32x4 d = load<f32x4>(in + 256 + 32 * lane);
+  if (lane < active) d = __builtin_amdgcn_mfma_f32_16x16x16f16(a, b, d, 0, 0, 0);
+  __builtin_memcpy(out + 32 * lane, &d, sizeof d);
+#else
+  (void)in, (void)out, (void)active;
+#endif
+}

@@ -61,6 +61,9 @@ void check_dims(Runner& r);
 void check_gpr_index(Runner& r);
 void check_scratch(Runner& r);
 void check_math(Runner& r);
+// The matrix instructions of gfx908 and gfx90a (matrix_checks.cpp); nothing on other targets.
+void check_mfma(Runner& r);
+void check_mfma_partial_exec(Runner& r);
 
 // The project's kernels (the library's embedded code objects).
 void check_bitonic(Runner& r);

@@ -32,6 +32,8 @@ TEST_P(TestKernels, TheKernelReadsGridDimAndBlockDim) { check_dims(runner); }
 TEST_P(TestKernels, RegisterIndexingReadsAndWritesTheChosenRegister) { check_gpr_index(runner); }
 TEST_P(TestKernels, APrivateArrayLivesInScratch) { check_scratch(runner); }
 TEST_P(TestKernels, DivisionSquareRootAndFmaAreCorrectlyRounded) { check_math(runner); }
+TEST_P(TestKernels, EveryMatrixFormComputesItsBlocksBitForBit) { check_mfma(runner); }
+TEST_P(TestKernels, AMatrixInstructionAtPartialExecReadsEveryLanesInputs) { check_mfma_partial_exec(runner); }
 
 // One code object per target built (isa_gfx90a.co ...), and gfx90a's as code object v5.
 std::vector<const char*> test_kernel_files() {

@@ -1,0 +1,253 @@
+// The matrix instructions of CDNA1 and CDNA2 (gfx908, gfx90a): v_mfma_*, D = A x B + C for each
+// of a wave's B blocks of M x N results, K products each. Where each element lives (which lane,
+// which register, which bits) follows AMD's matrix instruction tables (the Matrix Instruction
+// Calculator's layouts; sim/README.md, "Matrix instructions"):
+//   A[i][k] of block b:  lane i + M*b + M*B*(k / kpl), element k % kpl of the source's registers,
+//                        kpl = K*M*B/64 elements per lane (B[k][j] the same with j for i);
+//   C, D (32-bit):       32x32: register 16b + 4(i/8) + i%4, lane 32((i/4)%2) + j;
+//                        16x16: register 4b + i%4, lane 16(i/4) + j;  4x4: register i, lane 4b + j;
+//   C, D (f64):          16x16x4: register pair i/4, lane 16(i%4) + j; 4x4x4: pair 0, lane 16i + 4b + j.
+// cbsz/abid: block b multiplies the A of block (b >> cbsz << cbsz) + abid; blgp: lane L's B
+// comes from another lane (eight patterns). AMD documents neither the order of the sums nor
+// their intermediate precision; this model forms each product exactly, sums in k order in double
+// precision, adds C and rounds once (f64: fused multiply-adds in k order), flushes f16 and bf16
+// inputs and results that are subnormal (as MI200's are documented to), and wraps i32 sums. Every
+// input lane is read whatever EXEC says; results are written to the lanes EXEC enables.
+#include <cmath>
+#include <cstring>
+#include <utility>
+
+#include "semantics.hpp"
+
+namespace hsad::isa {
+namespace {
+
+enum class In : std::uint8_t { f32, f16, bf16, i8, f64 };
+
+struct Shape {
+  const char* name;
+  std::uint8_t m, k, blocks;  // N = M for every form here
+  In in;
+};
+
+// Every form gfx908 and gfx90a have (the _1k and f64 ones gfx90a only).
+constexpr Shape kShapes[] = {
+    {"v_mfma_f32_32x32x1f32", 32, 1, 2, In::f32},      {"v_mfma_f32_16x16x1f32", 16, 1, 4, In::f32},
+    {"v_mfma_f32_4x4x1f32", 4, 1, 16, In::f32},        {"v_mfma_f32_32x32x2f32", 32, 2, 1, In::f32},
+    {"v_mfma_f32_16x16x4f32", 16, 4, 1, In::f32},      {"v_mfma_f32_32x32x4f16", 32, 4, 2, In::f16},
+    {"v_mfma_f32_16x16x4f16", 16, 4, 4, In::f16},      {"v_mfma_f32_4x4x4f16", 4, 4, 16, In::f16},
+    {"v_mfma_f32_32x32x8f16", 32, 8, 1, In::f16},      {"v_mfma_f32_16x16x16f16", 16, 16, 1, In::f16},
+    {"v_mfma_i32_32x32x4i8", 32, 4, 2, In::i8},        {"v_mfma_i32_16x16x4i8", 16, 4, 4, In::i8},
+    {"v_mfma_i32_4x4x4i8", 4, 4, 16, In::i8},          {"v_mfma_i32_32x32x8i8", 32, 8, 1, In::i8},
+    {"v_mfma_i32_16x16x16i8", 16, 16, 1, In::i8},      {"v_mfma_f32_32x32x2bf16", 32, 2, 2, In::bf16},
+    {"v_mfma_f32_16x16x2bf16", 16, 2, 4, In::bf16},    {"v_mfma_f32_4x4x2bf16", 4, 2, 16, In::bf16},
+    {"v_mfma_f32_32x32x4bf16", 32, 4, 1, In::bf16},    {"v_mfma_f32_16x16x8bf16", 16, 8, 1, In::bf16},
+    {"v_mfma_f32_32x32x4bf16_1k", 32, 4, 2, In::bf16}, {"v_mfma_f32_16x16x4bf16_1k", 16, 4, 4, In::bf16},
+    {"v_mfma_f32_4x4x4bf16_1k", 4, 4, 16, In::bf16},   {"v_mfma_f32_32x32x8bf16_1k", 32, 8, 1, In::bf16},
+    {"v_mfma_f32_16x16x16bf16_1k", 16, 16, 1, In::bf16}, {"v_mfma_f64_16x16x4f64", 16, 4, 1, In::f64},
+    {"v_mfma_f64_4x4x4f64", 4, 4, 4, In::f64},
+};
+constexpr std::size_t kForms = sizeof kShapes / sizeof kShapes[0];
+
+std::uint32_t bits_of_element(In t) {
+  switch (t) {
+    case In::f16:
+    case In::bf16: return 16;
+    case In::i8: return 8;
+    case In::f64: return 64;
+    default: return 32;
+  }
+}
+
+// A subnormal f32 flushed to a zero of its sign.
+float flush(float f) { return std::fpclassify(f) == FP_SUBNORMAL ? std::copysign(0.0f, f) : f; }
+
+float f16_value(std::uint32_t h) {
+  const std::uint32_t sign = (h >> 15) & 1, exp = (h >> 10) & 0x1f, man = h & 0x3ff;
+  float v;
+  if (exp == 0) v = 0.0f;  // zero, or a subnormal flushed (MI200's f16 matrix inputs)
+  else if (exp == 31) v = man ? std::nanf("") : INFINITY;
+  else v = std::ldexp(float(man | 0x400), int(exp) - 25);
+  return sign ? -v : v;
+}
+
+float bf16_value(std::uint32_t b) { return flush(as_f32(b << 16)); }
+
+// Dword `part` of operand `o` at `lane`: a register's lane, or a scalar's (an inline constant).
+std::uint32_t dword(const Wave& w, const Operand& o, std::uint32_t part, std::uint32_t lane, std::uint8_t role) {
+  if (o.kind == Operand::vgpr) return w.v[(vreg_of(w, o, role) + part) * w.lanes + lane];
+  if (o.kind == Operand::agpr) return w.a[(o.reg + part) * w.lanes + lane];
+  return scalar32(w, o, part);
+}
+
+// Element `e` (of `bits` bits) of the register tuple `o` at `lane`, as raw bits.
+std::uint64_t element(const Wave& w, const Operand& o, std::uint32_t bits, std::uint32_t e, std::uint32_t lane,
+                      std::uint8_t role) {
+  const std::uint32_t first_bit = e * bits;
+  const std::uint32_t lo = dword(w, o, first_bit / 32, lane, role);
+  if (bits == 64) return lo | (std::uint64_t(dword(w, o, first_bit / 32 + 1, lane, role)) << 32);
+  if (bits == 32) return lo;
+  return (lo >> (first_bit % 32)) & ((1u << bits) - 1);
+}
+
+// Where D[i][j] of block b (and C's) lives: the first of its registers (two for f64) and its lane.
+std::pair<std::uint32_t, std::uint32_t> result_place(const Shape& s, std::uint32_t b, std::uint32_t i, std::uint32_t j) {
+  if (s.in == In::f64) {
+    if (s.m == 16) return {2 * (i / 4), 16 * (i % 4) + j};
+    return {0, 16 * i + 4 * b + j};
+  }
+  if (s.m == 32) return {16 * b + 4 * (i / 8) + i % 4, 32 * ((i / 4) % 2) + j};
+  if (s.m == 16) return {4 * b + i % 4, 16 * (i / 4) + j};
+  return {i, 4 * b + j};
+}
+
+// B's lane-group pattern: the lane lane `l` reads its B operand from.
+std::uint32_t blgp_lane(std::uint32_t blgp, std::uint32_t l) {
+  switch (blgp) {
+    case 1: return l % 32;
+    case 2: return 32 + l % 32;
+    case 3: return (l + 16) % 64;
+    case 4: return l % 16;
+    case 5: return 16 + l % 16;
+    case 6: return 32 + l % 16;
+    case 7: return 48 + l % 16;
+    default: return l;
+  }
+}
+
+template <std::size_t Form>
+void mfma(WorkGroup& g, Wave& w, const Inst& in) {
+  constexpr Shape s = kShapes[Form];
+  constexpr std::uint32_t M = s.m, K = s.k, B = s.blocks;
+  constexpr std::uint32_t kpl = K * M * B / 64;  // elements of A (and of B) per lane
+  const std::uint32_t bits = bits_of_element(s.in);
+  const bool wide = s.in == In::f64;
+  const std::uint32_t result_dwords = M * M * B / 64 * (wide ? 2 : 1);
+  if (w.lanes != 64) g.fault(w, in, "a matrix instruction in a wave of " + std::to_string(w.lanes) + " lanes (it needs 64)");
+  const std::uint32_t input_dwords = (kpl * bits + 31) / 32;
+  for (int x = 0; x < 2; ++x) {
+    const Operand& o = in.src[x];
+    if ((o.kind == Operand::vgpr || o.kind == Operand::agpr) && o.width != input_dwords) {
+      g.fault(w, in, "source " + std::to_string(x) + " is " + std::to_string(o.width) + " registers, the form reads " +
+                         std::to_string(input_dwords));
+    }
+  }
+  const Operand& c = in.src[2];
+  const Operand& d = in.dst[0];
+  const bool c_regs = c.kind == Operand::vgpr || c.kind == Operand::agpr;
+  if (d.width != result_dwords || (c_regs && c.width != result_dwords)) {
+    g.fault(w, in, "the result is " + std::to_string(d.width) + " registers and C " + std::to_string(c.width) +
+                       ", the form has " + std::to_string(result_dwords));
+  }
+  if ((in.cbsz || in.abid) && (in.cbsz > 4 || (1u << in.cbsz) > B || in.abid >= (1u << in.cbsz))) {
+    g.fault(w, in, "cbsz:" + std::to_string(in.cbsz) + " abid:" + std::to_string(in.abid) + " names no block of " +
+                       std::to_string(B));
+  }
+
+  // A and B as numbers, block by block (A[b][i][k] at (b*M + i)*K + k, B[b][k][j] at (b*K + k)*M + j),
+  // B read through the lane-group pattern. At most 256 of each (K*M*B = 64*kpl).
+  double a[256], bm[256];
+  std::int64_t ai[256], bi[256];
+  for (std::uint32_t lane = 0; lane < 64; ++lane) {
+    const std::uint32_t b = (lane / M) % B, row = lane % M, k0 = kpl * (lane / (M * B));
+    const std::uint32_t from = blgp_lane(in.blgp, lane);
+    for (std::uint32_t e = 0; e < kpl; ++e) {
+      const std::uint64_t x = element(w, in.src[0], bits, e, lane, 1), y = element(w, in.src[1], bits, e, from, 2);
+      const std::uint32_t at_a = (b * M + row) * K + k0 + e, at_b = (b * K + k0 + e) * M + row;
+      switch (s.in) {
+        case In::f32: a[at_a] = as_f32(std::uint32_t(x)), bm[at_b] = as_f32(std::uint32_t(y)); break;
+        case In::f16: a[at_a] = f16_value(std::uint32_t(x)), bm[at_b] = f16_value(std::uint32_t(y)); break;
+        case In::bf16: a[at_a] = bf16_value(std::uint32_t(x)), bm[at_b] = bf16_value(std::uint32_t(y)); break;
+        case In::f64: a[at_a] = as_f64(x), bm[at_b] = as_f64(y); break;
+        case In::i8: ai[at_a] = std::int8_t(x), bi[at_b] = std::int8_t(y); break;
+      }
+    }
+  }
+
+  // Every result, from C as it was (D and C are often the same registers), then written.
+  std::uint64_t out[2048];  // D[b][i][j] at (b*M + i)*M + j: at most 32*32*2
+  const std::uint32_t group = 1u << in.cbsz;
+  for (std::uint32_t b = 0; b < B; ++b) {
+    const std::uint32_t ab = (in.cbsz || in.abid) ? b / group * group + in.abid : b;
+    for (std::uint32_t i = 0; i < M; ++i) {
+      for (std::uint32_t j = 0; j < M; ++j) {
+        const auto [reg, lane] = result_place(s, b, i, j);
+        std::uint64_t cv;
+        if (!c_regs) cv = wide ? scalar64(w, c) : scalar32(w, c);
+        else if (wide) cv = dword(w, c, reg, lane, 4) | (std::uint64_t(dword(w, c, reg + 1, lane, 4)) << 32);
+        else cv = dword(w, c, reg, lane, 4);
+        const std::uint32_t row = (ab * M + i) * K, at = (b * M + i) * M + j;
+        if (s.in == In::i8) {
+          std::uint32_t sum = std::uint32_t(cv);
+          for (std::uint32_t k = 0; k < K; ++k) sum += std::uint32_t(ai[row + k] * bi[(b * K + k) * M + j]);
+          out[at] = sum;
+        } else if (wide) {
+          double acc = as_f64(cv);
+          for (std::uint32_t k = 0; k < K; ++k) acc = std::fma(a[row + k], bm[(b * K + k) * M + j], acc);
+          out[at] = bits64(acc);
+        } else {
+          double acc = 0;
+          for (std::uint32_t k = 0; k < K; ++k) acc += a[row + k] * bm[(b * K + k) * M + j];
+          float r = float(acc + double(as_f32(std::uint32_t(cv))));
+          if (s.in == In::f16 || s.in == In::bf16) r = flush(r);
+          out[at] = bits32(r);
+        }
+      }
+    }
+  }
+  const std::uint64_t exec = w.exec();
+  for (std::uint32_t b = 0; b < B; ++b) {
+    for (std::uint32_t i = 0; i < M; ++i) {
+      for (std::uint32_t j = 0; j < M; ++j) {
+        const auto [reg, lane] = result_place(s, b, i, j);
+        if (!((exec >> lane) & 1)) continue;
+        const std::uint64_t r = out[(b * M + i) * M + j];
+        dst32(w, d, reg)[lane] = std::uint32_t(r);
+        if (wide) dst32(w, d, reg + 1)[lane] = std::uint32_t(r >> 32);
+      }
+    }
+  }
+}
+
+template <std::size_t... I>
+void register_forms(std::index_sequence<I...>) {
+  (
+      [] {
+        OpInfo info;
+        info.fn = &mfma<I>;
+        info.nsrc = 3;
+        // An inline-constant C is read as the result's type.
+        info.type[2] = kShapes[I].in == In::f64 ? Type::f64 : kShapes[I].in == In::i8 ? Type::i32 : Type::f32;
+        register_op(kShapes[I].name, info);
+      }(),
+      ...);
+}
+
+// v_dot2c_f32_f16: D += a.lo * b.lo + a.hi * b.hi (f16 halves, exact products, one rounding).
+void v_dot2c_f32_f16(WorkGroup& g, Wave& w, const Inst& in) {
+  if (in.dpp != Dpp::none || in.sdwa) g.fault(w, in, "v_dot2c_f32_f16 with DPP or SDWA (not implemented)");
+  std::uint32_t* acc = dst32(w, in.dst[0], 0);
+  const auto half = [](std::uint32_t v, int hi) {
+    const std::uint32_t h = hi ? v >> 16 : v & 0xffff;
+    const std::uint32_t sign = (h >> 15) & 1, exp = (h >> 10) & 0x1f, man = h & 0x3ff;
+    double r = exp == 0 ? std::ldexp(double(man), -24) : exp == 31 ? (man ? NAN : INFINITY) : std::ldexp(double(man | 0x400), int(exp) - 25);
+    return sign ? -r : r;
+  };
+  for_lanes(w, [&](std::uint32_t lane) {
+    const std::uint32_t x = dword(w, in.src[0], 0, lane, 1), y = dword(w, in.src[1], 0, lane, 2);
+    const double sum = half(x, 0) * half(y, 0) + half(x, 1) * half(y, 1);
+    acc[lane] = bits32(float(sum + double(as_f32(acc[lane]))));
+  });
+}
+
+}  // namespace
+
+void register_matrix_ops() {
+  register_forms(std::make_index_sequence<kForms>());
+  OpInfo dot;
+  dot.fn = &v_dot2c_f32_f16;
+  dot.nsrc = 2;
+  register_op("v_dot2c_f32_f16", dot);
+}
+
+}  // namespace hsad::isa
