@@ -25,6 +25,7 @@ packages=(
   libdrm-dev                     # the libdrm calls hsad-sim answers
   rocminfo                       # 7.2.4, run under hsad-sim
   librocrand-dev libhiprand-dev librocsparse-dev libhipsparse-dev librocprim-dev  # label amd-libs
+  librocblas-dev libhipblas-dev  # label amd-libs: rocBLAS 6.4 (281 MB; its Tensile kernels use the matrix cores)
 )
 
 if [ "$(id -u)" -ne 0 ]; then

@@ -1,7 +1,8 @@
 // isa_library_walk: every instruction of the AMD code objects inside host programs and libraries
 // (the offload bundles of their .hip_fatbin sections), or in an offload bundle file itself (the
-// library's kernels.hsaco), decoded for one target, and each checked against what the interpreter
-// implements. Code its authors did not write: Debian's rocRAND and rocSPARSE, and the test
+// library's kernels.hsaco), or a code object on its own (rocBLAS's Tensile kernels, `.co` and
+// `.hsaco` files loaded at run time), decoded for one target, and each checked against what the
+// interpreter implements. Code its authors did not write: Debian's rocRAND and rocSPARSE, and the test
 // programs hipcc built from rocPRIM's headers.
 //   isa_library_walk --target gfx90a FILE...
 // Prints per file the code objects found, the distinct instructions and those the interpreter
@@ -59,10 +60,39 @@ bool for_target(const std::string& id, const std::string& target) {
 struct Walk {
   int code_objects = 0;
   std::set<std::string> used, unknown;
+  void add(std::string_view elf, const std::string& target) {
+    std::uint64_t address = 0;
+    const std::string_view code = code_of(elf, &address);
+    if (code.empty()) return;
+    const isa::Program program(isa::target_for(target), address, code);
+    ++code_objects;
+    for (const auto& [mnemonic, implemented] : program.mnemonics()) {
+      used.insert(mnemonic);
+      if (!implemented) unknown.insert(mnemonic);
+    }
+  }
 };
+
+// An AMDGPU code object itself (EM_AMDGPU) for `target`, whatever its features.
+bool is_code_object_for(std::string_view file, const std::string& target) {
+  if (!is_elf(file)) return false;
+  Elf64_Ehdr eh;
+  std::memcpy(&eh, file.data(), sizeof eh);
+  if (eh.e_machine != EM_AMDGPU) return false;
+  try {
+    return read_code_object(file).processor == target;
+  } catch (const std::exception&) {
+    return false;
+  }
+}
 
 // Every offload bundle in the .hip_fatbin section (a library has one per translation unit).
 Walk walk(std::string_view file, const std::string& target) {
+  Walk w;
+  if (is_code_object_for(file, target)) {
+    w.add(file, target);
+    return w;
+  }
   std::string_view fatbin;
   if (is_offload_bundle(file)) {
     fatbin = file;  // a bundle on its own
@@ -73,7 +103,6 @@ Walk walk(std::string_view file, const std::string& target) {
       if (s.name == ".hip_fatbin") fatbin = s.bytes;
     }
   }
-  Walk w;
   const std::string magic = "__CLANG_OFFLOAD_BUNDLE__";
   for (std::size_t at = fatbin.find(magic); at != std::string_view::npos; at = fatbin.find(magic, at + 1)) {
     std::vector<BundleEntry> entries;
@@ -83,16 +112,7 @@ Walk walk(std::string_view file, const std::string& target) {
       continue;  // the magic inside another bundle's bytes
     }
     for (const BundleEntry& e : entries) {
-      if (!for_target(e.id, target) || !is_elf(e.bytes)) continue;
-      std::uint64_t address = 0;
-      const std::string_view code = code_of(e.bytes, &address);
-      if (code.empty()) continue;
-      const isa::Program program(isa::target_for(target), address, code);
-      ++w.code_objects;
-      for (const auto& [mnemonic, implemented] : program.mnemonics()) {
-        w.used.insert(mnemonic);
-        if (!implemented) w.unknown.insert(mnemonic);
-      }
+      if (for_target(e.id, target) && is_elf(e.bytes)) w.add(e.bytes, target);
     }
   }
   return w;
@@ -116,7 +136,7 @@ int main(int argc, char** argv) {
     }
     const Walk w = walk(bytes, target);
     if (w.code_objects == 0) {
-      std::printf("%s: no %s code object (in a .hip_fatbin section, or the bundle)\n", argv[a], target.c_str());
+      std::printf("%s: no %s code object (in a .hip_fatbin section, the bundle, or the file itself)\n", argv[a], target.c_str());
       ++failures;
       continue;
     }
