@@ -6,6 +6,7 @@
 #include <atomic>
 #include <map>
 #include <optional>
+#include <utility>
 
 #include "valu.hpp"
 
@@ -116,10 +117,12 @@ std::uint32_t extend(std::uint32_t v, const Access& a) {
 
 void write_loaded(Wave& w, const Operand& dst, int lane, std::uint32_t k, std::uint32_t v, const Access& a) {
   std::uint32_t& r = dst32(w, dst, k)[lane];
+  if (a.d16 == 0) {
+    r = v;
+    return;
+  }
   const std::uint32_t kept = a.d16_zeroes ? 0 : r;
-  if (a.d16 == 1) r = (kept & 0xffff0000u) | (v & 0xffff);
-  else if (a.d16 == 2) r = (kept & 0xffffu) | (v << 16);
-  else r = v;
+  r = a.d16 == 1 ? (kept & 0xffff0000u) | (v & 0xffff) : (kept & 0xffffu) | (v << 16);
 }
 
 // Every active lane's address, and whether all are global and within one allocation: then the
@@ -443,21 +446,28 @@ std::uint64_t buffer_address(const Resource& r, std::uint32_t index, std::uint64
          index_lsb * r.element_size + offset_lsb;
 }
 
+// A lane's index and byte offset into the buffer, from its address VGPRs (idxen, offen).
+std::pair<std::uint32_t, std::uint32_t> buffer_index_and_offset(const Wave& w, const Inst& in, const Resource& r,
+                                                                std::uint32_t lane) {
+  const Operand& vaddr = in.src[0];
+  std::uint32_t index = 0, voffset = 0;
+  if (vaddr.kind == Operand::vgpr) {
+    const std::uint32_t first = w.v[vaddr.reg * w.lanes + lane];
+    if ((in.flags & kIdxen) && (in.flags & kOffen)) index = first, voffset = w.v[(vaddr.reg + 1) * w.lanes + lane];
+    else if (in.flags & kIdxen) index = first;
+    else if (in.flags & kOffen) voffset = first;
+  }
+  if (r.add_tid) index += lane;
+  return {index, voffset};
+}
+
 template <bool Load>
 void buffer(WorkGroup& g, Wave& w, const Inst& in) {
   const Access a = access_of(in);
   const Resource r = resource_of(g, w, in.src[2]);
   const std::uint32_t soffset = scalar32(w, in.src[3]);
-  const Operand& vaddr = in.src[0];
   for_lanes(w, [&](std::uint32_t lane) {
-    std::uint32_t index = 0, voffset = 0;
-    if (vaddr.kind == Operand::vgpr) {
-      const std::uint32_t first = w.v[vaddr.reg * w.lanes + lane];
-      if ((in.flags & kIdxen) && (in.flags & kOffen)) index = first, voffset = w.v[(vaddr.reg + 1) * w.lanes + lane];
-      else if (in.flags & kIdxen) index = first;
-      else if (in.flags & kOffen) voffset = first;
-    }
-    if (r.add_tid) index += lane;
+    const auto [index, voffset] = buffer_index_and_offset(w, in, r, lane);
     for (std::uint32_t k = 0; k < a.count; ++k) {
       const std::uint64_t offset = U(voffset) + U(std::int64_t(in.offset)) + U(k) * 4;
       // A raw buffer's range check: loads beyond num_records read 0, stores vanish.
@@ -485,17 +495,9 @@ void buffer_atomic(WorkGroup& g, Wave& w, const Inst& in) {
   const std::uint32_t size = wide ? 8 : 4;
   const Resource r = resource_of(g, w, in.src[2]);
   const std::uint32_t soffset = scalar32(w, in.src[3]);
-  const Operand& vaddr = in.src[0];
   const bool returns = in.ndst > 0;
   for_lanes(w, [&](std::uint32_t lane) {
-    std::uint32_t index = 0, voffset = 0;
-    if (vaddr.kind == Operand::vgpr) {
-      const std::uint32_t first = w.v[vaddr.reg * w.lanes + lane];
-      if ((in.flags & kIdxen) && (in.flags & kOffen)) index = first, voffset = w.v[(vaddr.reg + 1) * w.lanes + lane];
-      else if (in.flags & kIdxen) index = first;
-      else if (in.flags & kOffen) voffset = first;
-    }
-    if (r.add_tid) index += lane;
+    const auto [index, voffset] = buffer_index_and_offset(w, in, r, lane);
     const std::uint64_t offset = U(voffset) + U(std::int64_t(in.offset));
     const bool in_range = r.swizzle || r.stride != 0 || offset + size <= r.records;
     U old = 0;
