@@ -62,14 +62,16 @@ std::uint32_t bits_of_element(In t) {
 // A subnormal f32 flushed to a zero of its sign.
 float flush(float f) { return std::fpclassify(f) == FP_SUBNORMAL ? std::copysign(0.0f, f) : f; }
 
-float f16_value(std::uint32_t h) {
-  const std::uint32_t sign = (h >> 15) & 1, exp = (h >> 10) & 0x1f, man = h & 0x3ff;
-  float v;
-  if (exp == 0) v = 0.0f;  // zero, or a subnormal flushed (MI200's f16 matrix inputs)
-  else if (exp == 31) v = man ? std::nanf("") : INFINITY;
-  else v = std::ldexp(float(man | 0x400), int(exp) - 25);
-  return sign ? -v : v;
+// An IEEE half's bits as a number, as the VALU reads them (semantics_vector.cpp's f16).
+double half_of(std::uint32_t h) {
+  const auto bits = std::uint16_t(h);
+  _Float16 x;
+  std::memcpy(&x, &bits, 2);
+  return double(x);
 }
+
+// A matrix input half: subnormals flushed to a zero of their sign (MI200's f16 matrix inputs).
+float f16_value(std::uint32_t h) { return (h & 0x7c00) == 0 ? std::copysign(0.0f, (h & 0x8000) ? -1.0f : 1.0f) : float(half_of(h)); }
 
 float bf16_value(std::uint32_t b) { return flush(as_f32(b << 16)); }
 
@@ -227,15 +229,9 @@ void register_forms(std::index_sequence<I...>) {
 void v_dot2c_f32_f16(WorkGroup& g, Wave& w, const Inst& in) {
   if (in.dpp != Dpp::none || in.sdwa) g.fault(w, in, "v_dot2c_f32_f16 with DPP or SDWA (not implemented)");
   std::uint32_t* acc = dst32(w, in.dst[0], 0);
-  const auto half = [](std::uint32_t v, int hi) {
-    const std::uint32_t h = hi ? v >> 16 : v & 0xffff;
-    const std::uint32_t sign = (h >> 15) & 1, exp = (h >> 10) & 0x1f, man = h & 0x3ff;
-    double r = exp == 0 ? std::ldexp(double(man), -24) : exp == 31 ? (man ? NAN : INFINITY) : std::ldexp(double(man | 0x400), int(exp) - 25);
-    return sign ? -r : r;
-  };
   for_lanes(w, [&](std::uint32_t lane) {
     const std::uint32_t x = dword(w, in.src[0], 0, lane, 1), y = dword(w, in.src[1], 0, lane, 2);
-    const double sum = half(x, 0) * half(y, 0) + half(x, 1) * half(y, 1);
+    const double sum = half_of(x & 0xffff) * half_of(y & 0xffff) + half_of(x >> 16) * half_of(y >> 16);
     acc[lane] = bits32(float(sum + double(as_f32(acc[lane]))));
   });
 }
