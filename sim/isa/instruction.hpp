@@ -86,6 +86,8 @@ struct Inst {
   std::uint8_t gpr_idx_mode = 0;  // s_set_gpr_idx_on: bit 0 src0, 1 src1, 2 src2, 3 dst
   // Matrix instructions (v_mfma_*): A's block broadcast (cbsz, abid) and B's lane-group pattern.
   std::uint8_t cbsz = 0, abid = 0, blgp = 0;
+  // v_bitop3 (gfx950): the truth table of its three sources, indexed by (a << 2) | (b << 1) | c.
+  std::uint8_t bitop3 = 0;
   // Memory instructions, worked out from the mnemonic once (OpInfo::prepare): bytes per element,
   // elements (dwordxN), sign extension, which half a d16 access uses, the atomic's operation.
   std::uint8_t mem_bytes = 4, mem_count = 1, mem_d16 = 0, atomic_op = 0;  // mem_d16: 1 low, 2 high, | kD16ZeroesOtherHalf
@@ -96,6 +98,9 @@ struct Inst {
   // SDWA). The defaults send an Inst built by hand down the general path, which is always right.
   std::uint8_t plain_sources = 0;
   bool plain_result = false;
+  // It reads or writes memory another wave of the work-group may share (LDS, global, flat, buffer,
+  // scalar memory): the wave gives way to the others after it (GroupRun::run).
+  bool yields = false;
   std::string text;            // as the disassembler printed it, for errors
 };
 

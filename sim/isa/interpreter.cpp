@@ -221,6 +221,7 @@ struct Storage {
   std::vector<std::uint8_t> lds;
   std::vector<std::uint8_t> scratch;
   std::vector<Wave> waves;
+  std::vector<std::uint64_t> step_start;  // each wave's count where GroupRun::run's step began
 };
 
 // Storage is reused between work-groups through a pool, not thread_local: the interpreter lives
@@ -379,6 +380,7 @@ class GroupRun {
     const std::size_t per_wave = std::size_t(num_v + num_a) * lanes;
     if (st_.regs.size() < per_wave * waves_) st_.regs.resize(per_wave * waves_);
     if (st_.waves.size() < waves_) st_.waves.resize(waves_);
+    if (st_.step_start.size() < waves_) st_.step_start.resize(waves_);
     std::uint32_t entry = 0;
     try {
       entry = program.index_of(descriptor_address + std::uint64_t(d.entry_offset));
@@ -410,14 +412,26 @@ class GroupRun {
   std::uint64_t instructions() const { return count_; }
 
   // One step; true once every wave has ended.
+  //
+  // The waves of a work-group take turns at each memory instruction (Inst::yields), as a CU's SIMDs
+  // run them side by side: a wave reads what another wrote before it only where the program's
+  // order or its barriers say so. Run one at a time to the next s_barrier instead, a wave would
+  // see every write made before the barrier by the waves ahead of it, which hides nothing a real
+  // GPU hides (rocSOLVER 6.4's potf2 reads its pivot in every wave while the first wave
+  // overwrites it, with no barrier between: on a GPU every wave has read it first).
   bool run(std::uint64_t slice) {
     const Dispatch& dispatch = g_.dispatch;
+    const bool interleave = waves_ > 1;
+    for (std::uint32_t i = 0; i < waves_; ++i) st_.step_start[i] = st_.waves[i].executed;
     for (;;) {
       std::uint32_t done = 0, running = 0, at_grid = 0;
+      bool sliced = false;
       for (std::uint32_t i = 0; i < waves_; ++i) {
         Wave& w = st_.waves[i];
-        // Counted in locals in the hot loop; the wave's total is what the budget applies to.
-        const std::uint64_t limit = std::min(slice, kInstructionBudget - w.executed);
+        // Counted in locals in the hot loop; the wave's total is what the budget applies to, the
+        // step's share of it what the slice applies to.
+        const std::uint64_t in_step = w.executed - st_.step_start[i];
+        const std::uint64_t limit = std::min(slice - std::min(slice, in_step), kInstructionBudget - w.executed);
         std::uint64_t ran = 0;
         const Inst* last = nullptr;
         while (w.state == Wave::State::running && ran < limit) {
@@ -430,12 +444,14 @@ class GroupRun {
           if ((ran & 4095) == 0 && dispatch.cancel && dispatch.cancel->load(std::memory_order_relaxed)) {
             g_.fault(w, in, "preempted: its queue was destroyed");
           }
+          if (in.yields && interleave) break;
         }
         w.executed += ran;
         count_ += ran;
         if (w.state == Wave::State::running && w.executed >= kInstructionBudget) {
           g_.fault(w, *last, "the wave ran " + std::to_string(kInstructionBudget) + " instructions: a kernel that never ends");
         }
+        sliced = sliced || (w.state == Wave::State::running && ran == limit);
       }
       for (std::uint32_t i = 0; i < waves_; ++i) {
         const Wave::State s = st_.waves[i].state;
@@ -444,7 +460,8 @@ class GroupRun {
         at_grid += s == Wave::State::grid_barrier;
       }
       if (done == waves_) return true;
-      if (running || at_grid) return false;
+      if (sliced || (at_grid && !running)) return false;
+      if (running) continue;  // the waves that gave way at a memory instruction go on
       // Every wave still alive waits at s_barrier: release them together.
       for (std::uint32_t i = 0; i < waves_; ++i) {
         if (st_.waves[i].state == Wave::State::barrier) st_.waves[i].state = Wave::State::running;

@@ -268,6 +268,7 @@ void apply_modifier(Inst& in, std::string_view m) {
   else if (starts_with(m, "cbsz:")) in.cbsz = std::uint8_t(modifier_value(m, "cbsz:"));
   else if (starts_with(m, "abid:")) in.abid = std::uint8_t(modifier_value(m, "abid:"));
   else if (starts_with(m, "blgp:")) in.blgp = std::uint8_t(modifier_value(m, "blgp:"));
+  else if (starts_with(m, "bitop3:")) in.bitop3 = std::uint8_t(modifier_value(m, "bitop3:"));
   else if (starts_with(m, "quad_perm:")) {
     const auto v = list_of(m);
     in.dpp = Dpp::quad_perm;
@@ -425,6 +426,17 @@ void plan_fast_paths(Inst& in) {
 }
 }  // namespace
 
+namespace {
+// Memory other waves of the work-group can see: LDS (not the lane shuffles that only borrow the LDS
+// unit), global, flat, buffer, and scalar loads and stores. Scratch is the wave's own.
+bool shares_memory(std::string_view m) {
+  if (starts_with(m, "ds_")) return !(m == "ds_swizzle_b32" || m.find("permute") != std::string_view::npos);
+  return starts_with(m, "global_") || starts_with(m, "flat_") || starts_with(m, "buffer_") || starts_with(m, "s_load_") ||
+         starts_with(m, "s_buffer_load_") || starts_with(m, "s_store_") || starts_with(m, "s_buffer_store_") ||
+         starts_with(m, "s_atomic_") || starts_with(m, "s_buffer_atomic_");
+}
+}  // namespace
+
 Inst parse_instruction(const Target& target, std::string_view text, std::uint64_t address, std::uint32_t size) {
   Inst in;
   in.address = address;
@@ -565,6 +577,22 @@ Inst parse_instruction(const Target& target, std::string_view text, std::uint64_
   }
   if (op && op->prepare) op->prepare(in);
   if (target.sramecc && in.mem_d16) in.mem_d16 |= kD16ZeroesOtherHalf;
+  in.yields = shares_memory(mnemonic);
+  // Packed f32 (v_pk_add/mul/fma_f32): an inline float constant is the f32 in the operand's low
+  // half and 0 in its high half, as packed 16-bit constants are on gfx9 (the compiler writes
+  // op_sel_hi:0 for the constant where both halves want it: rocFFT's `v_pk_fma_f32 v[..], v[..],
+  // 2.0, v[..] op_sel_hi:[1,0,1]`), not the double that 64-bit operands read.
+  if (starts_with(mnemonic, "v_pk_") && mnemonic.size() > 4 && mnemonic.substr(mnemonic.size() - 4) == "_f32") {
+    for (int s = 0; s < in.nsrc; ++s) {
+      Operand& o = in.src[s];
+      if (o.kind != Operand::constant || o.is_literal || o.width != 2) continue;
+      double d = 0;
+      std::memcpy(&d, &o.bits, 8);
+      const double a = std::fabs(d);
+      const bool inline_float = a == 0.5 || a == 1.0 || a == 2.0 || a == 4.0 || std::fabs(a - 0.15915494309189535) < 1e-7;
+      if (inline_float) o.bits = f32_bits(float(d));
+    }
+  }
   plan_fast_paths(in);
   return in;
 }

@@ -6,6 +6,7 @@
 #include <climits>
 #include <cmath>
 #include <cstring>
+#include <iterator>
 #include <limits>
 
 #include "valu.hpp"
@@ -383,6 +384,36 @@ T div_fixup(T quotient, T den, T num) {
   return negative ? -std::fabs(quotient) : std::fabs(quotient);
 }
 
+// v_trig_preop_f64: 53 bits of 2/pi for the Payne-Hanek reduction of `x` (the device library's
+// sin and cos of large arguments). The bits start `segment` * 53 places after the binary point,
+// and further along by as much as x's exponent exceeds 1077, so that x times the three segments
+// the library takes holds the bits that matter; the value is those bits scaled to their place
+// (2^-53 below the first), with 2^128 more for exponents of 1968 and above (the product would be
+// subnormal otherwise). Past the table's end, 0; a NaN, quieted. As LLVM folds the instruction.
+double trig_preop(double x, std::uint32_t segment) {
+  // 2/pi's first 1184 bits after the point (37 words; its bits are the constant's, as any libm has them).
+  static constexpr std::uint32_t kTwoOverPi[] = {
+      0xa2f9836e, 0x4e441529, 0xfc2757d1, 0xf534ddc0, 0xdb629599, 0x3c439041, 0xfe5163ab, 0xdebbc561,
+      0xb7246e3a, 0x424dd2e0, 0x06492eea, 0x09d1921c, 0xfe1deb1c, 0xb129a73e, 0xe88235f5, 0x2ebb4484,
+      0xe99c7026, 0xb45f7e41, 0x3991d639, 0x835339f4, 0x9c845f8b, 0xbdf9283b, 0x1ff897ff, 0xde05980f,
+      0xef2f118b, 0x5a0a6d1f, 0x6d367ecf, 0x27cb09b7, 0x4f463f66, 0x9e5fea2d, 0x7527bac7, 0xebe5f17b,
+      0x3d0739f7, 0x8a5292ea, 0x6bfb5fb1, 0x1f8d5d08, 0x56033046};
+  if (std::isnan(x)) return std::numeric_limits<double>::quiet_NaN();
+  std::uint64_t bits = 0;
+  std::memcpy(&bits, &x, 8);
+  const std::uint32_t exponent = std::uint32_t(bits >> 52) & 0x7ff;
+  std::uint32_t shift = (segment & 31) * 53;
+  if (exponent > 1077) shift += exponent - 1077;
+  const std::uint32_t word = shift / 32, bit = shift % 32;
+  if (word + 2 >= std::size(kTwoOverPi)) return 0.0;
+  std::uint64_t hi = (std::uint64_t(kTwoOverPi[word]) << 32) | kTwoOverPi[word + 1];
+  const std::uint64_t lo = std::uint64_t(kTwoOverPi[word + 2]) << 32;
+  if (bit) hi = (hi << bit) | (lo >> (64 - bit));
+  int scale = -53 - int(shift);
+  if (exponent >= 1968) scale += 128;
+  return std::ldexp(double(hi >> 11), scale);
+}
+
 // Packed f32 (gfx90a, gfx940): one half of source `src` as the low (hi = false) or high half of
 // the result takes it: op_sel picks for the low half, op_sel_hi for the high; neg_lo and neg_hi
 // negate the pick.
@@ -547,6 +578,15 @@ void register_vector_ops() {
   reg("v_or3_b32", L(valu<3, b32>(w, in, F3(u32(a | b | c)))), 3);
   reg("v_xor3_b32", L(valu<3, b32>(w, in, F3(u32(a ^ b ^ c)))), 3);
   reg("v_xad_u32", L(valu<3, b32>(w, in, F3(u32((a ^ b) + c)))), 3);
+  // gfx950: any function of three bits, bit by bit, from its truth table (as x86's vpternlog).
+  reg("v_bitop3_b32", L(const std::uint8_t table = in.bitop3;
+                        valu<3, b32>(w, in, [table](U a, U b, U c, int) -> U {
+                          U r = 0;
+                          for (unsigned m = 0; m < 8; ++m) {
+                            if ((table >> m) & 1) r |= ((m & 4) ? a : ~a) & ((m & 2) ? b : ~b) & ((m & 1) ? c : ~c);
+                          }
+                          return u32(r);
+                        })), 3);
   reg("v_mul_lo_u32", L(valu<2, b32>(w, in, F2(u32(a * b)))), 2);
   reg("v_mul_hi_u32", L(valu<2, b32>(w, in, F2(u32((U(u32(a)) * u32(b)) >> 32)))), 2);
   reg("v_mul_hi_i32", L(valu<2, b32>(w, in, F2(u32(std::uint64_t(std::int64_t(s32(a)) * s32(b)) >> 32)))), 2);
@@ -911,6 +951,7 @@ void register_vector_ops() {
   reg("v_ldexp_f64", L(valu<2, f64t>(w, in, F2(of64(std::ldexp(f64(a), s32(b)))))), 2, f64t, i32);
   reg("v_frexp_mant_f64", L(valu<1, f64t>(w, in, [](U a, U, U, int) -> U { int e; return of64(std::frexp(f64(a), &e)); })), 1, f64t);
   reg("v_frexp_exp_i32_f64", L(valu<1, b32>(w, in, [](U a, U, U, int) -> U { int e = 0; std::frexp(f64(a), &e); return u32(e); })), 1, f64t);
+  reg("v_trig_preop_f64", L(valu<2, f64t>(w, in, F2(of64(trig_preop(f64(a), u32(b)))))), 2, f64t, b32);
   reg("v_div_fixup_f64", L(valu<3, f64t>(w, in, F3(of64(div_fixup(f64(a), f64(b), f64(c)))))), 3, f64t, f64t, f64t);
   reg("v_div_fmas_f64", L(const std::uint64_t vcc = w.vcc();
                           valu<3, f64t>(w, in, [vcc](U a, U b, U c, int lane) -> U {

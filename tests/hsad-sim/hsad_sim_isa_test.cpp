@@ -115,6 +115,10 @@ TEST_F(HsadSimIsaKernels, AHistogramThroughLdsAndGlobalAtomics) {
   DeviceRunner r;
   isa::testing::check_histogram(r);
 }
+TEST_F(HsadSimIsaKernels, AWorkGroupsWavesRunSideBySide) {
+  DeviceRunner r;
+  isa::testing::check_waves_side_by_side(r);
+}
 TEST_F(HsadSimIsaKernels, CrossLaneOperationsFollowTheWavefrontSize) {
   DeviceRunner r;
   isa::testing::check_wave_ops(r);

@@ -46,6 +46,19 @@ extern "C" __global__ void __launch_bounds__(256) isa_lds_double_sums(const unsi
   if (threadIdx.x < 16) sums[blockIdx.x * 16 + threadIdx.x] = bins[threadIdx.x];
 }
 
+// Every wave of the work-group reads a word that the first item overwrites right after its own
+// read, with no barrier between (rocSOLVER 6.4's potf2 does so with its pivot). On a GPU the
+// work-group's waves run side by side and each reads the old value; run one wave at a time to the
+// next barrier, the waves after the first would read the new one.
+extern "C" __global__ void __launch_bounds__(256) isa_waves_side_by_side(unsigned* out) {
+  __shared__ unsigned word;
+  if (threadIdx.x == 0) word = blockIdx.x + 1;
+  __syncthreads();
+  const unsigned seen = word;
+  if (threadIdx.x == 0) word = seen + 1000;
+  out[blockIdx.x * blockDim.x + threadIdx.x] = seen;
+}
+
 // LDS past the work-group's 256 bytes: item `outside` of a 64-word array, written and read back.
 // On AMD GPUs the write goes nowhere and the read gives 0; the words inside are untouched.
 extern "C" __global__ void __launch_bounds__(64) isa_lds_outside(unsigned* out, unsigned outside) {
@@ -205,6 +218,34 @@ extern "C" __global__ void __launch_bounds__(256) isa_math(const float* a, const
   dout[3 * i + 0] = c[i] / d[i];
   dout[3 * i + 1] = sqrt(fabs(c[i]));
   dout[3 * i + 2] = fma(c[i], d[i], -1.0);
+}
+
+// Sine and cosine in double of arguments up to 1.7e308: past a few thousand the device library
+// reduces them by 2/pi bit by bit (Payne-Hanek), 53 bits at a time from v_trig_preop_f64.
+extern "C" __global__ void __launch_bounds__(256) isa_trig(const double* x, double* out, unsigned n) {
+  const unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  out[2 * i + 0] = sin(x[i]);
+  out[2 * i + 1] = cos(x[i]);
+}
+
+// Packed f32 (gfx90a, gfx94x) with an inline float constant for both halves (op_sel_hi 0 on the
+// constant's operand), as rocFFT's run-time compiled kernels write them: x * 2 + x, x * 0.5 and
+// x * 0.5 - x on two floats at once (a double carries the pair).
+extern "C" __global__ void __launch_bounds__(64) isa_pk_f32_constants(const double* in, double* out) {
+#if defined(__gfx90a__) || defined(__gfx940__) || defined(__gfx942__) || defined(__gfx950__)
+  const unsigned i = threadIdx.x;
+  const double x = in[i];
+  double a, b, c;
+  asm volatile("v_pk_fma_f32 %0, %1, 2.0, %1 op_sel_hi:[1,0,1]" : "=v"(a) : "v"(x));
+  asm volatile("v_pk_mul_f32 %0, %1, 0.5 op_sel_hi:[1,0]" : "=v"(b) : "v"(x));
+  asm volatile("v_pk_fma_f32 %0, %1, 0.5, %1 op_sel_hi:[1,0,1] neg_lo:[0,0,1] neg_hi:[0,0,1]" : "=v"(c) : "v"(x));
+  out[3 * i + 0] = a;
+  out[3 * i + 1] = b;
+  out[3 * i + 2] = c;
+#else
+  (void)in, (void)out;
+#endif
 }
 
 // Fails on purpose: an instruction the interpreter does not implement.

@@ -49,6 +49,18 @@ void check_reduce(Runner& r, const char* kernel) {
   }
 }
 
+// Every item of every work-group read the word its group's first item wrote before the barrier, none
+// the value that item wrote after its own read.
+void check_waves_side_by_side(Runner& r) {
+  const unsigned groups = 3, n = groups * 256;
+  auto* out = static_cast<std::uint32_t*>(r.alloc(n * 4));
+  r.run("isa_waves_side_by_side", {n}, {256}, {out});
+  const auto got = r.download(out, n);
+  unsigned late = 0;
+  for (unsigned i = 0; i < n; ++i) late += got[i] != i / 256 + 1;
+  EXPECT_EQ(late, 0u) << "items that read the word after the first item overwrote it (item 255 read " << got[255] << ")";
+}
+
 void check_histogram(Runner& r) {
   const unsigned n = 100000;
   const auto in = random_u32(n, 0, 1u << 30, 2);
@@ -270,6 +282,45 @@ void check_math(Runner& r) {
     ASSERT_EQ(g[3 * i + 0], c[i] / e[i]) << i;
     ASSERT_EQ(g[3 * i + 1], std::sqrt(std::fabs(c[i]))) << i;
     ASSERT_EQ(g[3 * i + 2], std::fma(c[i], e[i], -1.0)) << i;
+  }
+}
+
+// Within 2 units in the last place of the host's (glibc's, correctly rounded in practice): OCML's
+// double sin and cos promise 1 ulp or so. A wrong bit of 2/pi in the reduction is far off.
+void check_trig(Runner& r) {
+  std::vector<double> x = {0.5, -3.0, 1e5, 12345678.9, -1e15, 1e22, 0x1.0p+200, 1e100, -1e300, 1.7976931348623157e308};
+  std::mt19937 gen(13);
+  std::uniform_real_distribution<double> exponent(0.0, 300.0);
+  for (int i = 0; i < 246; ++i) x.push_back((i % 2 ? -1.0 : 1.0) * std::pow(10.0, exponent(gen)));
+  const unsigned n = unsigned(x.size());
+  auto* out = static_cast<double*>(r.alloc(2 * n * 8));
+  r.run("isa_trig", {whole_groups(n)}, {256}, {r.upload(x), out, n});
+  const auto got = r.download(out, 2 * n);
+  auto ulps = [](double a, double b) { return std::fabs(a - b) / std::fabs(std::nextafter(b, 2 * b) - b); };
+  for (unsigned i = 0; i < n; ++i) {
+    EXPECT_LE(ulps(got[2 * i], std::sin(x[i])), 2.0) << "sin(" << x[i] << ") = " << got[2 * i] << ", want " << std::sin(x[i]);
+    EXPECT_LE(ulps(got[2 * i + 1], std::cos(x[i])), 2.0) << "cos(" << x[i] << ") = " << got[2 * i + 1] << ", want " << std::cos(x[i]);
+  }
+}
+
+void check_pk_f32_constants(Runner& r) {
+  const std::string p = r.processor();
+  if (p != "gfx90a" && p != "gfx940" && p != "gfx942" && p != "gfx950") return;
+  std::mt19937 gen(17);
+  std::uniform_real_distribution<float> d(-100.0f, 100.0f);
+  std::vector<float> pairs(128);
+  for (auto& f : pairs) f = d(gen);
+  auto* out = static_cast<float*>(r.alloc(3 * 128 * 4));
+  r.run("isa_pk_f32_constants", {64}, {64}, {r.upload(pairs), out});
+  const auto got = r.download(out, 3 * 128);
+  for (unsigned lane = 0; lane < 64; ++lane) {
+    for (unsigned half = 0; half < 2; ++half) {
+      const float x = pairs[2 * lane + half];
+      SCOPED_TRACE("lane " + std::to_string(lane) + (half ? ", high half" : ", low half"));
+      EXPECT_EQ(got[6 * lane + half], std::fma(x, 2.0f, x));
+      EXPECT_EQ(got[6 * lane + 2 + half], x * 0.5f);
+      EXPECT_EQ(got[6 * lane + 4 + half], std::fma(x, 0.5f, -x));
+    }
   }
 }
 

@@ -50,6 +50,7 @@ class Runner {
 // The interpreter's own kernels (kernels/isa_test_kernels.hip; w64_* for gfx1030 in wave64).
 void check_reduce(Runner& r, const char* kernel = "isa_reduce");
 void check_histogram(Runner& r);
+void check_waves_side_by_side(Runner& r);
 void check_lds_double_sums(Runner& r);
 void check_saturating(Runner& r);
 void check_packed_int(Runner& r);
@@ -61,6 +62,9 @@ void check_dims(Runner& r);
 void check_gpr_index(Runner& r);
 void check_scratch(Runner& r);
 void check_math(Runner& r);
+void check_trig(Runner& r);
+// Packed f32 with inline constants (gfx90a and gfx94x; nothing on other targets).
+void check_pk_f32_constants(Runner& r);
 // The matrix instructions of gfx908 and gfx90a (matrix_checks.cpp); nothing on other targets.
 void check_mfma(Runner& r);
 void check_mfma_partial_exec(Runner& r);

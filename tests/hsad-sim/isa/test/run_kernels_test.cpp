@@ -21,6 +21,7 @@ class TestKernels : public ::testing::TestWithParam<const char*> {
 
 TEST_P(TestKernels, AWorkGroupReductionThroughLdsAndBarriers) { check_reduce(runner); }
 TEST_P(TestKernels, AHistogramThroughLdsAndGlobalAtomics) { check_histogram(runner); }
+TEST_P(TestKernels, AWorkGroupsWavesRunSideBySide) { check_waves_side_by_side(runner); }
 TEST_P(TestKernels, DoublesAddedInLdsByAtomics) { check_lds_double_sums(runner); }
 TEST_P(TestKernels, ClampedAddsAndSubtractsSaturate) { check_saturating(runner); }
 TEST_P(TestKernels, SixtyFourBitCarriesBorrowsAndMultiplyAdds) { check_wide_arith(runner); }
@@ -32,6 +33,8 @@ TEST_P(TestKernels, TheKernelReadsGridDimAndBlockDim) { check_dims(runner); }
 TEST_P(TestKernels, RegisterIndexingReadsAndWritesTheChosenRegister) { check_gpr_index(runner); }
 TEST_P(TestKernels, APrivateArrayLivesInScratch) { check_scratch(runner); }
 TEST_P(TestKernels, DivisionSquareRootAndFmaAreCorrectlyRounded) { check_math(runner); }
+TEST_P(TestKernels, SineAndCosineOfHugeArgumentsReduceBy2OverPi) { check_trig(runner); }
+TEST_P(TestKernels, PackedFloatsTakeAnInlineConstantInBothHalves) { check_pk_f32_constants(runner); }
 TEST_P(TestKernels, EveryMatrixFormComputesItsBlocksBitForBit) { check_mfma(runner); }
 TEST_P(TestKernels, AMatrixInstructionAtPartialExecReadsEveryLanesInputs) { check_mfma_partial_exec(runner); }
 
