@@ -26,6 +26,8 @@ packages=(
   rocminfo                       # 7.2.4, run under hsad-sim
   librocrand-dev libhiprand-dev librocsparse-dev libhipsparse-dev librocprim-dev  # label amd-libs
   librocblas-dev libhipblas-dev  # label amd-libs: rocBLAS 6.4 (281 MB; its Tensile kernels use the matrix cores)
+  librocsolver-dev               # label amd-libs: rocSOLVER 6.4 (530 MB)
+  librocfft-dev libhipfft-dev    # label amd-libs: rocFFT 6.4, whose kernels are compiled at run time (hipRTC)
 )
 
 if [ "$(id -u)" -ne 0 ]; then
