@@ -446,6 +446,18 @@ std::uint64_t buffer_address(const Resource& r, std::uint32_t index, std::uint64
          index_lsb * r.element_size + offset_lsb;
 }
 
+// Whether an access of `bytes` at a lane's `index` and byte `offset` lies inside the buffer, as GFX9
+// and later check it: a raw buffer (or a strided one addressed by offset alone) by the byte offset
+// with the instruction's SGPR offset counted (Tensile's kernels bound their tails so: rows at
+// soffset past num_records read 0), a strided one addressed by index by the index. Swizzled buffers
+// (scratch) are not checked.
+bool in_buffer_range(const Resource& r, const Inst& in, std::uint32_t index, std::uint64_t offset, std::uint32_t soffset,
+                     std::uint32_t bytes) {
+  if (r.swizzle) return true;
+  if (r.stride != 0 && (in.flags & kIdxen)) return index < r.records;
+  return offset + soffset + bytes <= r.records;
+}
+
 // A lane's index and byte offset into the buffer, from its address VGPRs (idxen, offen).
 std::pair<std::uint32_t, std::uint32_t> buffer_index_and_offset(const Wave& w, const Inst& in, const Resource& r,
                                                                 std::uint32_t lane) {
@@ -470,8 +482,8 @@ void buffer(WorkGroup& g, Wave& w, const Inst& in) {
     const auto [index, voffset] = buffer_index_and_offset(w, in, r, lane);
     for (std::uint32_t k = 0; k < a.count; ++k) {
       const std::uint64_t offset = U(voffset) + U(std::int64_t(in.offset)) + U(k) * 4;
-      // A raw buffer's range check: loads beyond num_records read 0, stores vanish.
-      const bool in_range = r.swizzle || r.stride != 0 || offset + a.bytes <= r.records;
+      // Loads beyond the buffer read 0, stores vanish (each dword of a dwordxN on its own).
+      const bool in_range = in_buffer_range(r, in, index, offset, soffset, a.bytes);
       const std::uint64_t address = buffer_address(r, index, offset, soffset);
       if (Load) {
         std::uint32_t v = 0;
@@ -499,7 +511,7 @@ void buffer_atomic(WorkGroup& g, Wave& w, const Inst& in) {
   for_lanes(w, [&](std::uint32_t lane) {
     const auto [index, voffset] = buffer_index_and_offset(w, in, r, lane);
     const std::uint64_t offset = U(voffset) + U(std::int64_t(in.offset));
-    const bool in_range = r.swizzle || r.stride != 0 || offset + size <= r.records;
+    const bool in_range = in_buffer_range(r, in, index, offset, soffset, size);
     U old = 0;
     if (in_range) {
       const std::uint64_t address = buffer_address(r, index, offset, soffset);

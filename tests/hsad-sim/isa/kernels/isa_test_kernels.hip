@@ -248,6 +248,20 @@ extern "C" __global__ void __launch_bounds__(64) isa_pk_f32_constants(const doub
 #endif
 }
 
+// A raw buffer load whose SGPR offset carries it past num_records: lane i reads dword i at
+// `soffset` bytes on, through a buffer of `records` bytes over `in`. The lanes whose dword ends
+// past the buffer, the SGPR offset counted, read 0 (Tensile's kernels bound their K tails so).
+typedef unsigned isa_u32x4 __attribute__((ext_vector_type(4)));
+extern "C" __global__ void __launch_bounds__(64) isa_buffer_bounds(const unsigned* in, unsigned* out, unsigned records,
+                                                                    unsigned soffset) {
+  const auto base = reinterpret_cast<unsigned long long>(in);
+  const isa_u32x4 resource = {unsigned(base), unsigned(base >> 32) & 0xffffu, records, 0x00027000u};
+  const unsigned voffset = threadIdx.x * 4;
+  unsigned r;
+  asm volatile("buffer_load_dword %0, %1, %2, %3 offen\n\ts_waitcnt vmcnt(0)" : "=v"(r) : "v"(voffset), "s"(resource), "s"(soffset));
+  out[threadIdx.x] = r;
+}
+
 // Fails on purpose: an instruction the interpreter does not implement.
 extern "C" __global__ void isa_unknown(unsigned* out) {
   unsigned r;

@@ -324,6 +324,19 @@ void check_pk_f32_constants(Runner& r) {
   }
 }
 
+void check_buffer_bounds(Runner& r) {
+  std::vector<std::uint32_t> in(128);
+  for (unsigned i = 0; i < in.size(); ++i) in[i] = 1000 + i;
+  const std::uint32_t records = 256, soffset = 64;  // dwords 16..63 inside, lanes 48..63 past the end
+  auto* out = static_cast<std::uint32_t*>(r.alloc(64 * 4));
+  r.run("isa_buffer_bounds", {64}, {64}, {r.upload(in), out, records, soffset});
+  const auto got = r.download(out, 64);
+  for (unsigned lane = 0; lane < 64; ++lane) {
+    const bool inside = lane * 4 + soffset + 4 <= records;
+    EXPECT_EQ(got[lane], inside ? in[lane + soffset / 4] : 0u) << "lane " << lane << (inside ? "" : ", past num_records");
+  }
+}
+
 void check_bitonic(Runner& r) {
   const std::uint32_t n = 32768;
   std::mt19937 gen(11);

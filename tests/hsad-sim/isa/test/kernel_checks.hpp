@@ -63,6 +63,7 @@ void check_gpr_index(Runner& r);
 void check_scratch(Runner& r);
 void check_math(Runner& r);
 void check_trig(Runner& r);
+void check_buffer_bounds(Runner& r);
 // Packed f32 with inline constants (gfx90a and gfx94x; nothing on other targets).
 void check_pk_f32_constants(Runner& r);
 // The matrix instructions of gfx908 and gfx90a (matrix_checks.cpp); nothing on other targets.

@@ -34,6 +34,7 @@ TEST_P(TestKernels, RegisterIndexingReadsAndWritesTheChosenRegister) { check_gpr
 TEST_P(TestKernels, APrivateArrayLivesInScratch) { check_scratch(runner); }
 TEST_P(TestKernels, DivisionSquareRootAndFmaAreCorrectlyRounded) { check_math(runner); }
 TEST_P(TestKernels, SineAndCosineOfHugeArgumentsReduceBy2OverPi) { check_trig(runner); }
+TEST_P(TestKernels, ABufferLoadPastNumRecordsCountingItsSgprOffsetReadsZero) { check_buffer_bounds(runner); }
 TEST_P(TestKernels, PackedFloatsTakeAnInlineConstantInBothHalves) { check_pk_f32_constants(runner); }
 TEST_P(TestKernels, EveryMatrixFormComputesItsBlocksBitForBit) { check_mfma(runner); }
 TEST_P(TestKernels, AMatrixInstructionAtPartialExecReadsEveryLanesInputs) { check_mfma_partial_exec(runner); }

@@ -59,6 +59,7 @@ bool for_target(const std::string& id, const std::string& target) {
 
 struct Walk {
   int code_objects = 0;
+  int generic = 0;  // of them, the family's generic object (the bundle had none for the target)
   std::set<std::string> used, unknown;
   void add(std::string_view elf, const std::string& target) {
     std::uint64_t address = 0;
@@ -111,8 +112,16 @@ Walk walk(std::string_view file, const std::string& target) {
     } catch (const std::exception&) {
       continue;  // the magic inside another bundle's bytes
     }
+    // The target's own objects, else its family's generic one, as a loader chooses (rocSOLVER 6.4
+    // ships gfx90a and gfx908 objects but gfx10-3-generic for gfx1030 and gfx9-4-generic for gfx942).
+    bool own = false;
     for (const BundleEntry& e : entries) {
-      if (for_target(e.id, target) && is_elf(e.bytes)) w.add(e.bytes, target);
+      if (for_target(e.id, target) && is_elf(e.bytes)) w.add(e.bytes, target), own = true;
+    }
+    const std::string family = hsad::amdgpu_generic_target(target);
+    if (own || family.empty()) continue;
+    for (const BundleEntry& e : entries) {
+      if (for_target(e.id, family) && is_elf(e.bytes)) w.add(e.bytes, target), ++w.generic;
     }
   }
   return w;
@@ -136,14 +145,16 @@ int main(int argc, char** argv) {
     }
     const Walk w = walk(bytes, target);
     if (w.code_objects == 0) {
-      std::printf("%s: no %s code object (in a .hip_fatbin section, the bundle, or the file itself)\n", argv[a], target.c_str());
+      std::printf("%s: no %s code object, nor its family's generic one (in a .hip_fatbin section, the bundle, or the file itself)\n", argv[a], target.c_str());
       ++failures;
       continue;
     }
     std::string unknown;
     for (const std::string& m : w.unknown) unknown += " " + m;
-    std::printf("%s: %s: %d code objects, %zu distinct instructions, unknown:%s\n", argv[a], target.c_str(),
-                w.code_objects, w.used.size(), unknown.empty() ? " none" : unknown.c_str());
+    const std::string through =
+        w.generic ? " (" + std::to_string(w.generic) + " of them " + hsad::amdgpu_generic_target(target) + ")" : "";
+    std::printf("%s: %s: %d code objects%s, %zu distinct instructions, unknown:%s\n", argv[a], target.c_str(),
+                w.code_objects, through.c_str(), w.used.size(), unknown.empty() ? " none" : unknown.c_str());
     failures += !w.unknown.empty();
   }
   return failures == 0 ? 0 : 1;
