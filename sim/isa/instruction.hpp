@@ -49,6 +49,7 @@ enum InstFlag : std::uint32_t {
   kOffen = 1u << 4, kIdxen = 1u << 5, kClamp = 1u << 6, kLds = 1u << 7,
   kGds = 1u << 8, kBoundCtrl = 1u << 9, kFetchInactive = 1u << 10, kAddr64 = 1u << 11,
   kSc0 = 1u << 12, kSc1 = 1u << 13,
+  kUnknownModifier = 1u << 14,  // a modifier the parser does not know: the instruction is unknown
 };
 
 // Inst::mem_d16's flag: the target zeroes the half of the register a d16 load does not write.

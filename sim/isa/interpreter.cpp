@@ -210,6 +210,9 @@ void unknown_instruction(WorkGroup& group, Wave& wave, const Inst& inst) {
   if ((inst.flags & kClamp) && find_op(base)) {
     group.fault(wave, inst, "an instruction the interpreter does not implement (clamp saturating its integer result)");
   }
+  if (inst.flags & kUnknownModifier) {
+    group.fault(wave, inst, "a modifier the interpreter does not understand ('" + unknown_modifier_of(inst) + "')");
+  }
   group.fault(wave, inst, "an instruction the interpreter does not implement");
 }
 

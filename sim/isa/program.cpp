@@ -242,7 +242,8 @@ SdwaSel sdwa_sel(std::string_view s) {
   return SdwaSel::dword;
 }
 
-void apply_modifier(Inst& in, std::string_view m) {
+// Applies one modifier printed after the operands; false for one it does not know.
+bool apply_modifier(Inst& in, std::string_view m) {
   if (m == "glc") in.flags |= kGlc;
   else if (m == "slc") in.flags |= kSlc;
   else if (m == "dlc") in.flags |= kDlc;
@@ -309,10 +310,26 @@ void apply_modifier(Inst& in, std::string_view m) {
       if (mode == "SRC2") in.gpr_idx_mode |= 4;
       if (mode == "DST") in.gpr_idx_mode |= 8;
     }
+  } else {
+    return false;
   }
-  // Anything else (waitcnt counters, "row_mask" defaults, ...) changes nothing here.
+  return true;
 }
 
+}  // namespace
+
+std::string unknown_modifier_of(const Inst& in) {
+  std::vector<std::string_view> ops = split_top(trim(std::string_view(in.text).substr(std::min(in.text.size(), in.text.find(' ')))), ',');
+  if (ops.empty()) return {};
+  std::vector<std::string_view> tail = split_top(ops.back(), ' ');
+  Inst scratch;
+  for (std::size_t i = 1; i < tail.size(); ++i) {
+    if (!apply_modifier(scratch, tail[i])) return std::string(tail[i]);
+  }
+  return {};
+}
+
+namespace {
 // "hwreg(HW_REG_MODE, 4, 2)" -> register id, offset, size packed as SOPK's simm16 packs them.
 std::int32_t hwreg(std::string_view s) {
   static const std::map<std::string_view, int> ids = {
@@ -461,10 +478,15 @@ Inst parse_instruction(const Target& target, std::string_view text, std::uint64_
     ops.back() = tail.empty() ? std::string_view() : tail.front();
     mods.assign(tail.begin() + (tail.empty() ? 0 : 1), tail.end());
   }
-  for (std::string_view m : mods) apply_modifier(in, m);
+  const Format format = format_of(mnemonic);
+  // A modifier it does not know makes the instruction unknown, never silently ignored (gfx12's
+  // th: and scope:, gfx90a's row_newbcast, ...); SOPP's operands (waitcnt counters, s_delay_alu's
+  // fields) are not modifiers.
+  for (std::string_view m : mods) {
+    if (!apply_modifier(in, m) && format != Format::sopp) in.fn = &unknown_instruction, in.flags |= kUnknownModifier;
+  }
   if ((in.flags & kClamp) && op && !op->int_clamp && clamp_saturates_integer(mnemonic)) in.fn = &unknown_instruction;
 
-  const Format format = format_of(mnemonic);
   auto reg = [&](std::string_view s, Type t = Type::b32) { return parse_operand(s, t); };
   auto imm = [&](std::string_view s) {
     std::int64_t v = 0;
@@ -692,7 +714,10 @@ Program::Program(const Target& target, std::uint64_t address, std::string_view c
     // An integer instruction with clamp its handler does not saturate counts as an instruction of
     // its own: "v_sub_u32 clamp".
     const bool unsaturated = (in.flags & kClamp) && in.fn == &unknown_instruction && find_op(base) != nullptr;
-    const std::string key = unsaturated ? base + " clamp" : base;
+    // One with a modifier the parser does not know counts with that modifier: "global_load_dword th:TH_LOAD_NT".
+    const std::string key = (in.flags & kUnknownModifier) ? base + " " + unknown_modifier_of(in)
+                            : unsaturated                 ? base + " clamp"
+                                                          : base;
     const bool known = in.fn != &unknown_instruction;
     if (auto it = mnemonics_.find(key); it == mnemonics_.end()) mnemonics_.emplace(key, known);
     if (base == "ds_swizzle_b32") {  // the printer spells the pattern as a macro: take the encoded bits

@@ -80,5 +80,7 @@ std::string_view base_mnemonic(std::string_view mnemonic);
 
 // Parses one line of the disassembler's output into an Inst (for tests, and the decoder).
 Inst parse_instruction(const Target& target, std::string_view text, std::uint64_t address, std::uint32_t size);
+// The first modifier of an instruction (Inst::text) the parser does not know, or empty.
+std::string unknown_modifier_of(const Inst& in);
 
 }  // namespace hsad::isa

@@ -133,6 +133,26 @@ TEST(Decode, AnUnknownMnemonicDecodesToAFaultingHandler) {
   EXPECT_EQ(in.text, "v_mqsad_pk_u16_u8 v[2:3], v[0:1], v4, v[6:7]");
 }
 
+// A modifier the parser does not know makes the instruction unknown, naming the modifier; it is
+// never ignored (an ignored cache policy or DPP broadcast would run as something else).
+TEST(Decode, AnUnknownModifierMakesTheInstructionUnknown) {
+  register_all_ops();
+  const Inst known = parse("gfx90a", "global_load_dword v1, v[2:3], off offset:16 glc slc");
+  EXPECT_NE(known.fn, &unknown_instruction);
+  EXPECT_EQ(known.offset, 16);
+  for (const char* text : {"global_load_dword v1, v[2:3], off th:TH_LOAD_NT", "v_mov_b32_dpp v0, v1 row_newbcast:1 row_mask:0xf bank_mask:0xf",
+                           "v_add_f32_e64 v0, v1, v2 byte_sel:2"}) {
+    const Inst in = parse("gfx90a", text);
+    EXPECT_EQ(in.fn, &unknown_instruction) << text;
+    EXPECT_TRUE(in.flags & kUnknownModifier) << text;
+    const std::string m = unknown_modifier_of(in);
+    EXPECT_TRUE(std::string(text).find(m) != std::string::npos && !m.empty()) << text << ": '" << m << "'";
+  }
+  EXPECT_EQ(unknown_modifier_of(parse("gfx90a", "global_load_dword v1, v[2:3], off th:TH_LOAD_NT")), "th:TH_LOAD_NT");
+  // SOPP's operands are not modifiers: the waitcnt counters decode as before.
+  EXPECT_NE(parse("gfx90a", "s_waitcnt vmcnt(0) lgkmcnt(0)").fn, &unknown_instruction);
+}
+
 TEST(Decode, BranchTargetsAreInstructions) {
   // The project's bitonic kernel on gfx90a: every branch lands on an instruction of the code.
   LoadedCode code(project_code_object("gfx90a"));
