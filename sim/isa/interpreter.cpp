@@ -444,7 +444,8 @@ class GroupRun {
           last = &in;
           if (trace_ && i == 0) trace_instruction(w, in);
           ++ran;
-          if ((ran & 4095) == 0 && dispatch.cancel && dispatch.cancel->load(std::memory_order_relaxed)) {
+          // Every 4096 of the wave's instructions (its total: a turn between memory instructions is short).
+          if (((w.executed + ran) & 4095) == 0 && dispatch.cancel && dispatch.cancel->load(std::memory_order_relaxed)) {
             g_.fault(w, in, "preempted: its queue was destroyed");
           }
           if (in.yields && interleave) break;

@@ -262,6 +262,13 @@ extern "C" __global__ void __launch_bounds__(64) isa_buffer_bounds(const unsigne
   out[threadIdx.x] = r;
 }
 
+// Never ends: every item spins on a word no one sets (a load each turn), four waves to a group.
+extern "C" __global__ void __launch_bounds__(256) isa_spin_forever(const unsigned* flag, unsigned* out) {
+  while (__atomic_load_n(flag, __ATOMIC_RELAXED) == 0) {
+  }
+  out[threadIdx.x] = 1;
+}
+
 // Fails on purpose: an instruction the interpreter does not implement.
 extern "C" __global__ void isa_unknown(unsigned* out) {
   unsigned r;

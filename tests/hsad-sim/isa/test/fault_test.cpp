@@ -41,6 +41,21 @@ TEST_P(Faults, AnUnknownInstructionNamesItself) {
                "does not implement");
 }
 
+// A queue destroyed under a kernel that never ends preempts its waves: four waves that take turns
+// at every load still look at the queue's flag every 4096 instructions each, and stop.
+TEST_P(Faults, ADestroyedQueuePreemptsAWorkGroupThatSpinsForever) {
+  auto* flag = memory.make<std::uint32_t>(1);
+  auto* out = memory.make<std::uint32_t>(256);
+  const std::atomic<bool> destroyed{true};
+  std::string message;
+  try {
+    code.run("isa_spin_forever", {256}, {256}, {flag, out}, memory, 1, nullptr, &destroyed);
+  } catch (const Fault& f) {
+    message = f.what();
+  }
+  EXPECT_NE(message.find("preempted: its queue was destroyed"), std::string::npos) << message;
+}
+
 TEST_P(Faults, ATrapStopsTheKernel) {
   auto* out = memory.make<std::uint32_t>(64);
   expect_names(fault_of("isa_trap", {64}, {64}, {out}), "isa_trap", "s_trap", "trapped");

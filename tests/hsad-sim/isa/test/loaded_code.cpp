@@ -68,7 +68,7 @@ LoadedCode::LoadedCode(const std::string& elf) : code_object_(read_code_object(e
 }
 
 void LoadedCode::run(const std::string& name, Dim3 grid, Dim3 group, const std::vector<Arg>& args, HostMemory& memory,
-                     unsigned threads, GlobalWaveSync* cooperative) const {
+                     unsigned threads, GlobalWaveSync* cooperative, const std::atomic<bool>* cancel) const {
   const CodeObjectKernel* k = nullptr;
   for (const auto& c : code_object_.kernels) {
     if (c.info.name == name) k = &c;
@@ -112,7 +112,7 @@ void LoadedCode::run(const std::string& name, Dim3 grid, Dim3 group, const std::
   packet.private_segment_size = k->info.private_segment_size;
   packet.kernel_object = base() + k->descriptor_offset;
   packet.kernarg_address = reinterpret_cast<std::uint64_t>(block);
-  Dispatch dispatch{name, &packet, 0, 0};
+  Dispatch dispatch{name, &packet, 0, 0, cancel};
   if (cooperative) {
     dispatch.gws = cooperative;
     try {

@@ -3,6 +3,7 @@
 // grid with a kernarg block laid out from the code object's metadata. No ROCr.
 #pragma once
 
+#include <atomic>
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
@@ -90,9 +91,10 @@ class LoadedCode {
   const Program& program() const { return *program_; }
   const CodeObject& code_object() const { return code_object_; }
   // Runs kernel `name` over `grid` work-items in groups of `group`, every work-group on
-  // `threads` threads; or, given a queue's GWS, as one cooperative launch (run_grid). Throws Fault.
+  // `threads` threads; or, given a queue's GWS, as one cooperative launch (run_grid). `cancel`: the
+  // queue's flag that preempts the waves once set. Throws Fault.
   void run(const std::string& name, Dim3 grid, Dim3 group, const std::vector<Arg>& args, HostMemory& memory,
-           unsigned threads = 2, GlobalWaveSync* cooperative = nullptr) const;
+           unsigned threads = 2, GlobalWaveSync* cooperative = nullptr, const std::atomic<bool>* cancel = nullptr) const;
   std::uint64_t base() const { return reinterpret_cast<std::uint64_t>(image_); }
 
  private:
