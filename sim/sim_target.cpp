@@ -7,6 +7,7 @@ namespace hsad::sim {
 
 const std::vector<Target>& targets() {
   //                          name      gfx version  device  family wave  CUs SIMD waves LDS  L2 KiB SEs fw  SDMA count XCCs
+  // (libdrm's families: 141 AI (gfx9, CDNA), 143 NV (gfx10.3), 145 GC 11.0.0, 150 GC 11.5.0)
   static const std::vector<Target> all = {
       {"gfx90a", 9, 0, 10, 0x740f, 141, 64, 104, 4, 8, 64, 8192, 8, 500, 30, 1},   // MI210
       {"gfx908", 9, 0, 8, 0x738c, 141, 64, 120, 4, 8, 64, 8192, 8, 500, 22, 1},    // MI100
@@ -17,6 +18,12 @@ const std::vector<Target>& targets() {
       {"gfx942", 9, 4, 2, 0x74a1, 141, 64, 304, 4, 8, 64, 4096, 32, 500, 30, 8},
       // MI355X: 256 CUs over 8 XCCs (32 each), 160 KiB of LDS per CU, 4 MiB of L2 per XCC. ROCr 6.4+.
       {"gfx950", 9, 5, 0, 0x75a3, 141, 64, 256, 4, 8, 160, 4096, 32, 500, 30, 8},
+      // RX 7900 XTX (RDNA3, Navi 31): 96 CUs in 6 shader engines, 6 MiB of L2 (the 96 MiB Infinity
+      // Cache behind it is not modelled). ROCr 6 only, as gfx942.
+      {"gfx1100", 11, 0, 0, 0x744c, 145, 32, 96, 2, 16, 64, 6144, 6, 500, 30, 1},
+      // Ryzen AI Max+ 395's Radeon 8060S (RDNA3.5, Strix Halo): 40 CUs in 2 shader engines, 2 MiB
+      // of L2. ROCr 6 only; its scalar float instructions need LLVM 17's disassembler or later.
+      {"gfx1151", 11, 5, 1, 0x1586, 150, 32, 40, 2, 16, 64, 2048, 2, 500, 30, 1},
   };
   return all;
 }

@@ -13,7 +13,7 @@ struct Target {
   const char* name;               // "gfx90a": the processor, as LLVM and ROCr name it
   std::uint32_t major, minor, stepping;  // its gfx version: gfx_target_version = major*10000 + minor*100 + stepping
   std::uint16_t device_id;        // a PCI device id of the family (the thunk's table maps it to the same version)
-  std::uint32_t family;           // libdrm's AMDGPU_FAMILY_* (141 AI: gfx9 and CDNA; 143 NV: gfx10.3)
+  std::uint32_t family;           // libdrm's AMDGPU_FAMILY_* (141 AI: gfx9 and CDNA; 143 NV: gfx10.3; 145, 150: gfx11.0, 11.5)
   std::uint32_t wavefront;        // the default wave size
   std::uint32_t compute_units;    // ROCr's count (RDNA: CUs, not WGPs)
   std::uint32_t simds_per_cu;     // 4 (GCN, CDNA), 2 (RDNA)

@@ -33,6 +33,7 @@ struct Operand {
     off,       // "off": no address register
     null,      // gfx10 "null": reads 0, writes vanish
     shared_base, shared_limit, private_base, private_limit,  // the apertures, as 64-bit values
+    unreadable,  // text the parser cannot read as an operand: the instruction is unknown
   };
   Kind kind = none;
   std::uint8_t width = 1;  // registers (dwords)
@@ -50,6 +51,8 @@ enum InstFlag : std::uint32_t {
   kGds = 1u << 8, kBoundCtrl = 1u << 9, kFetchInactive = 1u << 10, kAddr64 = 1u << 11,
   kSc0 = 1u << 12, kSc1 = 1u << 13,
   kUnknownModifier = 1u << 14,  // a modifier the parser does not know: the instruction is unknown
+  kUnorderedPair = 1u << 15,    // a VOPD half whose partner reads its result and whose result it reads
+  kUnknownOperand = 1u << 16,   // an operand the parser cannot read ("v1.l"): the instruction is unknown
 };
 
 // Inst::mem_d16's flag: the target zeroes the half of the register a d16 load does not write.

@@ -58,6 +58,7 @@ void register_all_ops() {
   static std::once_flag once;
   std::call_once(once, [] {
     register_scalar_ops();
+    register_scalar_float_ops();
     register_vector_ops();
     register_memory_ops();
     register_lane_ops();
@@ -86,8 +87,9 @@ KernelDescriptor read_kernel_descriptor(const void* bytes, const Target& target)
   d.properties = raw.kernel_code_properties;
   d.wave32 = target.gfx10 && (d.properties & kd::KERNEL_CODE_PROPERTY_ENABLE_WAVEFRONT_SIZE32);
   d.user_sgprs = field(d.rsrc2, kd::COMPUTE_PGM_RSRC2_USER_SGPR_COUNT, kd::COMPUTE_PGM_RSRC2_USER_SGPR_COUNT_SHIFT);
-  // VGPR granules: 4 registers (gfx9 and gfx10 wave64), 8 (gfx90a, gfx10 wave32).
-  const std::uint32_t granule = target.packed_workitem_ids || d.wave32 ? 8 : 4;
+  // VGPR granules of the descriptor's count (LLVM's VGPR encoding granule): 4 registers (gfx9,
+  // gfx10 and gfx11 wave64), 8 (gfx90a and gfx94x, gfx10 and gfx11 wave32).
+  const std::uint32_t granule = target.gfx10 ? (d.wave32 ? 8 : 4) : (target.packed_workitem_ids ? 8 : 4);
   d.vgprs = (field(d.rsrc1, kd::COMPUTE_PGM_RSRC1_GRANULATED_WORKITEM_VGPR_COUNT,
                    kd::COMPUTE_PGM_RSRC1_GRANULATED_WORKITEM_VGPR_COUNT_SHIFT) + 1) * granule;
   return d;
@@ -206,12 +208,17 @@ std::uint8_t* WorkGroup::private_dword(const Wave& wave, const Inst& inst, std::
 }
 
 void unknown_instruction(WorkGroup& group, Wave& wave, const Inst& inst) {
-  const std::string_view base = base_mnemonic(std::string_view(inst.text).substr(0, inst.text.find(' ')));
+  const std::string_view base = canonical_mnemonic(base_mnemonic(std::string_view(inst.text).substr(0, inst.text.find(' '))));
   if ((inst.flags & kClamp) && find_op(base)) {
     group.fault(wave, inst, "an instruction the interpreter does not implement (clamp saturating its integer result)");
   }
   if (inst.flags & kUnknownModifier) {
     group.fault(wave, inst, "a modifier the interpreter does not understand ('" + unknown_modifier_of(inst) + "')");
+  }
+  if (inst.flags & kUnknownOperand) group.fault(wave, inst, "an operand the interpreter cannot read");
+  if (inst.flags & kUnorderedPair) {
+    group.fault(wave, inst, "one half of a dual-issue (VOPD) pair whose halves each read the other's result: "
+                            "no order of the two gives what issuing them together does");
   }
   group.fault(wave, inst, "an instruction the interpreter does not implement");
 }

@@ -73,7 +73,14 @@ bool parse_int(std::string_view s, std::int64_t* out) {
   return true;
 }
 
-bool looks_float(std::string_view s) { return s.find('.') != std::string_view::npos && s.find("0x") == std::string_view::npos; }
+// "0.5", "-4.0", "0.15915494": a decimal point, and nothing strtod would leave unread ("v1.l" is not one).
+bool looks_float(std::string_view s) {
+  if (s.find('.') == std::string_view::npos || s.find("0x") != std::string_view::npos) return false;
+  const std::string text(s);
+  char* end = nullptr;
+  std::strtod(text.c_str(), &end);
+  return end == text.c_str() + text.size();
+}
 
 std::uint32_t f32_bits(float f) {
   std::uint32_t b;
@@ -108,7 +115,12 @@ Operand constant(std::string_view text, Type t) {
     return o;
   }
   std::int64_t v = 0;
-  if (!parse_int(text, &v)) throw std::runtime_error("cannot read the constant '" + std::string(text) + "'");
+  if (!parse_int(text, &v)) {
+    // Neither a register nor a number the parser knows (gfx11's true16 halves, "v1.l"): the
+    // instruction is unknown, never run with the operand read as something else.
+    o.kind = Operand::unreadable;
+    return o;
+  }
   const bool literal = starts_with(text, "0x") || v < -16 || v > 64;
   o.is_literal = literal;
   if (!literal) {
@@ -198,6 +210,17 @@ Operand parse_operand(std::string_view s, Type t) {
     }
   }
   if (s == "scc" || s == "src_scc") return o.kind = Operand::scc, o;
+  if (starts_with(s, "sendmsg(") && s.back() == ')') {  // gfx11's s_sendmsg_rtn: the message's number
+    static const std::map<std::string_view, std::uint64_t> messages = {
+        {"MSG_RTN_GET_DOORBELL", 128}, {"MSG_RTN_GET_DDID", 129}, {"MSG_RTN_GET_TMA", 130},
+        {"MSG_RTN_GET_REALTIME", 131}, {"MSG_RTN_SAVE_WAVE", 132},  {"MSG_RTN_GET_TBA", 133},
+    };
+    const auto it = messages.find(s.substr(8, s.size() - 9));
+    if (it == messages.end()) return o.kind = Operand::unreadable, o;
+    o.kind = Operand::constant;
+    o.bits = it->second;
+    return o;
+  }
   if (s == "off") return o.kind = Operand::off, o;
   if (s == "null") return o.kind = Operand::null, o.width = is_64(t) ? 2 : 1, o;
   if (s == "src_shared_base") return o.kind = Operand::shared_base, o.width = 2, o;
@@ -359,7 +382,8 @@ Format format_of(std::string_view m) {
   if (starts_with(m, "s_waitcnt") || m == "s_clause" || m == "s_inst_prefetch" || m == "s_nop" || m == "s_sleep" ||
       m == "s_setprio" || m == "s_code_end" || m == "s_endpgm" || m == "s_barrier" || m == "s_dcache_inv" ||
       m == "s_dcache_wb" || m == "s_icache_inv" || m == "s_ttracedata" || m == "s_set_gpr_idx_off" ||
-      m == "s_round_mode" || m == "s_denorm_mode" || m == "s_sendmsg" || m == "s_trap" ||
+      m == "s_round_mode" || m == "s_denorm_mode" || m == "s_sendmsg" || m == "s_trap" || m == "s_delay_alu" ||
+      m == "s_set_inst_prefetch_distance" || m == "s_sethalt" ||
       starts_with(m, "s_cbranch_") || m == "s_branch") {
     return Format::sopp;
   }
@@ -381,7 +405,7 @@ Format format_of(std::string_view m) {
 Target target_for(std::string_view processor, bool wave64) {
   Target t;
   t.processor = std::string(processor);
-  t.wave64 = !starts_with(processor, "gfx10") || wave64;
+  t.wave64 = !(starts_with(processor, "gfx10") || starts_with(processor, "gfx11")) || wave64;
   if (processor == "gfx900") return t;
   if (processor == "gfx908" || processor == "gfx906") return t.sramecc = true, t;
   if (processor == "gfx90a") return t.packed_workitem_ids = true, t.sramecc = true, t;
@@ -392,6 +416,12 @@ Target target_for(std::string_view processor, bool wave64) {
     return t;
   }
   if (starts_with(processor, "gfx10")) return t.gfx10 = true, t;
+  if (starts_with(processor, "gfx11")) {  // LLVM's processor table: architected flat scratch, packed IDs
+    t.gfx10 = t.gfx11 = true;
+    t.packed_workitem_ids = true;
+    t.architected_flat_scratch = true;
+    return t;
+  }
   throw std::runtime_error("the ISA interpreter does not know the processor '" + std::string(processor) + "'");
 }
 
@@ -463,7 +493,7 @@ Inst parse_instruction(const Target& target, std::string_view text, std::uint64_
   in.text = std::string(text);
   const auto space = text.find(' ');
   const std::string_view printed = text.substr(0, space);
-  const std::string_view mnemonic = base_mnemonic(printed);
+  const std::string_view mnemonic = canonical_mnemonic(base_mnemonic(printed));
   const std::string_view rest = space == std::string_view::npos ? std::string_view() : trim(text.substr(space));
   const OpInfo* op = find_op(mnemonic);
   in.fn = op ? op->fn : &unknown_instruction;
@@ -487,6 +517,10 @@ Inst parse_instruction(const Target& target, std::string_view text, std::uint64_
   }
   if ((in.flags & kClamp) && op && !op->int_clamp && clamp_saturates_integer(mnemonic)) in.fn = &unknown_instruction;
 
+  std::size_t op_sel_entries = 0;  // how many halves the printed op_sel names
+  for (std::string_view m : mods) {
+    if (starts_with(m, "op_sel:")) op_sel_entries = list_of(m).size();
+  }
   auto reg = [&](std::string_view s, Type t = Type::b32) { return parse_operand(s, t); };
   auto imm = [&](std::string_view s) {
     std::int64_t v = 0;
@@ -551,6 +585,9 @@ Inst parse_instruction(const Target& target, std::string_view text, std::uint64_
       if (returns && !ops.empty()) in.dst[0] = reg(ops[i++]), in.ndst = 1;
       if (mnemonic == "ds_swizzle_b32") in.nsrc = 1;  // no address: src[1] is the data, as for the others
       for (; i < ops.size() && in.nsrc < 4; ++i) in.src[in.nsrc++] = reg(ops[i]);
+      // gfx11's ds_cmpstore takes the new value first and the compared one second: the other way
+      // round from ds_cmpst, whose semantics it shares.
+      if (starts_with(base_mnemonic(printed), "ds_cmpstore")) std::swap(in.src[1], in.src[2]);
       break;
     }
     case Format::flat: {
@@ -588,16 +625,45 @@ Inst parse_instruction(const Target& target, std::string_view text, std::uint64_
       const std::size_t nsrc = op ? op->nsrc : 0;
       const std::size_t total = ops.size();
       const std::size_t ndst = total >= nsrc ? total - nsrc : 0;
-      for (std::size_t d = 0; d < ndst && d < 2; ++d) in.dst[d] = reg(ops[d], d == 0 ? in.type[0] : Type::b64);
+      // gfx11's true16 operands ("v1.h", as LLVM 20 and later print 16-bit operations): the VGPR,
+      // and the half as op_sel names it (bit i for source i, bit 3 for the destination), which the
+      // 16-bit semantics read whatever the encoding.
+      std::string unhalved;
+      // (A source's type says whether it is 16 bits; the table has no result type, and only a
+      // 16-bit result is printed as a half.)
+      auto operand = [&](std::string_view text, Type t, int op_sel_bit) {
+        const bool sixteen = op_sel_bit == 3 || t == Type::b16 || t == Type::f16;
+        if (format == Format::vector && text.size() > 3 && text[text.size() - 2] == '.' &&
+            (text.back() == 'l' || text.back() == 'h') && sixteen) {
+          if (text.back() == 'h') in.op_sel |= std::uint8_t(1u << op_sel_bit);
+          unhalved = std::string(text.substr(0, text.size() - 2));
+          return reg(unhalved, t);
+        }
+        return reg(text, t);
+      };
+      const std::uint8_t printed_op_sel = in.op_sel;
+      in.op_sel = 0;
+      for (std::size_t d = 0; d < ndst && d < 2; ++d) in.dst[d] = operand(ops[d], d == 0 ? in.type[0] : Type::b64, 3);
       in.ndst = std::uint8_t(std::min<std::size_t>(ndst, 2));
-      for (std::size_t s = 0; s < nsrc && ndst + s < total; ++s) in.src[s] = reg(ops[ndst + s], in.type[s]);
+      for (std::size_t s = 0; s < nsrc && ndst + s < total; ++s) in.src[s] = operand(ops[ndst + s], in.type[s], int(s));
       in.nsrc = std::uint8_t(std::min<std::size_t>(nsrc, total - ndst));
+      // VOP3's op_sel is printed with an entry per source, then the destination's: with fewer than
+      // three sources the destination's entry lands below bit 3, where the semantics read it.
+      std::uint8_t sel = printed_op_sel;
+      if (format == Format::vector && !starts_with(mnemonic, "v_pk_") && op_sel_entries == std::size_t(in.nsrc) + 1 && in.nsrc < 3) {
+        const std::uint8_t dst_bit = std::uint8_t(1u << in.nsrc);
+        sel = std::uint8_t((sel & ~dst_bit) | ((sel & dst_bit) ? 8 : 0));
+      }
+      in.op_sel |= sel;
       break;
     }
     case Format::waitcnt:
       break;
   }
-  if (op && op->prepare) op->prepare(in);
+  for (const Operand* o : {&in.dst[0], &in.dst[1], &in.src[0], &in.src[1], &in.src[2], &in.src[3]}) {
+    if (o->kind == Operand::unreadable) in.fn = &unknown_instruction, in.flags |= kUnknownOperand;
+  }
+  if (op && op->prepare && !(in.flags & kUnknownOperand)) op->prepare(in);
   if (target.sramecc && in.mem_d16) in.mem_d16 |= kD16ZeroesOtherHalf;
   in.yields = shares_memory(mnemonic);
   // Packed f32 (v_pk_add/mul/fma_f32): an inline float constant is the f32 in the operand's low
@@ -635,6 +701,14 @@ void init_llvm() {
 const char* disassembler_cpu(const std::string& processor) {
 #if LLVM_VERSION_MAJOR < 16
   if (processor == "gfx941" || processor == "gfx942") return "gfx940";
+#endif
+#if LLVM_VERSION_MAJOR < 17
+  // RDNA3.5 adds scalar float instructions that gfx1100 lacks: decoded as gfx1100, they would be
+  // skipped as data.
+  if (processor == "gfx1150" || processor == "gfx1151") {
+    throw std::runtime_error("the ISA interpreter's disassembler (LLVM " + std::to_string(LLVM_VERSION_MAJOR) + ") does not know " +
+                             processor + ": LLVM 17 or later does");
+  }
 #endif
 #if LLVM_VERSION_MAJOR < 20
   if (processor == "gfx950") {
@@ -708,26 +782,12 @@ Program::Program(const Target& target, std::uint64_t address, std::string_view c
         continue;
       }
     }
-    Inst in = parse_instruction(target_, text, address + off, std::uint32_t(len));
     by_word_[off / 4] = std::uint32_t(insts_.size() + 1);
-    const std::string base(base_mnemonic(in.text.substr(0, in.text.find(' '))));
-    // An integer instruction with clamp its handler does not saturate counts as an instruction of
-    // its own: "v_sub_u32 clamp".
-    const bool unsaturated = (in.flags & kClamp) && in.fn == &unknown_instruction && find_op(base) != nullptr;
-    // One with a modifier the parser does not know counts with that modifier: "global_load_dword th:TH_LOAD_NT".
-    const std::string key = (in.flags & kUnknownModifier) ? base + " " + unknown_modifier_of(in)
-                            : unsaturated                 ? base + " clamp"
-                                                          : base;
-    const bool known = in.fn != &unknown_instruction;
-    if (auto it = mnemonics_.find(key); it == mnemonics_.end()) mnemonics_.emplace(key, known);
-    if (base == "ds_swizzle_b32") {  // the printer spells the pattern as a macro: take the encoded bits
-      std::uint32_t word;
-      std::memcpy(&word, bytes + off, 4);
-      in.offset = std::int32_t(word & 0xffff);
+    if (target_.gfx11 && std::strstr(text, " :: ")) {
+      for (Inst& half : dual_issue(target_, text, address + off, std::uint32_t(len))) keep(std::move(half), bytes + off);
+    } else {
+      keep(parse_instruction(target_, text, address + off, std::uint32_t(len)), bytes + off);
     }
-    for (const Operand& o : in.dst) note_registers(o, &max_vgpr_, &max_agpr_);
-    for (const Operand& o : in.src) note_registers(o, &max_vgpr_, &max_agpr_);
-    insts_.push_back(std::move(in));
     off += len;
   }
   for (std::uint32_t i = 0; i < insts_.size(); ++i) {
@@ -743,6 +803,29 @@ Program::Program(const Target& target, std::uint64_t address, std::string_view c
       }
     }
   }
+}
+
+// Records one decoded instruction: its mnemonic for coverage reports, its registers.
+void Program::keep(Inst in, const std::uint8_t* at) {
+  const std::string base(base_mnemonic(in.text.substr(0, in.text.find(' '))));
+  // An integer instruction with clamp its handler does not saturate counts as an instruction of
+  // its own: "v_sub_u32 clamp".
+  const bool unsaturated = (in.flags & kClamp) && in.fn == &unknown_instruction && find_op(canonical_mnemonic(base)) != nullptr;
+  // One with a modifier the parser does not know counts with that modifier: "global_load_dword th:TH_LOAD_NT".
+  const std::string key = (in.flags & kUnknownModifier) ? base + " " + unknown_modifier_of(in)
+                          : (in.flags & kUnknownOperand) ? base + " (an operand it cannot read)"
+                          : unsaturated                 ? base + " clamp"
+                                                        : base;
+  const bool known = in.fn != &unknown_instruction;
+  if (auto it = mnemonics_.find(key); it == mnemonics_.end()) mnemonics_.emplace(key, known);
+  if (base == "ds_swizzle_b32") {  // the printer spells the pattern as a macro: take the encoded bits
+    std::uint32_t word;
+    std::memcpy(&word, at, 4);
+    in.offset = std::int32_t(word & 0xffff);
+  }
+  for (const Operand& o : in.dst) note_registers(o, &max_vgpr_, &max_agpr_);
+  for (const Operand& o : in.src) note_registers(o, &max_vgpr_, &max_agpr_);
+  insts_.push_back(std::move(in));
 }
 
 std::uint32_t Program::index_of(std::uint64_t address) const {

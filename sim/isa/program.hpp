@@ -17,7 +17,10 @@ namespace hsad::isa {
 // What the instructions of one processor mean, where the generations differ.
 struct Target {
   std::string processor;        // "gfx90a"
-  bool gfx10 = false;           // RDNA (gfx10.x): another encoding, wave32 by default, no AGPRs
+  bool gfx10 = false;           // RDNA (gfx10.x and later): another encoding, wave32 by default, no AGPRs
+  // RDNA3 (gfx11.x): gfx10's register model with new mnemonics (canonical_mnemonic), VOPD's dual
+  // issue, and the work-item IDs packed into v0.
+  bool gfx11 = false;
   bool packed_workitem_ids = false;  // gfx90a and later CDNA: v0 holds x | y << 10 | z << 20
   bool architected_flat_scratch = false;  // gfx940
   // SRAM ECC on, as the Instinct GPUs run (and hsad-sim's topology says): a d16 load zeroes the
@@ -28,8 +31,8 @@ struct Target {
   // The kernel descriptor says which (KERNEL_CODE_PROPERTY_ENABLE_WAVEFRONT_SIZE32).
   bool wave64 = true;
 };
-// Throws std::runtime_error for a processor the interpreter does not know. gfx10 targets are
-// wave32 unless `wave64`; gfx9 ones are always wave64.
+// Throws std::runtime_error for a processor the interpreter does not know. gfx10 and gfx11
+// targets are wave32 unless `wave64`; gfx9 ones are always wave64.
 Target target_for(std::string_view processor, bool wave64 = false);
 
 // How a mnemonic is executed: its handler, how many of the operands after the destinations are
@@ -67,6 +70,8 @@ class Program {
   const std::unordered_map<std::string, bool>& mnemonics() const { return mnemonics_; }
 
  private:
+  void keep(Inst in, const std::uint8_t* at);  // records a decoded instruction (at: its bytes)
+
   Target target_;
   std::uint64_t address_;
   std::vector<Inst> insts_;
@@ -77,9 +82,17 @@ class Program {
 
 // The base mnemonic and encoding of a printed one: "v_add_f32_e32" -> "v_add_f32".
 std::string_view base_mnemonic(std::string_view mnemonic);
+// The name the semantics know an instruction by: gfx11 renamed many that it kept (global_load_b32
+// is gfx9's and gfx10's global_load_dword, s_and_not1_b32 their s_andn2_b32); every other name is
+// itself. The renamed names are new, so no target is needed to tell them apart.
+std::string_view canonical_mnemonic(std::string_view base);
 
 // Parses one line of the disassembler's output into an Inst (for tests, and the decoder).
 Inst parse_instruction(const Target& target, std::string_view text, std::uint64_t address, std::uint32_t size);
+// gfx11's dual issue (VOPD): "v_dual_mul_f32 v0, v1, v2 :: v_dual_mov_b32 v3, 1.0" as the two
+// instructions it is, each with its half's text, in an order that gives what issuing them together
+// gives (both read their sources before either writes). Both are unknown where no order does.
+std::vector<Inst> dual_issue(const Target& target, std::string_view text, std::uint64_t address, std::uint32_t size);
 // The first modifier of an instruction (Inst::text) the parser does not know, or empty.
 std::string unknown_modifier_of(const Inst& in);
 

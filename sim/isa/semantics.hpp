@@ -209,6 +209,7 @@ inline void for_lanes(const Wave& w, F&& f) {
 
 // Registration helpers for the tables.
 void register_scalar_ops();
+void register_scalar_float_ops();  // gfx11.5 and gfx12
 void register_vector_ops();
 void register_memory_ops();
 void register_lane_ops();

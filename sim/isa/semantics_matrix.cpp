@@ -13,6 +13,8 @@
 // precision, adds C and rounds once (f64: fused multiply-adds in k order), flushes f16 and bf16
 // inputs and results that are subnormal (as MI200's are documented to), and wraps i32 sums. Every
 // input lane is read whatever EXEC says; results are written to the lanes EXEC enables.
+#include <algorithm>
+#include <climits>
 #include <cmath>
 #include <cstring>
 #include <utility>
@@ -236,10 +238,147 @@ void v_dot2c_f32_f16(WorkGroup& g, Wave& w, const Inst& in) {
   });
 }
 
+// RDNA3's matrix instructions (gfx11, wave32): v_wmma_*, D = A x B + C of one 16x16 tile, K = 16.
+// Where each element lives (AMD's RDNA3 ISA guide, "Wave Matrix Multiply Accumulate"; GPUOpen's
+// "How to accelerate AI applications on RDNA 3 using WMMA"):
+//   A[i][k]: lane i % 16, element k of the source's registers; B[k][j]: lane j % 16, element k;
+//     the wave's two halves hold the same A and B (the program replicates them), and each half
+//     computes its rows from its own copy: here lanes 16-31's for the odd rows.
+//   C, D (32-bit): register i / 2, lane j + 16 (i % 2);
+//   C, D (16-bit): the same registers, the low halves, or the high ones where op_sel[2] says.
+// As for MFMA, AMD documents neither the order of the sums nor their precision: each product is
+// exact, the sum in k order in double precision, C added and rounded once (f16 results to
+// nearest even from that; bf16 through f32, so a tie can round twice); inputs are not flushed.
+// iu8 and iu4: neg_lo[0] and neg_lo[1] say whether A's and B's elements are signed; the sum wraps
+// at 32 bits, or saturates under clamp. Wave64 is refused by name.
+enum class WmmaIn : std::uint8_t { f16, bf16, iu8, iu4 };
+enum class WmmaOut : std::uint8_t { f32, f16, bf16, i32 };
+
+struct WmmaForm {
+  const char* name;
+  WmmaIn in;
+  WmmaOut out;
+};
+
+constexpr WmmaForm kWmma[] = {
+    {"v_wmma_f32_16x16x16_f16", WmmaIn::f16, WmmaOut::f32},    {"v_wmma_f32_16x16x16_bf16", WmmaIn::bf16, WmmaOut::f32},
+    {"v_wmma_f16_16x16x16_f16", WmmaIn::f16, WmmaOut::f16},    {"v_wmma_bf16_16x16x16_bf16", WmmaIn::bf16, WmmaOut::bf16},
+    {"v_wmma_i32_16x16x16_iu8", WmmaIn::iu8, WmmaOut::i32},    {"v_wmma_i32_16x16x16_iu4", WmmaIn::iu4, WmmaOut::i32},
+};
+constexpr std::size_t kWmmaForms = sizeof kWmma / sizeof kWmma[0];
+
+std::uint32_t wmma_bits(WmmaIn t) { return t == WmmaIn::iu8 ? 8 : t == WmmaIn::iu4 ? 4 : 16; }
+
+std::uint16_t to_f16_bits(double d) {
+  const _Float16 h = static_cast<_Float16>(d);
+  std::uint16_t b;
+  std::memcpy(&b, &h, 2);
+  return b;
+}
+
+// f32 to bf16, to nearest even (a NaN stays a quiet NaN).
+std::uint16_t to_bf16_bits(float f) {
+  const std::uint32_t b = bits32(f);
+  if (std::isnan(f)) return std::uint16_t((b >> 16) | 0x40);
+  return std::uint16_t((b + 0x7fff + ((b >> 16) & 1)) >> 16);
+}
+
+template <std::size_t Form>
+void wmma(WorkGroup& g, Wave& w, const Inst& in) {
+  constexpr WmmaForm f = kWmma[Form];
+  if (w.lanes != 32) g.fault(w, in, "a WMMA instruction in a wave of " + std::to_string(w.lanes) + " lanes (modelled for wave32 only)");
+  const bool integer = f.in == WmmaIn::iu8 || f.in == WmmaIn::iu4;
+  if (!integer && (in.neg_lo || in.neg_hi)) g.fault(w, in, "a WMMA instruction with negated inputs (not modelled)");
+  const std::uint32_t bits = wmma_bits(f.in), input_dwords = 16 * bits / 32;
+  for (int x = 0; x < 2; ++x) {
+    if (in.src[x].kind != Operand::vgpr || in.src[x].width != input_dwords) {
+      g.fault(w, in, "source " + std::to_string(x) + " is not " + std::to_string(input_dwords) + " VGPRs");
+    }
+  }
+  const Operand& c = in.src[2];
+  const Operand& d = in.dst[0];
+  const bool c_regs = c.kind == Operand::vgpr;
+  if (d.width != 8 || (c_regs && c.width != 8)) g.fault(w, in, "the result and C are 8 VGPRs each");
+  const bool high = (in.op_sel & 4) != 0;  // 16-bit results: the registers' high halves
+  auto value = [&](std::uint64_t x, bool is_signed) -> double {
+    switch (f.in) {
+      case WmmaIn::f16: return half_of(std::uint32_t(x));
+      case WmmaIn::bf16: return as_f32(std::uint32_t(x) << 16);
+      case WmmaIn::iu8: return is_signed ? std::int8_t(x) : double(x);
+      default: return is_signed && x > 7 ? double(std::int64_t(x) - 16) : double(x);
+    }
+  };
+  const bool a_signed = in.neg_lo & 1, b_signed = in.neg_lo & 2;
+  std::uint32_t out[8][32];
+  for (std::uint32_t i = 0; i < 16; ++i) {
+    const std::uint32_t half = i % 2, reg = i / 2;
+    for (std::uint32_t j = 0; j < 16; ++j) {
+      const std::uint32_t lane = j + 16 * half;
+      double sum = 0;
+      std::int64_t isum = 0;
+      for (std::uint32_t k = 0; k < 16; ++k) {
+        const double x = value(element(w, in.src[0], bits, k, i % 16 + 16 * half, 1), a_signed);
+        const double y = value(element(w, in.src[1], bits, k, j + 16 * half, 2), b_signed);
+        if (integer) isum += std::int64_t(x) * std::int64_t(y);
+        else sum += x * y;
+      }
+      const std::uint32_t cv = c_regs ? dword(w, c, reg, lane, 4) : scalar32(w, c);
+      std::uint32_t r = 0;
+      switch (f.out) {
+        case WmmaOut::f32: r = bits32(float(sum + double(as_f32(cv)))); break;
+        case WmmaOut::i32: {
+          std::int64_t t = isum + std::int32_t(cv);
+          if (in.flags & kClamp) t = std::min<std::int64_t>(std::max<std::int64_t>(t, INT32_MIN), INT32_MAX);
+          r = std::uint32_t(t);
+          break;
+        }
+        case WmmaOut::f16: {
+          const std::uint32_t ch = high ? cv >> 16 : cv & 0xffff;
+          r = to_f16_bits(sum + half_of(ch));
+          break;
+        }
+        case WmmaOut::bf16: {
+          const std::uint32_t ch = high ? cv >> 16 : cv & 0xffff;
+          r = to_bf16_bits(float(sum + double(as_f32(ch << 16))));
+          break;
+        }
+      }
+      out[reg][lane] = r;
+    }
+  }
+  const std::uint64_t exec = w.exec();
+  const bool sixteen = f.out == WmmaOut::f16 || f.out == WmmaOut::bf16;
+  for (std::uint32_t reg = 0; reg < 8; ++reg) {
+    std::uint32_t* row = dst32(w, d, reg);
+    for (std::uint32_t lane = 0; lane < 32; ++lane) {
+      if (!((exec >> lane) & 1)) continue;
+      if (!sixteen) row[lane] = out[reg][lane];
+      else if (high) row[lane] = (row[lane] & 0xffffu) | (out[reg][lane] << 16);
+      else row[lane] = (row[lane] & 0xffff0000u) | out[reg][lane];
+    }
+  }
+}
+
+template <std::size_t... I>
+void register_wmma(std::index_sequence<I...>) {
+  (
+      [] {
+        OpInfo info;
+        info.fn = &wmma<I>;
+        info.nsrc = 3;
+        const WmmaOut o = kWmma[I].out;
+        info.type[2] = o == WmmaOut::i32 ? Type::i32 : o == WmmaOut::f32 ? Type::f32 : Type::b32;
+        info.int_clamp = o == WmmaOut::i32;
+        register_op(kWmma[I].name, info);
+      }(),
+      ...);
+}
+
 }  // namespace
 
 void register_matrix_ops() {
   register_forms(std::make_index_sequence<kForms>());
+  register_wmma(std::make_index_sequence<kWmmaForms>());
   OpInfo dot;
   dot.fn = &v_dot2c_f32_f16;
   dot.nsrc = 2;

@@ -655,7 +655,9 @@ void ds_gws_barrier(WorkGroup& g, Wave& w, const Inst& in) {
   g.grid->arrive(g, w, in, r, gws_value(w, in));
 }
 
-std::string_view mnemonic_of(const Inst& in) { return base_mnemonic(std::string_view(in.text).substr(0, in.text.find(' '))); }
+std::string_view mnemonic_of(const Inst& in) {
+  return canonical_mnemonic(base_mnemonic(std::string_view(in.text).substr(0, in.text.find(' '))));
+}
 
 void prepare_access(Inst& in) {
   const Access a = parse_access(mnemonic_of(in));

@@ -405,7 +405,10 @@ void register_scalar_ops() {
   for (const char* n : {"s_nop", "s_waitcnt", "s_waitcnt_vscnt", "s_waitcnt_vmcnt", "s_waitcnt_lgkmcnt", "s_waitcnt_expcnt",
                         "s_clause", "s_inst_prefetch", "s_sleep", "s_setprio", "s_icache_inv", "s_dcache_inv",
                         "s_dcache_wb", "s_sendmsg", "s_ttracedata", "buffer_gl0_inv", "buffer_gl1_inv", "buffer_wbinvl1",
-                        "buffer_wbinvl1_vol", "s_dcache_inv_vol", "s_round_mode"}) {
+                        "buffer_wbinvl1_vol", "s_dcache_inv_vol", "s_round_mode",
+                        // gfx11's scheduling hints: an interpreter that finishes each instruction
+                        // before the next has no ALU dependency to wait for, nor a prefetch.
+                        "s_delay_alu", "s_set_inst_prefetch_distance", "s_waitcnt_depctr"}) {
     reg(n, nothing, 0);  // the caches nearer the CUs are not modelled: they hold nothing
   }
   // gfx90a's L2 controls, which a release and an acquire at system scope emit (LLVM's memory
@@ -428,6 +431,22 @@ void register_scalar_ops() {
   reg("s_trap", [](WorkGroup& g, Wave& w, const Inst& in) {
     g.fault(w, in, "s_trap " + std::to_string(in.simm & 0xff) + ": the kernel trapped (__builtin_trap, an abort or assert)");
   }, 0);
+  // gfx11's trap where no trap handler takes it (LLVM's sequence: s_trap 2, the queue's doorbell
+  // through s_sendmsg_rtn, s_sethalt 5): s_trap has faulted already; reached any other way, the wave
+  // stops for good.
+  reg("s_sethalt", [](WorkGroup& g, Wave& w, const Inst& in) {
+    g.fault(w, in, "s_sethalt " + std::to_string(in.simm & 0xff) + ": the wave halted itself (a trap no handler takes)");
+  }, 0);
+  // gfx11's messages with a return value: the realtime counter (as s_memrealtime), and 0 for the
+  // others (the queue's doorbell, the trap handler's addresses) a simulated wave has no such thing for.
+  for (const char* name : {"s_sendmsg_rtn_b32", "s_sendmsg_rtn_b64"}) {
+    reg(name, [](WorkGroup&, Wave& w, const Inst& in) {
+      constexpr std::uint64_t kGetRealtime = 131;
+      const std::uint64_t v = in.src[0].bits == kGetRealtime ? now_ticks() / 10 : 0;
+      if (in.dst[0].width > 1) write_scalar64(w, in.dst[0], v);
+      else write_scalar32(w, in.dst[0], std::uint32_t(v));
+    }, 1);
+  }
   // gfx10+: the opcode that is illegal on purpose (the compiler's filler where control never
   // reaches, as in rocRAND 3's code objects): executed, an illegal-instruction exception.
   reg("v_illegal", [](WorkGroup& g, Wave& w, const Inst& in) {

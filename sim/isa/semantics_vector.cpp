@@ -270,18 +270,6 @@ std::int32_t s32(U v) { return std::int32_t(std::uint32_t(v)); }
 std::uint32_t u32(U v) { return std::uint32_t(v); }
 std::uint32_t sext24(U v) { return std::uint32_t(std::int32_t(std::uint32_t(v) << 8) >> 8); }
 
-// Float to integer as the hardware converts: truncate, saturate, NaN to 0.
-std::uint32_t to_u32(double d) {
-  if (std::isnan(d) || d <= 0) return 0;
-  if (d >= 4294967295.0) return 0xffffffffu;
-  return std::uint32_t(d);
-}
-std::uint32_t to_i32(double d) {
-  if (std::isnan(d)) return 0;
-  if (d <= -2147483648.0) return 0x80000000u;
-  if (d >= 2147483647.0) return 0x7fffffffu;
-  return std::uint32_t(std::int32_t(d));
-}
 
 // v_cmp_class: the operand's class against the mask in src1 (bit 0 signaling NaN ... bit 9 +inf).
 template <class T>
@@ -771,6 +759,36 @@ void register_vector_ops() {
                             }
                             return sum;
                           })), 2);
+  // gfx11's mixed-sign dot products (VOP3P): neg_lo[0] and neg_lo[1] say whether A's and B's
+  // bytes (or nibbles) are signed; C is added; clamp saturates the sum at 32 bits.
+  reg("v_dot4_i32_iu8", L(valu<3, b32>(w, in, [&in](U a, U b, U c, int) -> U {
+        std::int64_t sum = std::int32_t(std::uint32_t(c));
+        for (int k = 0; k < 4; ++k) {
+          const std::uint32_t x = (a >> (8 * k)) & 0xff, y = (b >> (8 * k)) & 0xff;
+          sum += std::int64_t(in.neg_lo & 1 ? std::int8_t(x) : std::int32_t(x)) * (in.neg_lo & 2 ? std::int8_t(y) : std::int32_t(y));
+        }
+        if (in.flags & kClamp) sum = std::clamp<std::int64_t>(sum, INT32_MIN, INT32_MAX);
+        return std::uint32_t(sum);
+      })), 3, b32, b32, b32, true);
+  reg("v_dot8_i32_iu4", L(valu<3, b32>(w, in, [&in](U a, U b, U c, int) -> U {
+        std::int64_t sum = std::int32_t(std::uint32_t(c));
+        for (int k = 0; k < 8; ++k) {
+          const std::int32_t x = std::int32_t((a >> (4 * k)) & 0xf), y = std::int32_t((b >> (4 * k)) & 0xf);
+          sum += std::int64_t(in.neg_lo & 1 && x > 7 ? x - 16 : x) * (in.neg_lo & 2 && y > 7 ? y - 16 : y);
+        }
+        if (in.flags & kClamp) sum = std::clamp<std::int64_t>(sum, INT32_MIN, INT32_MAX);
+        return std::uint32_t(sum);
+      })), 3, b32, b32, b32, true);
+  // gfx11's 16-bit move (true16: either half of a VGPR to either half of another).
+  reg("v_mov_b16", L(valu<1, b16>(w, in, F1(a))), 1, b16);
+  // gfx11's 16-bit logic and select (true16 halves, or op_sel's in VOP3).
+  reg("v_and_b16", L(valu<2, b16>(w, in, F2(a & b))), 2, b16, b16);
+  reg("v_or_b16", L(valu<2, b16>(w, in, F2(a | b))), 2, b16, b16);
+  reg("v_xor_b16", L(valu<2, b16>(w, in, F2(a ^ b))), 2, b16, b16);
+  reg("v_not_b16", L(valu<1, b16>(w, in, F1(~a))), 1, b16);
+  reg("v_cndmask_b16", L(const std::uint64_t m = read_mask(w, in.src[2]);
+                         valu<2, b16>(w, in, [m](U a, U b, U, int lane) -> U { return (m >> lane) & 1 ? b : a; })),
+      3, b16, b16);
   reg("v_mad_u16", L(valu<3, b16>(w, in, F3(a * b + c))), 3, b16, b16, b16);
   reg("v_lshlrev_b16", L(valu<2, b16>(w, in, F2(b << (a & 15)))), 2, b16, b16);
   reg("v_lshrrev_b16", L(valu<2, b16>(w, in, F2(b >> (a & 15)))), 2, b16, b16);

@@ -37,6 +37,20 @@ inline double f64(std::uint64_t b) { return as_f64(b); }
 inline std::uint64_t of32(float f) { return bits32(f); }
 inline std::uint64_t of64(double d) { return bits64(d); }
 
+// Float to integer as the hardware converts (VALU and gfx11.5's scalar float unit alike):
+// truncate, saturate, NaN to 0.
+inline std::uint32_t to_u32(double d) {
+  if (std::isnan(d) || d <= 0) return 0;
+  if (d >= 4294967295.0) return 0xffffffffu;
+  return std::uint32_t(d);
+}
+inline std::uint32_t to_i32(double d) {
+  if (std::isnan(d)) return 0;
+  if (d <= -2147483648.0) return 0x80000000u;
+  if (d >= 2147483647.0) return 0x7fffffffu;
+  return std::uint32_t(std::int32_t(d));
+}
+
 // Whether the first `n` sources of an instruction can be read as 32-bit rows: no DPP or SDWA,
 // each 32 bits wide and unmodified (a VGPR, an AGPR or one scalar). Most VALU instructions can.
 // Worked out at decode time (Inst::plain_sources, program.cpp's plan_fast_paths).

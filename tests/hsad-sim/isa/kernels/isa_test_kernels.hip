@@ -248,6 +248,88 @@ extern "C" __global__ void __launch_bounds__(64) isa_pk_f32_constants(const doub
 #endif
 }
 
+// The scalar unit's float instructions (RDNA3.5 and RDNA4), on uniform values: each result to
+// out[0..19] from the first lane. Elsewhere the kernel writes nothing.
+extern "C" __global__ void __launch_bounds__(64) isa_salu_float(float a, float b, float c, float* out) {
+#if defined(__gfx1150__) || defined(__gfx1151__)
+  float r[14];
+  unsigned u[6];
+  asm volatile("s_add_f32 %0, %1, %2" : "=s"(r[0]) : "s"(a), "s"(b));
+  asm volatile("s_sub_f32 %0, %1, %2" : "=s"(r[1]) : "s"(a), "s"(b));
+  asm volatile("s_mul_f32 %0, %1, %2" : "=s"(r[2]) : "s"(a), "s"(b));
+  asm volatile("s_fmac_f32 %0, %1, %2" : "=s"(r[3]) : "s"(a), "s"(b), "0"(c));
+  asm volatile("s_fmaak_f32 %0, %1, %2, 0x40400000" : "=s"(r[4]) : "s"(a), "s"(b));  // a * b + 3
+  asm volatile("s_fmamk_f32 %0, %1, 0x40400000, %2" : "=s"(r[5]) : "s"(a), "s"(c));  // a * 3 + c
+  asm volatile("s_min_f32 %0, %1, %2" : "=s"(r[6]) : "s"(a), "s"(b));
+  asm volatile("s_max_f32 %0, %1, %2" : "=s"(r[7]) : "s"(a), "s"(b));
+  asm volatile("s_trunc_f32 %0, %1" : "=s"(r[8]) : "s"(c));
+  asm volatile("s_floor_f32 %0, %1" : "=s"(r[9]) : "s"(c));
+  asm volatile("s_ceil_f32 %0, %1" : "=s"(r[10]) : "s"(c));
+  asm volatile("s_rndne_f32 %0, %1" : "=s"(r[11]) : "s"(c));
+  asm volatile("s_cvt_f32_u32 %0, %1" : "=s"(r[12]) : "s"(0xfffffff0u));
+  asm volatile("s_cvt_f32_i32 %0, %1" : "=s"(r[13]) : "s"(-7));
+  asm volatile("s_cvt_u32_f32 %0, %1" : "=s"(u[0]) : "s"(c));
+  asm volatile("s_cvt_i32_f32 %0, %1" : "=s"(u[1]) : "s"(c));
+  asm volatile("s_cvt_u32_f32 %0, %1" : "=s"(u[2]) : "s"(1e10f));  // saturates
+  asm volatile("s_cmp_lt_f32 %1, %2\n\ts_cselect_b32 %0, 1, 0" : "=s"(u[3]) : "s"(a), "s"(b));
+  asm volatile("s_cmp_u_f32 %1, %2\n\ts_cselect_b32 %0, 1, 0" : "=s"(u[4]) : "s"(a), "s"(__builtin_nanf("")));
+  asm volatile("s_cmp_nge_f32 %1, %2\n\ts_cselect_b32 %0, 1, 0" : "=s"(u[5]) : "s"(a), "s"(__builtin_nanf("")));
+  if (threadIdx.x == 0) {
+    for (int i = 0; i < 14; ++i) out[i] = r[i];
+    for (int i = 0; i < 6; ++i) out[14 + i] = __uint_as_float(u[i]);
+  }
+#else
+  (void)a, (void)b, (void)c, (void)out;
+#endif
+}
+
+// RDNA3's matrix instructions on one 16x16x16 tile, inputs laid out as the ISA guide says (A's row
+// lane % 16, B's column lane % 16, both halves of the wave alike; D's row 2v + lane / 16 in
+// element v): f16 into f32, f16 into f16 in the registers' high halves, signed by unsigned bytes.
+#if defined(__gfx1100__) || defined(__gfx1101__) || defined(__gfx1102__) || defined(__gfx1151__)
+typedef _Float16 isa_half16 __attribute__((ext_vector_type(16)));
+typedef float isa_float8 __attribute__((ext_vector_type(8)));
+typedef int isa_int4 __attribute__((ext_vector_type(4)));
+typedef int isa_int8 __attribute__((ext_vector_type(8)));
+#endif
+extern "C" __global__ void __launch_bounds__(32) isa_wmma(const _Float16* a, const _Float16* b, const float* c,
+                                                         const signed char* a8, const unsigned char* b8, float* d,
+                                                         _Float16* d16, int* d32) {
+#if defined(__gfx1100__) || defined(__gfx1101__) || defined(__gfx1102__) || defined(__gfx1151__)
+  const unsigned lane = threadIdx.x, row = lane % 16;
+  isa_half16 A, B, C16;
+  isa_float8 C;
+  isa_int4 A8, B8;
+  isa_int8 C32;
+  for (int k = 0; k < 16; ++k) A[k] = a[row * 16 + k], B[k] = b[k * 16 + row];
+  for (int k = 0; k < 4; ++k) {
+    unsigned x = 0, y = 0;
+    for (int e = 0; e < 4; ++e) {
+      x |= unsigned((unsigned char)a8[row * 16 + 4 * k + e]) << (8 * e);
+      y |= unsigned(b8[(4 * k + e) * 16 + row]) << (8 * e);
+    }
+    A8[k] = int(x), B8[k] = int(y);
+  }
+  for (int v = 0; v < 8; ++v) {
+    const unsigned at = (2 * v + lane / 16) * 16 + row;
+    C[v] = c[at];
+    C16[2 * v] = _Float16(-1.0f), C16[2 * v + 1] = _Float16(c[at]);  // the high halves hold C
+    C32[v] = int(c[at]);
+  }
+  const isa_float8 D = __builtin_amdgcn_wmma_f32_16x16x16_f16_w32(A, B, C);
+  const isa_half16 D16 = __builtin_amdgcn_wmma_f16_16x16x16_f16_w32(A, B, C16, true);
+  const isa_int8 D32 = __builtin_amdgcn_wmma_i32_16x16x16_iu8_w32(true, A8, false, B8, C32, false);
+  for (int v = 0; v < 8; ++v) {
+    const unsigned at = (2 * v + lane / 16) * 16 + row;
+    d[at] = D[v];
+    d16[2 * at] = D16[2 * v], d16[2 * at + 1] = D16[2 * v + 1];  // low half kept, high half the result
+    d32[at] = D32[v];
+  }
+#else
+  (void)a, (void)b, (void)c, (void)a8, (void)b8, (void)d, (void)d16, (void)d32;
+#endif
+}
+
 // A raw buffer load whose SGPR offset carries it past num_records: lane i reads dword i at
 // `soffset` bytes on, through a buffer of `records` bytes over `in`. The lanes whose dword ends
 // past the buffer, the SGPR offset counted, read 0 (Tensile's kernels bound their K tails so).

@@ -170,7 +170,7 @@ TEST(Decode, BranchTargetsAreInstructions) {
 }
 
 TEST(Decode, AProcessorTheInterpreterDoesNotKnowIsRefused) {
-  EXPECT_THROW(target_for("gfx1100"), std::runtime_error);
+  EXPECT_THROW(target_for("gfx1201"), std::runtime_error);
   EXPECT_THROW(target_for("gfx803"), std::runtime_error);
 }
 

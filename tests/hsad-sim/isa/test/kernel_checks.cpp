@@ -324,6 +324,65 @@ void check_pk_f32_constants(Runner& r) {
   }
 }
 
+void check_salu_float(Runner& r) {
+  const std::string p = r.processor();
+  if (p != "gfx1150" && p != "gfx1151") return;
+  const float a = 1.75f, b = -2.3f, c = -2.5f;
+  auto* out = static_cast<float*>(r.alloc(20 * 4));
+  r.run("isa_salu_float", {64}, {64}, {a, b, c, out});
+  const auto got = r.download(out, 20);
+  const float want[14] = {a + b, a - b, a * b, std::fma(a, b, c), std::fma(a, b, 3.0f), std::fma(a, 3.0f, c),
+                          std::fmin(a, b), std::fmax(a, b), std::trunc(c), std::floor(c), std::ceil(c),
+                          std::nearbyint(c), float(0xfffffff0u), -7.0f};
+  for (int i = 0; i < 14; ++i) EXPECT_EQ(got[i], want[i]) << "result " << i;
+  std::uint32_t u[6];
+  std::memcpy(u, got.data() + 14, sizeof u);
+  EXPECT_EQ(u[0], 0u);            // -2.5 to unsigned: 0
+  EXPECT_EQ(u[1], 0xfffffffeu);   // -2.5 to signed: -2 (truncated)
+  EXPECT_EQ(u[2], 0xffffffffu);   // 1e10 saturates
+  EXPECT_EQ(u[3], 0u);            // 1.75 < -2.3 is false
+  EXPECT_EQ(u[4], 1u);            // unordered with a NaN
+  EXPECT_EQ(u[5], 1u);            // not greater or equal: true with a NaN
+}
+
+void check_wmma(Runner& r) {
+  const std::string p = r.processor();
+  if (p.rfind("gfx11", 0) != 0) return;
+  std::mt19937 gen(11);
+  std::uniform_int_distribution<int> small(-8, 8);
+  std::vector<_Float16> a(256), b(256);
+  std::vector<float> c(256);
+  std::vector<std::int8_t> a8(256);
+  std::vector<std::uint8_t> b8(256);
+  for (int i = 0; i < 256; ++i) {
+    a[i] = _Float16(small(gen) * 0.125f), b[i] = _Float16(small(gen) * 0.25f), c[i] = float(small(gen));
+    a8[i] = std::int8_t(small(gen) * 15), b8[i] = std::uint8_t(200 + small(gen) * 6);
+  }
+  auto* d = static_cast<float*>(r.alloc(256 * 4));
+  auto* d16 = static_cast<_Float16*>(r.alloc(512 * 2));
+  auto* d32 = static_cast<std::int32_t*>(r.alloc(256 * 4));
+  r.run("isa_wmma", {32}, {32}, {r.upload(a), r.upload(b), r.upload(c), r.upload(a8), r.upload(b8), d, d16, d32});
+  const auto got = r.download(d, 256);
+  const auto got16 = r.download(d16, 512);
+  const auto got32 = r.download(d32, 256);
+  for (int i = 0; i < 16; ++i) {
+    for (int j = 0; j < 16; ++j) {
+      double sum = 0;
+      std::int64_t isum = 0;
+      for (int k = 0; k < 16; ++k) {
+        sum += double(a[i * 16 + k]) * double(b[k * 16 + j]);
+        isum += std::int64_t(a8[i * 16 + k]) * b8[k * 16 + j];
+      }
+      const int at = i * 16 + j;
+      SCOPED_TRACE("D[" + std::to_string(i) + "][" + std::to_string(j) + "]");
+      EXPECT_EQ(got[at], float(sum + c[at]));
+      EXPECT_EQ(float(got16[2 * at]), -1.0f);  // the low half as it was
+      EXPECT_EQ(got16[2 * at + 1], _Float16(sum + c[at]));
+      EXPECT_EQ(got32[at], std::int32_t(isum + std::int64_t(c[at])));
+    }
+  }
+}
+
 void check_buffer_bounds(Runner& r) {
   std::vector<std::uint32_t> in(128);
   for (unsigned i = 0; i < in.size(); ++i) in[i] = 1000 + i;

@@ -36,6 +36,8 @@ TEST_P(TestKernels, DivisionSquareRootAndFmaAreCorrectlyRounded) { check_math(ru
 TEST_P(TestKernels, SineAndCosineOfHugeArgumentsReduceBy2OverPi) { check_trig(runner); }
 TEST_P(TestKernels, ABufferLoadPastNumRecordsCountingItsSgprOffsetReadsZero) { check_buffer_bounds(runner); }
 TEST_P(TestKernels, PackedFloatsTakeAnInlineConstantInBothHalves) { check_pk_f32_constants(runner); }
+TEST_P(TestKernels, TheScalarUnitsFloatInstructionsComputeAsTheHost) { check_salu_float(runner); }
+TEST_P(TestKernels, WaveMatrixInstructionsComputeTheirTileAsTheHost) { check_wmma(runner); }
 TEST_P(TestKernels, EveryMatrixFormComputesItsBlocksBitForBit) { check_mfma(runner); }
 TEST_P(TestKernels, AMatrixInstructionAtPartialExecReadsEveryLanesInputs) { check_mfma_partial_exec(runner); }
 
