@@ -7,7 +7,7 @@ namespace hsad::sim {
 
 const std::vector<Target>& targets() {
   //                          name      gfx version  device  family wave  CUs SIMD waves LDS  L2 KiB SEs fw  SDMA count XCCs
-  // (libdrm's families: 141 AI (gfx9, CDNA), 143 NV (gfx10.3), 145 GC 11.0.0, 150 GC 11.5.0)
+  // (libdrm's families: 141 AI (gfx9, CDNA), 143 NV (gfx10.3), 145 GC 11.0.0, 150 GC 11.5.0, 152 GC 12.0.0)
   static const std::vector<Target> all = {
       {"gfx90a", 9, 0, 10, 0x740f, 141, 64, 104, 4, 8, 64, 8192, 8, 500, 30, 1},   // MI210
       {"gfx908", 9, 0, 8, 0x738c, 141, 64, 120, 4, 8, 64, 8192, 8, 500, 22, 1},    // MI100
@@ -24,6 +24,9 @@ const std::vector<Target>& targets() {
       // Ryzen AI Max+ 395's Radeon 8060S (RDNA3.5, Strix Halo): 40 CUs in 2 shader engines, 2 MiB
       // of L2. ROCr 6 only; its scalar float instructions need LLVM 17's disassembler or later.
       {"gfx1151", 11, 5, 1, 0x1586, 150, 32, 40, 2, 16, 64, 2048, 2, 500, 30, 1},
+      // RX 9070 XT (RDNA4, Navi 48): 64 CUs in 4 shader engines, 8 MiB of L2 (the 64 MiB
+      // Infinity Cache not modelled). ROCr 6.4; its encodings need LLVM 18's disassembler or later.
+      {"gfx1201", 12, 0, 1, 0x7550, 152, 32, 64, 2, 16, 64, 8192, 4, 500, 30, 1},
   };
   return all;
 }

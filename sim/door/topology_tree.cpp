@@ -142,7 +142,7 @@ void gpu_node(Files& f, std::uint32_t node) {
       .add("max_waves_per_simd", t.max_waves_per_simd)
       .add("lds_size_in_kb", t.lds_kib)
       .add("gds_size_in_kb", 0)
-      .add("num_gws", kGws)
+      .add("num_gws", t.major >= 12 ? 0 : kGws)  // RDNA4 has no GWS: its grid barriers live in memory
       .add("wave_front_size", t.wavefront)
       .add("array_count", arrays)
       .add("simd_arrays_per_engine", 1)

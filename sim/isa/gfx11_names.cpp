@@ -1,4 +1,4 @@
-// gfx11's names for instructions it kept from gfx9 and gfx10 (LLVM's AMDGPU "Renamed" mnemonics
+// gfx11's (and gfx12's) names for instructions they kept from gfx9 and gfx10 (LLVM's AMDGPU "Renamed" mnemonics
 // of GFX11): the memory instructions name their width and signedness (global_load_b32,
 // ds_load_2addr_b64, global_atomic_max_u32), the scalar logic its operand's inversion
 // (s_and_not1_b32), a few VALU ops what they compute (v_clz_i32_u32). The semantics are
@@ -128,6 +128,23 @@ Names make_names() {
   n["v_fmac_dx9_zero_f32"] = "v_fmac_legacy_f32";
   n["v_fma_dx9_zero_f32"] = "v_fma_legacy_f32";
   n["v_dot2acc_f32_f16"] = "v_dot2c_f32_f16";
+  // gfx12's renames: the carries and the 64-bit multiply-adds name what they carry, the float
+  // min/max their IEEE-754 2019 semantics (minimumNumber: a NaN operand yields the other).
+  n["s_add_co_u32"] = "s_add_u32";
+  n["s_add_co_i32"] = "s_add_i32";
+  n["s_add_co_ci_u32"] = "s_addc_u32";
+  n["s_sub_co_u32"] = "s_sub_u32";
+  n["s_sub_co_i32"] = "s_sub_i32";
+  n["s_sub_co_ci_u32"] = "s_subb_u32";
+  n["s_addk_co_i32"] = "s_addk_i32";
+  n["v_mad_co_u64_u32"] = "v_mad_u64_u32";
+  n["v_mad_co_i64_i32"] = "v_mad_i64_i32";
+  n["s_load_b96"] = "s_load_dwordx3";
+  n["s_buffer_load_b96"] = "s_buffer_load_dwordx3";
+  for (const char* t : {"f32", "f64", "f16"}) {
+    n[std::string("v_max_num_") + t] = std::string("v_max_") + t;
+    n[std::string("v_min_num_") + t] = std::string("v_min_") + t;
+  }
   return n;
 }
 

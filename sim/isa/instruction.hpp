@@ -53,6 +53,8 @@ enum InstFlag : std::uint32_t {
   kUnknownModifier = 1u << 14,  // a modifier the parser does not know: the instruction is unknown
   kUnorderedPair = 1u << 15,    // a VOPD half whose partner reads its result and whose result it reads
   kUnknownOperand = 1u << 16,   // an operand the parser cannot read ("v1.l"): the instruction is unknown
+  kScopeSys = 1u << 17,         // gfx12's scope:SCOPE_SYS (the cache controls reach the L2 at it)
+  kScopeDev = 1u << 18,         // gfx12's scope:SCOPE_DEV
 };
 
 // Inst::mem_d16's flag: the target zeroes the half of the register a d16 load does not write.

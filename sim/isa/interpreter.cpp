@@ -317,6 +317,13 @@ void init_wave(Wave& w, WorkGroup& g, const Target& target, const KernelDescript
   if (d.rsrc2 & kd::COMPUTE_PGM_RSRC2_ENABLE_SGPR_WORKGROUP_ID_Z) w.s[s++] = group[2];
   if (d.rsrc2 & kd::COMPUTE_PGM_RSRC2_ENABLE_SGPR_WORKGROUP_INFO) w.s[s++] = 0;
   if (d.rsrc2 & kd::COMPUTE_PGM_RSRC2_ENABLE_PRIVATE_SEGMENT) w.s[s++] = std::uint32_t(w.index * g.wave_scratch_bytes);
+  // gfx12's architected SGPRs: the hardware puts the work-group's id in trap temporaries, which the
+  // code reads: TTMP9 its x, TTMP7 its y (low half) and z (high half).
+  if (target.gfx12) {
+    constexpr std::uint32_t kTtmp0 = 108;
+    w.s[kTtmp0 + 9] = group[0];
+    w.s[kTtmp0 + 7] = (group[1] & 0xffffu) | (group[2] << 16);
+  }
 
   const std::uint32_t ids = field(d.rsrc2, kd::COMPUTE_PGM_RSRC2_ENABLE_VGPR_WORKITEM_ID,
                                   kd::COMPUTE_PGM_RSRC2_ENABLE_VGPR_WORKITEM_ID_SHIFT);

@@ -282,6 +282,15 @@ bool apply_modifier(Inst& in, std::string_view m) {
   else if (m == "mul:2") in.omod = 1;
   else if (m == "mul:4") in.omod = 2;
   else if (m == "div:2") in.omod = 3;
+  // gfx12's cache policy: a temporal hint (no effect on what the model computes) except that an
+  // atomic returns its old value (TH_ATOMIC_RETURN, gfx9's glc); and the scope, which the cache
+  // controls (global_inv, global_wb) act at.
+  else if (starts_with(m, "th:TH_")) {
+    if (m.find("RETURN") != std::string_view::npos) in.flags |= kGlc;
+    if (m.find("NT") != std::string_view::npos) in.flags |= kNt;
+  } else if (m == "scope:SCOPE_SYS") in.flags |= kScopeSys;
+  else if (m == "scope:SCOPE_DEV") in.flags |= kScopeDev;
+  else if (m == "scope:SCOPE_SE" || m == "scope:SCOPE_CU") {}
   else if (starts_with(m, "offset:")) in.offset = std::int32_t(modifier_value(m, "offset:"));
   else if (starts_with(m, "offset0:")) in.offset = std::int32_t(modifier_value(m, "offset0:"));
   else if (starts_with(m, "offset1:")) in.offset1 = std::int32_t(modifier_value(m, "offset1:"));
@@ -383,7 +392,9 @@ Format format_of(std::string_view m) {
       m == "s_setprio" || m == "s_code_end" || m == "s_endpgm" || m == "s_barrier" || m == "s_dcache_inv" ||
       m == "s_dcache_wb" || m == "s_icache_inv" || m == "s_ttracedata" || m == "s_set_gpr_idx_off" ||
       m == "s_round_mode" || m == "s_denorm_mode" || m == "s_sendmsg" || m == "s_trap" || m == "s_delay_alu" ||
-      m == "s_set_inst_prefetch_distance" || m == "s_sethalt" ||
+      m == "s_set_inst_prefetch_distance" || m == "s_sethalt" || starts_with(m, "s_wait_") ||
+      m == "s_barrier_signal" || m == "s_barrier_wait" || m == "s_barrier_signal_isfirst" ||
+      m == "global_inv" || m == "global_wb" || m == "global_wbinv" ||
       starts_with(m, "s_cbranch_") || m == "s_branch") {
     return Format::sopp;
   }
@@ -405,7 +416,7 @@ Format format_of(std::string_view m) {
 Target target_for(std::string_view processor, bool wave64) {
   Target t;
   t.processor = std::string(processor);
-  t.wave64 = !(starts_with(processor, "gfx10") || starts_with(processor, "gfx11")) || wave64;
+  t.wave64 = !(starts_with(processor, "gfx10") || starts_with(processor, "gfx11") || starts_with(processor, "gfx12")) || wave64;
   if (processor == "gfx900") return t;
   if (processor == "gfx908" || processor == "gfx906") return t.sramecc = true, t;
   if (processor == "gfx90a") return t.packed_workitem_ids = true, t.sramecc = true, t;
@@ -416,8 +427,11 @@ Target target_for(std::string_view processor, bool wave64) {
     return t;
   }
   if (starts_with(processor, "gfx10")) return t.gfx10 = true, t;
-  if (starts_with(processor, "gfx11")) {  // LLVM's processor table: architected flat scratch, packed IDs
+  if (starts_with(processor, "gfx11") || processor == "gfx1200" || processor == "gfx1201") {
+    // LLVM's processor table: architected flat scratch, packed work-item IDs. RDNA4 keeps RDNA3's
+    // names and dual issue, and splits the wait counters (gfx12_names).
     t.gfx10 = t.gfx11 = true;
+    t.gfx12 = starts_with(processor, "gfx12");
     t.packed_workitem_ids = true;
     t.architected_flat_scratch = true;
     return t;
@@ -509,6 +523,11 @@ Inst parse_instruction(const Target& target, std::string_view text, std::uint64_
     mods.assign(tail.begin() + (tail.empty() ? 0 : 1), tail.end());
   }
   const Format format = format_of(mnemonic);
+  // gfx12's cache controls print their scope where an operand would be: "global_inv scope:SCOPE_SYS".
+  if (format == Format::sopp && !ops.empty() && starts_with(ops[0], "scope:")) {
+    mods.insert(mods.begin(), ops[0]);
+    ops.erase(ops.begin());
+  }
   // A modifier it does not know makes the instruction unknown, never silently ignored (gfx12's
   // th: and scope:, gfx90a's row_newbcast, ...); SOPP's operands (waitcnt counters, s_delay_alu's
   // fields) are not modifiers.
@@ -708,6 +727,13 @@ const char* disassembler_cpu(const std::string& processor) {
   if (processor == "gfx1150" || processor == "gfx1151") {
     throw std::runtime_error("the ISA interpreter's disassembler (LLVM " + std::to_string(LLVM_VERSION_MAJOR) + ") does not know " +
                              processor + ": LLVM 17 or later does");
+  }
+#endif
+#if LLVM_VERSION_MAJOR < 18
+  // RDNA4's encodings are its own (LLVM 15 would end the process asked for them).
+  if (processor.rfind("gfx12", 0) == 0) {
+    throw std::runtime_error("the ISA interpreter's disassembler (LLVM " + std::to_string(LLVM_VERSION_MAJOR) + ") does not know " +
+                             processor + ": LLVM 18 or later does");
   }
 #endif
 #if LLVM_VERSION_MAJOR < 20

@@ -21,6 +21,9 @@ struct Target {
   // RDNA3 (gfx11.x): gfx10's register model with new mnemonics (canonical_mnemonic), VOPD's dual
   // issue, and the work-item IDs packed into v0.
   bool gfx11 = false;
+  // RDNA4 (gfx12.x): gfx11's, with the wait counters split, the cache policy in th:/scope:, and
+  // the barrier in two halves (s_barrier_signal, s_barrier_wait).
+  bool gfx12 = false;
   bool packed_workitem_ids = false;  // gfx90a and later CDNA: v0 holds x | y << 10 | z << 20
   bool architected_flat_scratch = false;  // gfx940
   // SRAM ECC on, as the Instinct GPUs run (and hsad-sim's topology says): a d16 load zeroes the

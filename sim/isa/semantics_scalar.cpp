@@ -119,6 +119,18 @@ void s_load(WorkGroup& g, Wave& w, const Inst& in) {
   for (int i = 0; i < N; ++i) write_scalar32(w, in.dst[0], v[i], i);
 }
 
+// gfx12's sub-dword scalar loads (s_load_u8, s_load_i16, ...): one byte or half-word, zero- or
+// sign-extended into the SGPR.
+template <int Bytes, bool Signed>
+void s_load_sub(WorkGroup& g, Wave& w, const Inst& in) {
+  std::uint64_t address = scalar64(w, in.src[0]) + std::int64_t(in.offset);
+  if (in.nsrc > 1) address += scalar32(w, in.src[1]);
+  const std::uint8_t* p = g.read_global(w, in, address, Bytes);
+  std::uint32_t v = Bytes == 1 ? p[0] : std::uint32_t(p[0] | (p[1] << 8));
+  if (Signed) v = Bytes == 1 ? std::uint32_t(std::int8_t(v)) : std::uint32_t(std::int16_t(v));
+  write_scalar32(w, in.dst[0], v);
+}
+
 // Scalar buffer loads: through a buffer resource (base, num_records); out of range reads 0.
 template <int N>
 void s_buffer_load(WorkGroup& g, Wave& w, const Inst& in) {
@@ -408,7 +420,11 @@ void register_scalar_ops() {
                         "buffer_wbinvl1_vol", "s_dcache_inv_vol", "s_round_mode",
                         // gfx11's scheduling hints: an interpreter that finishes each instruction
                         // before the next has no ALU dependency to wait for, nor a prefetch.
-                        "s_delay_alu", "s_set_inst_prefetch_distance", "s_waitcnt_depctr"}) {
+                        "s_delay_alu", "s_set_inst_prefetch_distance", "s_waitcnt_depctr",
+                        // gfx12's split counters: each instruction is complete before the next.
+                        "s_wait_loadcnt", "s_wait_storecnt", "s_wait_dscnt", "s_wait_kmcnt", "s_wait_samplecnt",
+                        "s_wait_bvhcnt", "s_wait_expcnt", "s_wait_alu", "s_wait_loadcnt_dscnt", "s_wait_storecnt_dscnt",
+                        "s_wait_event"}) {
     reg(n, nothing, 0);  // the caches nearer the CUs are not modelled: they hold nothing
   }
   // gfx90a's L2 controls, which a release and an acquire at system scope emit (LLVM's memory
@@ -428,6 +444,25 @@ void register_scalar_ops() {
   reg("s_endpgm", [](WorkGroup&, Wave& w, const Inst&) { w.state = Wave::State::done; }, 0);
   reg("s_code_end", [](WorkGroup& g, Wave& w, const Inst& in) { g.fault(w, in, "execution ran past the end of the kernel"); }, 0);
   reg("s_barrier", [](WorkGroup&, Wave& w, const Inst&) { w.state = Wave::State::barrier; }, 0);
+  // gfx12's barrier in two halves: the wave signals, works on, and waits. Waiting where the others
+  // signalled is the same barrier, held at the wait (nothing between the halves depends on it).
+  reg("s_barrier_signal", nothing, 0);
+  reg("s_barrier_wait", [](WorkGroup&, Wave& w, const Inst&) { w.state = Wave::State::barrier; }, 0);
+  // gfx12's cache controls (LLVM's memory model for GFX12): at system scope they reach the L2; at
+  // device scope the one modelled L2 already serves every work-group.
+  reg("global_inv", [](WorkGroup& g, Wave&, const Inst& in) {
+    if (in.flags & kScopeSys) g.memory.invalidate_l2();
+  }, 0);
+  reg("global_wb", [](WorkGroup& g, Wave&, const Inst& in) {
+    if (in.flags & kScopeSys) g.memory.write_back_l2();
+  }, 0);
+  reg("global_wbinv", [](WorkGroup& g, Wave&, const Inst& in) {
+    if (in.flags & kScopeSys) g.memory.write_back_l2(), g.memory.invalidate_l2();
+  }, 0);
+  // gfx12's 64-bit scalar arithmetic: the low 64 bits, SCC unchanged.
+  reg("s_add_nc_u64", [](WorkGroup&, Wave& w, const Inst& in) { write_scalar64(w, in.dst[0], s0_64(w, in) + s1_64(w, in)); }, 2, b64, b64);
+  reg("s_sub_nc_u64", [](WorkGroup&, Wave& w, const Inst& in) { write_scalar64(w, in.dst[0], s0_64(w, in) - s1_64(w, in)); }, 2, b64, b64);
+  reg("s_mul_u64", [](WorkGroup&, Wave& w, const Inst& in) { write_scalar64(w, in.dst[0], s0_64(w, in) * s1_64(w, in)); }, 2, b64, b64);
   reg("s_trap", [](WorkGroup& g, Wave& w, const Inst& in) {
     g.fault(w, in, "s_trap " + std::to_string(in.simm & 0xff) + ": the kernel trapped (__builtin_trap, an abort or assert)");
   }, 0);
@@ -463,11 +498,17 @@ void register_scalar_ops() {
   // ---- SMEM
   reg("s_load_dword", &s_load<1>, 0);
   reg("s_load_dwordx2", &s_load<2>, 0);
+  reg("s_load_dwordx3", &s_load<3>, 0);  // gfx12's s_load_b96
+  reg("s_load_u8", &s_load_sub<1, false>, 0);
+  reg("s_load_i8", &s_load_sub<1, true>, 0);
+  reg("s_load_u16", &s_load_sub<2, false>, 0);
+  reg("s_load_i16", &s_load_sub<2, true>, 0);
   reg("s_load_dwordx4", &s_load<4>, 0);
   reg("s_load_dwordx8", &s_load<8>, 0);
   reg("s_load_dwordx16", &s_load<16>, 0);
   reg("s_buffer_load_dword", &s_buffer_load<1>, 0);
   reg("s_buffer_load_dwordx2", &s_buffer_load<2>, 0);
+  reg("s_buffer_load_dwordx3", &s_buffer_load<3>, 0);
   reg("s_buffer_load_dwordx4", &s_buffer_load<4>, 0);
   reg("s_buffer_load_dwordx8", &s_buffer_load<8>, 0);
   reg("s_buffer_load_dwordx16", &s_buffer_load<16>, 0);

@@ -14,6 +14,15 @@ float sf(const Wave& w, const Inst& in, int i) { return as_f32(scalar32(w, in.sr
 
 void put(Wave& w, const Inst& in, float f) { write_scalar32(w, in.dst[0], bits32(f)); }
 
+// A v_s_* source: the scalar with VOP3's abs and neg applied; clamp and omod are not modelled.
+float vs_source(WorkGroup& g, Wave& w, const Inst& in) {
+  if (in.omod || (in.flags & kClamp)) g.fault(w, in, "a scalar transcendental with an output modifier (not modelled)");
+  std::uint32_t b = scalar32(w, in.src[0]);
+  if (in.src[0].abs) b &= 0x7fffffffu;
+  if (in.src[0].neg) b ^= 0x80000000u;
+  return as_f32(b);
+}
+
 void reg(const char* name, Handler fn, std::uint8_t nsrc, Type t0 = Type::f32, Type t1 = Type::f32, Type t2 = Type::f32) {
   OpInfo info;
   info.fn = fn;
@@ -55,6 +64,13 @@ void register_scalar_float_ops() {
   reg("s_floor_f32", [](W&, Wave& w, const Inst& in) { put(w, in, std::floor(sf(w, in, 0))); }, 1);
   reg("s_trunc_f32", [](W&, Wave& w, const Inst& in) { put(w, in, std::trunc(sf(w, in, 0))); }, 1);
   reg("s_rndne_f32", [](W&, Wave& w, const Inst& in) { put(w, in, std::nearbyint(sf(w, in, 0))); }, 1);
+  // gfx12's transcendentals with a scalar result (VOP3 encodings that write an SGPR), computed as
+  // the VALU's are; source modifiers applied, output modifiers refused.
+  reg("v_s_rcp_f32", [](W& g, Wave& w, const Inst& in) { put(w, in, 1.0f / vs_source(g, w, in)); }, 1);
+  reg("v_s_rsq_f32", [](W& g, Wave& w, const Inst& in) { put(w, in, 1.0f / std::sqrt(vs_source(g, w, in))); }, 1);
+  reg("v_s_sqrt_f32", [](W& g, Wave& w, const Inst& in) { put(w, in, std::sqrt(vs_source(g, w, in))); }, 1);
+  reg("v_s_exp_f32", [](W& g, Wave& w, const Inst& in) { put(w, in, std::exp2(vs_source(g, w, in))); }, 1);
+  reg("v_s_log_f32", [](W& g, Wave& w, const Inst& in) { put(w, in, std::log2(vs_source(g, w, in))); }, 1);
   struct Lt { bool operator()(float a, float b) const { return a < b; } };
   struct Eq { bool operator()(float a, float b) const { return a == b; } };
   struct Le { bool operator()(float a, float b) const { return a <= b; } };

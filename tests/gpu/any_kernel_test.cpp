@@ -218,6 +218,9 @@ TEST(GpuAnyKernel, AnEarlyLaunchedChainOfApplicationKernelsIsExact) {
 TEST(GpuAnyKernel, ACooperativeDispatchSyncsTheWholeGrid) {
   REQUIRE_GPU();
   if (test::runs_host_builds(device)) GTEST_SKIP() << "a module's kernel runs only as machine code";
+  if (const std::string refused = test::cooperative_refused_without_gws(device); !refused.empty()) {
+    GTEST_SKIP() << "refused by name, as it must be without GWS: " << refused;
+  }
   const Module m = app_module(device);
   const Kernel rounds = m.kernel("app_grid_rounds");
   const unsigned block = 256, groups = test::simulated(device) ? 8 : 2 * device.info().compute_units;

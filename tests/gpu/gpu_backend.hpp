@@ -35,6 +35,23 @@ inline bool runs_host_builds(const Device& d) {
   return simulated(d) && exec && std::string(exec) == "host";
 }
 
+// RDNA4 (gfx12) has no GWS, so the driver reports none and ROCr no cooperative queue: there
+// Device::create_cooperative_queue must refuse, naming why. Returns that refusal's text where the
+// device is such an agent and refuses so (the caller skips, having checked it), else empty; any
+// other refusal is thrown on, for the test to fail.
+inline std::string cooperative_refused_without_gws(const Device& d) {
+  if (d.info().backend != "rocr" || d.info().isa.rfind("gfx12", 0) != 0) return {};
+  try {
+    Queue q = d.create_cooperative_queue();
+  } catch (const Error& e) {
+    const std::string m = e.what();
+    if (m.find("no cooperative queues") != std::string::npos && m.find("GWS") != std::string::npos) return m;
+    throw;
+  }
+  ADD_FAILURE() << d.info().isa << " has no GWS, yet a cooperative queue was made";
+  return "a cooperative queue where none should be";
+}
+
 // The tests' modules: tests/modules built by hipcc and nvcc (HSAD_TEST_MODULES_DIR where the
 // tests were carried to another machine).
 inline std::string modules_dir() {

@@ -55,12 +55,12 @@ void properties() {
   check(std::strstr(p.name, "simulated") != nullptr, std::string("the device says it is simulated: ") + p.name);
   const std::string arch = p.gcnArchName;
   bool simulated_target = false;
-  for (const char* t : {"gfx90a", "gfx908", "gfx1030", "gfx942", "gfx950", "gfx1100", "gfx1151"}) {
+  for (const char* t : {"gfx90a", "gfx908", "gfx1030", "gfx942", "gfx950", "gfx1100", "gfx1151", "gfx1201"}) {
     const std::string name(t);
     simulated_target |= arch == name || arch.rfind(name + ":", 0) == 0;  // "gfx942:sramecc+:xnack-"
   }
   check(simulated_target, "gcnArchName is a simulated target: " + arch);
-  const bool rdna = arch.rfind("gfx10", 0) == 0 || arch.rfind("gfx11", 0) == 0;  // wave32 by default
+  const bool rdna = arch.rfind("gfx10", 0) == 0 || arch.rfind("gfx11", 0) == 0 || arch.rfind("gfx12", 0) == 0;  // wave32
   check(p.warpSize == (rdna ? 32 : 64), "warpSize " + std::to_string(p.warpSize));
   check(p.multiProcessorCount > 0 && p.maxThreadsPerBlock == 1024, "compute units and 1024 threads per block");
 }

@@ -117,7 +117,8 @@ TEST(HsadSim, TheAgentIsTheSimulatedOne) {
   EXPECT_EQ(info.backend, "rocr");
   EXPECT_EQ(info.isa, env("HSAD_SIM_TARGET", "gfx90a"));
   EXPECT_NE(info.name.find("simulated"), std::string::npos) << info.name;
-  const bool rdna = info.isa.rfind("gfx10", 0) == 0 || info.isa.rfind("gfx11", 0) == 0;  // wave32 by default
+  const bool rdna = info.isa.rfind("gfx10", 0) == 0 || info.isa.rfind("gfx11", 0) == 0 ||
+                    info.isa.rfind("gfx12", 0) == 0;  // wave32 by default
   EXPECT_EQ(info.wavefront_size, rdna ? 32u : 64u);
 }
 

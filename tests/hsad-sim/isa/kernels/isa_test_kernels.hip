@@ -380,7 +380,15 @@ extern "C" __global__ void isa_store(unsigned* out) { out[threadIdx.x] = threadI
 
 // What CLR runs on its cooperative queue before each launch: GWS resource 0 set to the number
 // of waves its grid barrier waits for, minus one.
-extern "C" __global__ void isa_gws_init(unsigned value) { __ockl_gws_init(value, 0); }
+// RDNA4 has no GWS (its compiler cannot select ds_gws_init): there the kernel does nothing, and the
+// cooperative checks, which need it, run on gfx90a, gfx908 and gfx1030 (cooperative_test.cpp).
+extern "C" __global__ void isa_gws_init(unsigned value) {
+#if !defined(__GFX12__)
+  __ockl_gws_init(value, 0);
+#else
+  (void)value;
+#endif
+}
 
 // Rounds that each read what another work-group wrote the round before (its neighbour's
 // block): right only where the grid barrier (ockl's grid sync: ds_gws_barrier) holds every
