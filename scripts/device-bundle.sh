@@ -23,7 +23,7 @@ if [ -x /usr/local/cuda/bin/nvcc ]; then
   # The CUDA-runtime peer of laplacian-bench --devices (issue 22).
   /usr/local/cuda/bin/nvcc -O3 -std=c++17 -arch=sm_90 -Ikernels -o .dev/peer docs/measurements/multi-gpu-laplacian-peer.cu
   # What a replayed submit's driver calls cost alone (issue 60): plain C++ over cuda.h and the stub libcuda.
-  g++ -O2 -std=c++17 -I/usr/local/cuda/include -o .dev/cuda-replay-probe docs/measurements/cuda-replay-probe.cpp \
+  g++ -O2 -std=c++17 -pthread -I/usr/local/cuda/include -o .dev/cuda-replay-probe docs/measurements/cuda-replay-probe.cpp \
     -L/usr/local/cuda/lib64/stubs -lcuda
   # A boundary between the application's CUDA work and a batch: host waits against native handles (issue 34).
   /usr/local/cuda/bin/nvcc -O3 -std=c++17 -arch=sm_90 -Iruntime/include -I$b/include -o .dev/interop-boundary \

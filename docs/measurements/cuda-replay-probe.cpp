@@ -16,6 +16,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <string>
+#include <thread>
 #include <vector>
 
 namespace {
@@ -155,6 +156,42 @@ int main(int argc, char** argv) {
     cuGraphExecDestroy(with_args);
     cuGraphExecDestroy(plain);
     cuGraphExecDestroy(with_node);
+  }
+  // Whether cuGraphLaunch needs the stream's context current (issue 60, fourth session): a graph of
+  // one kernel launched on `s` from a thread with no current context, and from one where another
+  // context of the same device is current; the result code, and the median host time beside the
+  // same launch where the context is current.
+  {
+    check(cuStreamBeginCapture(s, CU_STREAM_CAPTURE_MODE_THREAD_LOCAL), "cuStreamBeginCapture");
+    check(cuLaunchKernel(f, 1, 1, 1, 1, 1, 1, 0, s, nullptr, nullptr), "cuLaunchKernel");
+    CUgraph graph;
+    check(cuStreamEndCapture(s, &graph), "cuStreamEndCapture");
+    CUgraphExec one;
+    check(cuGraphInstantiateWithFlags(&one, graph, 0), "cuGraphInstantiate");
+    CUcontext another;
+    check(cuCtxCreate(&another, nullptr, 0, dev), "cuCtxCreate");  // becomes current here
+    check(cuCtxSetCurrent(ctx), "cuCtxSetCurrent");
+    auto from_thread = [&](CUcontext current, const char* what) {
+      std::thread t([&] {
+        if (current) check(cuCtxSetCurrent(current), "cuCtxSetCurrent (thread)");
+        const CUresult first = cuGraphLaunch(one, s);
+        const char* name = "?";
+        cuGetErrorName(first, &name);
+        double ns = -1;
+        if (first == CUDA_SUCCESS) {
+          check(cuStreamSynchronize(s), "cuStreamSynchronize");
+          ns = median_ns(reps, s, [&] { check(cuGraphLaunch(one, s), "cuGraphLaunch (thread)"); });
+        }
+        std::printf("launch_from_thread,%s,%s,%.0f\n", what, name, ns);
+      });
+      t.join();
+    };
+    std::printf("launch_from_thread,context,result,median_ns\n");
+    from_thread(ctx, "stream's context current");
+    from_thread(nullptr, "no current context");
+    from_thread(another, "another context current");
+    cuGraphExecDestroy(one);
+    cuCtxDestroy(another);
   }
   return 0;
 }

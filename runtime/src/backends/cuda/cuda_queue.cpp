@@ -12,6 +12,7 @@
 
 #include <cstdlib>
 #include <cstring>
+#include <optional>
 #include <thread>
 
 #include "command_labels.hpp"
@@ -439,14 +440,22 @@ std::unique_ptr<detail::SubmissionImpl> CudaQueue::submit(const Batch& batch, co
                                                           const detail::ResolvedWaits& waits) {
   // The caller (Queue::submit) holds the queue's submit mutex: one submit at a time, so capture
   // and launches never interleave. A replay of a batch whose graphs are current is the path
-  // measured against cudaGraphLaunch: its driver calls are the context's look, the graph launch
-  // and (ReplayCompletion::stream) the completion's write, or (node) the write node's new value.
+  // measured against cudaGraphLaunch: completing on the queue's count, its one driver call is the
+  // graph launch; otherwise the context's look too, and (ReplayCompletion::stream) the completion's
+  // write, (node) the write node's new value, or (event) the event's record.
   // The deadline is read from the clock only where something may wait (a pool, a host wait): a
   // replay completing on the queue's count never does.
   const detail::Deadline& deadline = when;
-  const CurrentContext scope = device_->current();
-  counters_.driver_calls.fetch_add(scope.calls(), std::memory_order_relaxed);
   Graph* current = o.replay ? current_graph(batch) : nullptr;  // one lookup: a replay's common case
+  // The context current for the driver calls that need it. A replay that is only its graphs'
+  // launches, completing on the queue's count, makes one driver call, cuGraphLaunch, which takes
+  // its context from the stream (on the H100: it succeeds with no context current and with another
+  // context current; docs/results.md, issue 60): it needs no look at the thread's context.
+  std::optional<CurrentContext> scope;
+  if (!current || !launches_only(*current, o)) {
+    scope.emplace(device_->driver(), device_->context());
+    counters_.driver_calls.fetch_add(scope->calls(), std::memory_order_relaxed);
+  }
   check_submittable(batch, waits, current != nullptr);
   auto sub = std::make_unique<CudaSubmission>(shared_from_this());
   sub->serial = ++serial_;
@@ -469,6 +478,14 @@ std::unique_ptr<detail::SubmissionImpl> CudaQueue::submit(const Batch& batch, co
     write_commands(batch, o, waits, deadline.at(), *sub);
   }
   return sub;
+}
+
+bool CudaQueue::launches_only(const Graph& g, const Options& o) const {
+  if (!g.counts || !o.signal || o.profile) return false;  // a completion of its own, or timing events
+  for (const Segment& s : g.segments) {
+    if (!s.exec) return false;  // a wait or a copy between the graphs
+  }
+  return true;
 }
 
 void CudaQueue::acquire_signal(const Options& o, const detail::Deadline& deadline, CudaSubmission& s) {

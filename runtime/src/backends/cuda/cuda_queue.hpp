@@ -189,6 +189,9 @@ class CudaQueue : public detail::QueueImpl, public std::enable_shared_from_this<
   // The batch's graphs where they are current (same version, same device generation), without
   // touching the cache's order; nullptr where a submit must capture or update.
   Graph* current_graph(const Batch& batch);
+  // Whether submitting the current graph `g` under `o` makes no driver call but its launches: the
+  // completion on the queue's count, no profiling, no wait or copy between the graphs.
+  bool launches_only(const Graph& g, const Options& o) const;
   // Graphs kept per queue (the AQL backends keep as many images): an application that records a
   // new batch per iteration must not grow without bound. Evicting one in flight is safe:
   // cuGraphExecDestroy frees an executable graph still running once it completes.
