@@ -1,4 +1,5 @@
-// The matrix instructions of CDNA1 and CDNA2 (gfx908, gfx90a): v_mfma_*, D = A x B + C for each
+// The matrix instructions of CDNA1, CDNA2 and CDNA3's integer and 16/32/64-bit float forms (gfx908,
+// gfx90a, gfx94x; not CDNA3's xf32 and fp8 forms): v_mfma_*, D = A x B + C for each
 // of a wave's B blocks of M x N results, K products each. Where each element lives (which lane,
 // which register, which bits) follows AMD's matrix instruction tables (the Matrix Instruction
 // Calculator's layouts; sim/README.md, "Matrix instructions"):
@@ -30,24 +31,43 @@ struct Shape {
   const char* name;
   std::uint8_t m, k, blocks;  // N = M for every form here
   In in;
+  // CDNA3's name for the same instruction (gfx940 renamed every form it kept: the blocks and the
+  // type spelled out, "_2b_f32"), or nullptr where CDNA3 dropped the form.
+  const char* cdna3_name = nullptr;
 };
 
-// Every form gfx908 and gfx90a have (the _1k and f64 ones gfx90a only).
+// Every form gfx908 and gfx90a have (the _1k and f64 ones gfx90a only), by the names CDNA3 (gfx940,
+// gfx942, gfx950) gives those it kept; and CDNA3's integer forms of twice the K.
 constexpr Shape kShapes[] = {
-    {"v_mfma_f32_32x32x1f32", 32, 1, 2, In::f32},      {"v_mfma_f32_16x16x1f32", 16, 1, 4, In::f32},
-    {"v_mfma_f32_4x4x1f32", 4, 1, 16, In::f32},        {"v_mfma_f32_32x32x2f32", 32, 2, 1, In::f32},
-    {"v_mfma_f32_16x16x4f32", 16, 4, 1, In::f32},      {"v_mfma_f32_32x32x4f16", 32, 4, 2, In::f16},
-    {"v_mfma_f32_16x16x4f16", 16, 4, 4, In::f16},      {"v_mfma_f32_4x4x4f16", 4, 4, 16, In::f16},
-    {"v_mfma_f32_32x32x8f16", 32, 8, 1, In::f16},      {"v_mfma_f32_16x16x16f16", 16, 16, 1, In::f16},
-    {"v_mfma_i32_32x32x4i8", 32, 4, 2, In::i8},        {"v_mfma_i32_16x16x4i8", 16, 4, 4, In::i8},
-    {"v_mfma_i32_4x4x4i8", 4, 4, 16, In::i8},          {"v_mfma_i32_32x32x8i8", 32, 8, 1, In::i8},
-    {"v_mfma_i32_16x16x16i8", 16, 16, 1, In::i8},      {"v_mfma_f32_32x32x2bf16", 32, 2, 2, In::bf16},
-    {"v_mfma_f32_16x16x2bf16", 16, 2, 4, In::bf16},    {"v_mfma_f32_4x4x2bf16", 4, 2, 16, In::bf16},
-    {"v_mfma_f32_32x32x4bf16", 32, 4, 1, In::bf16},    {"v_mfma_f32_16x16x8bf16", 16, 8, 1, In::bf16},
-    {"v_mfma_f32_32x32x4bf16_1k", 32, 4, 2, In::bf16}, {"v_mfma_f32_16x16x4bf16_1k", 16, 4, 4, In::bf16},
-    {"v_mfma_f32_4x4x4bf16_1k", 4, 4, 16, In::bf16},   {"v_mfma_f32_32x32x8bf16_1k", 32, 8, 1, In::bf16},
-    {"v_mfma_f32_16x16x16bf16_1k", 16, 16, 1, In::bf16}, {"v_mfma_f64_16x16x4f64", 16, 4, 1, In::f64},
-    {"v_mfma_f64_4x4x4f64", 4, 4, 4, In::f64},
+    {"v_mfma_f32_32x32x1f32", 32, 1, 2, In::f32, "v_mfma_f32_32x32x1_2b_f32"},
+    {"v_mfma_f32_16x16x1f32", 16, 1, 4, In::f32, "v_mfma_f32_16x16x1_4b_f32"},
+    {"v_mfma_f32_4x4x1f32", 4, 1, 16, In::f32, "v_mfma_f32_4x4x1_16b_f32"},
+    {"v_mfma_f32_32x32x2f32", 32, 2, 1, In::f32, "v_mfma_f32_32x32x2_f32"},
+    {"v_mfma_f32_16x16x4f32", 16, 4, 1, In::f32, "v_mfma_f32_16x16x4_f32"},
+    {"v_mfma_f32_32x32x4f16", 32, 4, 2, In::f16, "v_mfma_f32_32x32x4_2b_f16"},
+    {"v_mfma_f32_16x16x4f16", 16, 4, 4, In::f16, "v_mfma_f32_16x16x4_4b_f16"},
+    {"v_mfma_f32_4x4x4f16", 4, 4, 16, In::f16, "v_mfma_f32_4x4x4_16b_f16"},
+    {"v_mfma_f32_32x32x8f16", 32, 8, 1, In::f16, "v_mfma_f32_32x32x8_f16"},
+    {"v_mfma_f32_16x16x16f16", 16, 16, 1, In::f16, "v_mfma_f32_16x16x16_f16"},
+    {"v_mfma_i32_32x32x4i8", 32, 4, 2, In::i8, "v_mfma_i32_32x32x4_2b_i8"},
+    {"v_mfma_i32_16x16x4i8", 16, 4, 4, In::i8, "v_mfma_i32_16x16x4_4b_i8"},
+    {"v_mfma_i32_4x4x4i8", 4, 4, 16, In::i8, "v_mfma_i32_4x4x4_16b_i8"},
+    {"v_mfma_i32_32x32x8i8", 32, 8, 1, In::i8},
+    {"v_mfma_i32_16x16x16i8", 16, 16, 1, In::i8},
+    {"v_mfma_f32_32x32x2bf16", 32, 2, 2, In::bf16},
+    {"v_mfma_f32_16x16x2bf16", 16, 2, 4, In::bf16},
+    {"v_mfma_f32_4x4x2bf16", 4, 2, 16, In::bf16},
+    {"v_mfma_f32_32x32x4bf16", 32, 4, 1, In::bf16},
+    {"v_mfma_f32_16x16x8bf16", 16, 8, 1, In::bf16},
+    {"v_mfma_f32_32x32x4bf16_1k", 32, 4, 2, In::bf16, "v_mfma_f32_32x32x4_2b_bf16"},
+    {"v_mfma_f32_16x16x4bf16_1k", 16, 4, 4, In::bf16, "v_mfma_f32_16x16x4_4b_bf16"},
+    {"v_mfma_f32_4x4x4bf16_1k", 4, 4, 16, In::bf16, "v_mfma_f32_4x4x4_16b_bf16"},
+    {"v_mfma_f32_32x32x8bf16_1k", 32, 8, 1, In::bf16, "v_mfma_f32_32x32x8_bf16"},
+    {"v_mfma_f32_16x16x16bf16_1k", 16, 16, 1, In::bf16, "v_mfma_f32_16x16x16_bf16"},
+    {"v_mfma_f64_16x16x4f64", 16, 4, 1, In::f64, "v_mfma_f64_16x16x4_f64"},
+    {"v_mfma_f64_4x4x4f64", 4, 4, 4, In::f64, "v_mfma_f64_4x4x4_4b_f64"},
+    {"v_mfma_i32_32x32x16_i8", 32, 16, 1, In::i8},  // CDNA3
+    {"v_mfma_i32_16x16x32_i8", 16, 32, 1, In::i8},  // CDNA3
 };
 constexpr std::size_t kForms = sizeof kShapes / sizeof kShapes[0];
 
@@ -149,9 +169,9 @@ void mfma(WorkGroup& g, Wave& w, const Inst& in) {
   }
 
   // A and B as numbers, block by block (A[b][i][k] at (b*M + i)*K + k, B[b][k][j] at (b*K + k)*M + j),
-  // B read through the lane-group pattern. At most 256 of each (K*M*B = 64*kpl).
-  double a[256], bm[256];
-  std::int64_t ai[256], bi[256];
+  // B read through the lane-group pattern. At most 512 of each (K*M*B = 64*kpl, kpl up to 8).
+  double a[512], bm[512];
+  std::int64_t ai[512], bi[512];
   for (std::uint32_t lane = 0; lane < 64; ++lane) {
     const std::uint32_t b = (lane / M) % B, row = lane % M, k0 = kpl * (lane / (M * B));
     const std::uint32_t from = blgp_lane(in.blgp, lane);
@@ -223,6 +243,7 @@ void register_forms(std::index_sequence<I...>) {
         // An inline-constant C is read as the result's type.
         info.type[2] = kShapes[I].in == In::f64 ? Type::f64 : kShapes[I].in == In::i8 ? Type::i32 : Type::f32;
         register_op(kShapes[I].name, info);
+        if (kShapes[I].cdna3_name) register_op(kShapes[I].cdna3_name, info);
       }(),
       ...);
 }

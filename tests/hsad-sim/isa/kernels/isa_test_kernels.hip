@@ -423,12 +423,20 @@ extern "C" __global__ void isa_grid_spin(unsigned* counter, unsigned expected, u
   out[blockIdx.x * blockDim.x + threadIdx.x] = __hip_atomic_load(counter, __ATOMIC_RELAXED, __HIP_MEMORY_SCOPE_SYSTEM);
 }
 
-// The matrix instructions of gfx908 and gfx90a (v_mfma_*), one wave: each lane reads its A and
+// The matrix instructions of gfx908, gfx90a and CDNA3 (v_mfma_*), one wave: each lane reads its A and
 // B registers from in[2 * lane ...] and in[128 + 2 * lane ...] and its C registers from
 // in[256 + 32 * lane ...], runs form `form` (the list in kernel_checks.cpp's check_mfma, which
 // says what each computes) and writes its D registers to out[32 * lane ...]. Elsewhere it writes
-// nothing.
+// nothing. CDNA3 (gfx94x, gfx950) dropped a few forms (the builtins' cases are guarded) and added
+// the integer ones of twice the K.
+#if defined(__gfx908__) || defined(__gfx90a__) || defined(__gfx940__) || defined(__gfx941__) || defined(__gfx942__) || \
+    defined(__gfx950__)
+#define HSAD_ISA_MFMA 1
 #if defined(__gfx908__) || defined(__gfx90a__)
+#define HSAD_ISA_MFMA_CDNA12 1
+#else
+#define HSAD_ISA_MFMA_CDNA3 1
+#endif
 namespace mfma {
 typedef float f32x4 __attribute__((ext_vector_type(4)));
 typedef float f32x16 __attribute__((ext_vector_type(16)));
@@ -460,7 +468,7 @@ __device__ T load(const unsigned* p) {
 #endif
 
 extern "C" __global__ void __launch_bounds__(64) isa_mfma(const unsigned* in, unsigned* out, unsigned form) {
-#if defined(__gfx908__) || defined(__gfx90a__)
+#if defined(HSAD_ISA_MFMA)
   using namespace mfma;
   const unsigned lane = threadIdx.x;
   switch (form) {
@@ -477,6 +485,7 @@ extern "C" __global__ void __launch_bounds__(64) isa_mfma(const unsigned* in, un
     HSAD_MFMA(10, __builtin_amdgcn_mfma_i32_32x32x4i8, int, i32x32, 0, 0, 0)
     HSAD_MFMA(11, __builtin_amdgcn_mfma_i32_16x16x4i8, int, i32x16, 0, 0, 0)
     HSAD_MFMA(12, __builtin_amdgcn_mfma_i32_4x4x4i8, int, i32x4, 0, 0, 0)
+#if defined(HSAD_ISA_MFMA_CDNA12)
     HSAD_MFMA(13, __builtin_amdgcn_mfma_i32_32x32x8i8, int, i32x16, 0, 0, 0)
     HSAD_MFMA(14, __builtin_amdgcn_mfma_i32_16x16x16i8, int, i32x4, 0, 0, 0)
     HSAD_MFMA(15, __builtin_amdgcn_mfma_f32_32x32x2bf16, i16x2, f32x32, 0, 0, 0)
@@ -484,12 +493,13 @@ extern "C" __global__ void __launch_bounds__(64) isa_mfma(const unsigned* in, un
     HSAD_MFMA(17, __builtin_amdgcn_mfma_f32_4x4x2bf16, i16x2, f32x4, 0, 0, 0)
     HSAD_MFMA(18, __builtin_amdgcn_mfma_f32_32x32x4bf16, i16x2, f32x16, 0, 0, 0)
     HSAD_MFMA(19, __builtin_amdgcn_mfma_f32_16x16x8bf16, i16x2, f32x4, 0, 0, 0)
+#endif
     // With A broadcast from another block and B from another lane group.
     HSAD_MFMA(20, __builtin_amdgcn_mfma_f32_4x4x1f32, float, f32x4, 2, 3, 3)
     HSAD_MFMA(21, __builtin_amdgcn_mfma_f32_16x16x4f16, f16x4, f32x16, 1, 1, 5)
     HSAD_MFMA(22, __builtin_amdgcn_mfma_f32_32x32x8f16, f16x4, f32x16, 0, 0, 2)
     HSAD_MFMA(23, __builtin_amdgcn_mfma_i32_32x32x4i8, int, i32x32, 1, 0, 7)
-#if defined(__gfx90a__)
+#if !defined(__gfx908__)
     HSAD_MFMA(24, __builtin_amdgcn_mfma_f32_32x32x4bf16_1k, i16x4, f32x32, 0, 0, 0)
     HSAD_MFMA(25, __builtin_amdgcn_mfma_f32_16x16x4bf16_1k, i16x4, f32x16, 0, 0, 0)
     HSAD_MFMA(26, __builtin_amdgcn_mfma_f32_4x4x4bf16_1k, i16x4, f32x4, 0, 0, 0)
@@ -497,6 +507,10 @@ extern "C" __global__ void __launch_bounds__(64) isa_mfma(const unsigned* in, un
     HSAD_MFMA(28, __builtin_amdgcn_mfma_f32_16x16x16bf16_1k, i16x4, f32x4, 0, 0, 0)
     HSAD_MFMA(29, __builtin_amdgcn_mfma_f64_16x16x4f64, double, f64x4, 0, 0, 0)
     HSAD_MFMA(30, __builtin_amdgcn_mfma_f64_4x4x4f64, double, double, 0, 0, 0)
+#endif
+#if defined(HSAD_ISA_MFMA_CDNA3)
+    HSAD_MFMA(31, __builtin_amdgcn_mfma_i32_32x32x16_i8, long, i32x16, 0, 0, 0)
+    HSAD_MFMA(32, __builtin_amdgcn_mfma_i32_16x16x32_i8, long, i32x4, 0, 0, 0)
 #endif
     default: break;
   }

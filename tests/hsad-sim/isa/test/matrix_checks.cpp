@@ -28,42 +28,47 @@ struct Form {
   Elem type;
   unsigned a_dwords;  // A's (and B's) registers per lane
   unsigned cbsz, abid, blgp;
-  bool gfx90a_only;
+  unsigned on;  // where the form exists: kOnGfx908 | kOnGfx90a | kOnCdna3 (gfx94x, gfx950)
 };
+
+constexpr unsigned kOnGfx908 = 1, kOnGfx90a = 2, kOnCdna3 = 4;
+constexpr unsigned kCdna12 = kOnGfx908 | kOnGfx90a, kEvery = kCdna12 | kOnCdna3, kSince90a = kOnGfx90a | kOnCdna3;
 
 // isa_mfma's forms, by number (kernels/isa_test_kernels.hip).
 const Form kForms[] = {
-    {"v_mfma_f32_32x32x1f32", 32, 1, 2, Elem::f32, 1, 0, 0, 0, false},
-    {"v_mfma_f32_16x16x1f32", 16, 1, 4, Elem::f32, 1, 0, 0, 0, false},
-    {"v_mfma_f32_4x4x1f32", 4, 1, 16, Elem::f32, 1, 0, 0, 0, false},
-    {"v_mfma_f32_32x32x2f32", 32, 2, 1, Elem::f32, 1, 0, 0, 0, false},
-    {"v_mfma_f32_16x16x4f32", 16, 4, 1, Elem::f32, 1, 0, 0, 0, false},
-    {"v_mfma_f32_32x32x4f16", 32, 4, 2, Elem::f16, 2, 0, 0, 0, false},
-    {"v_mfma_f32_16x16x4f16", 16, 4, 4, Elem::f16, 2, 0, 0, 0, false},
-    {"v_mfma_f32_4x4x4f16", 4, 4, 16, Elem::f16, 2, 0, 0, 0, false},
-    {"v_mfma_f32_32x32x8f16", 32, 8, 1, Elem::f16, 2, 0, 0, 0, false},
-    {"v_mfma_f32_16x16x16f16", 16, 16, 1, Elem::f16, 2, 0, 0, 0, false},
-    {"v_mfma_i32_32x32x4i8", 32, 4, 2, Elem::i8, 1, 0, 0, 0, false},
-    {"v_mfma_i32_16x16x4i8", 16, 4, 4, Elem::i8, 1, 0, 0, 0, false},
-    {"v_mfma_i32_4x4x4i8", 4, 4, 16, Elem::i8, 1, 0, 0, 0, false},
-    {"v_mfma_i32_32x32x8i8", 32, 8, 1, Elem::i8, 1, 0, 0, 0, false},
-    {"v_mfma_i32_16x16x16i8", 16, 16, 1, Elem::i8, 1, 0, 0, 0, false},
-    {"v_mfma_f32_32x32x2bf16", 32, 2, 2, Elem::bf16, 1, 0, 0, 0, false},
-    {"v_mfma_f32_16x16x2bf16", 16, 2, 4, Elem::bf16, 1, 0, 0, 0, false},
-    {"v_mfma_f32_4x4x2bf16", 4, 2, 16, Elem::bf16, 1, 0, 0, 0, false},
-    {"v_mfma_f32_32x32x4bf16", 32, 4, 1, Elem::bf16, 1, 0, 0, 0, false},
-    {"v_mfma_f32_16x16x8bf16", 16, 8, 1, Elem::bf16, 1, 0, 0, 0, false},
-    {"v_mfma_f32_4x4x1f32 cbsz:2 abid:3 blgp:3", 4, 1, 16, Elem::f32, 1, 2, 3, 3, false},
-    {"v_mfma_f32_16x16x4f16 cbsz:1 abid:1 blgp:5", 16, 4, 4, Elem::f16, 2, 1, 1, 5, false},
-    {"v_mfma_f32_32x32x8f16 blgp:2", 32, 8, 1, Elem::f16, 2, 0, 0, 2, false},
-    {"v_mfma_i32_32x32x4i8 cbsz:1 blgp:7", 32, 4, 2, Elem::i8, 1, 1, 0, 7, false},
-    {"v_mfma_f32_32x32x4bf16_1k", 32, 4, 2, Elem::bf16, 2, 0, 0, 0, true},
-    {"v_mfma_f32_16x16x4bf16_1k", 16, 4, 4, Elem::bf16, 2, 0, 0, 0, true},
-    {"v_mfma_f32_4x4x4bf16_1k", 4, 4, 16, Elem::bf16, 2, 0, 0, 0, true},
-    {"v_mfma_f32_32x32x8bf16_1k", 32, 8, 1, Elem::bf16, 2, 0, 0, 0, true},
-    {"v_mfma_f32_16x16x16bf16_1k", 16, 16, 1, Elem::bf16, 2, 0, 0, 0, true},
-    {"v_mfma_f64_16x16x4f64", 16, 4, 1, Elem::f64, 2, 0, 0, 0, true},
-    {"v_mfma_f64_4x4x4f64", 4, 4, 4, Elem::f64, 2, 0, 0, 0, true},
+    {"v_mfma_f32_32x32x1f32", 32, 1, 2, Elem::f32, 1, 0, 0, 0, kEvery},
+    {"v_mfma_f32_16x16x1f32", 16, 1, 4, Elem::f32, 1, 0, 0, 0, kEvery},
+    {"v_mfma_f32_4x4x1f32", 4, 1, 16, Elem::f32, 1, 0, 0, 0, kEvery},
+    {"v_mfma_f32_32x32x2f32", 32, 2, 1, Elem::f32, 1, 0, 0, 0, kEvery},
+    {"v_mfma_f32_16x16x4f32", 16, 4, 1, Elem::f32, 1, 0, 0, 0, kEvery},
+    {"v_mfma_f32_32x32x4f16", 32, 4, 2, Elem::f16, 2, 0, 0, 0, kEvery},
+    {"v_mfma_f32_16x16x4f16", 16, 4, 4, Elem::f16, 2, 0, 0, 0, kEvery},
+    {"v_mfma_f32_4x4x4f16", 4, 4, 16, Elem::f16, 2, 0, 0, 0, kEvery},
+    {"v_mfma_f32_32x32x8f16", 32, 8, 1, Elem::f16, 2, 0, 0, 0, kEvery},
+    {"v_mfma_f32_16x16x16f16", 16, 16, 1, Elem::f16, 2, 0, 0, 0, kEvery},
+    {"v_mfma_i32_32x32x4i8", 32, 4, 2, Elem::i8, 1, 0, 0, 0, kEvery},
+    {"v_mfma_i32_16x16x4i8", 16, 4, 4, Elem::i8, 1, 0, 0, 0, kEvery},
+    {"v_mfma_i32_4x4x4i8", 4, 4, 16, Elem::i8, 1, 0, 0, 0, kEvery},
+    {"v_mfma_i32_32x32x8i8", 32, 8, 1, Elem::i8, 1, 0, 0, 0, kCdna12},
+    {"v_mfma_i32_16x16x16i8", 16, 16, 1, Elem::i8, 1, 0, 0, 0, kCdna12},
+    {"v_mfma_f32_32x32x2bf16", 32, 2, 2, Elem::bf16, 1, 0, 0, 0, kCdna12},
+    {"v_mfma_f32_16x16x2bf16", 16, 2, 4, Elem::bf16, 1, 0, 0, 0, kCdna12},
+    {"v_mfma_f32_4x4x2bf16", 4, 2, 16, Elem::bf16, 1, 0, 0, 0, kCdna12},
+    {"v_mfma_f32_32x32x4bf16", 32, 4, 1, Elem::bf16, 1, 0, 0, 0, kCdna12},
+    {"v_mfma_f32_16x16x8bf16", 16, 8, 1, Elem::bf16, 1, 0, 0, 0, kCdna12},
+    {"v_mfma_f32_4x4x1f32 cbsz:2 abid:3 blgp:3", 4, 1, 16, Elem::f32, 1, 2, 3, 3, kEvery},
+    {"v_mfma_f32_16x16x4f16 cbsz:1 abid:1 blgp:5", 16, 4, 4, Elem::f16, 2, 1, 1, 5, kEvery},
+    {"v_mfma_f32_32x32x8f16 blgp:2", 32, 8, 1, Elem::f16, 2, 0, 0, 2, kEvery},
+    {"v_mfma_i32_32x32x4i8 cbsz:1 blgp:7", 32, 4, 2, Elem::i8, 1, 1, 0, 7, kEvery},
+    {"v_mfma_f32_32x32x4bf16_1k", 32, 4, 2, Elem::bf16, 2, 0, 0, 0, kSince90a},
+    {"v_mfma_f32_16x16x4bf16_1k", 16, 4, 4, Elem::bf16, 2, 0, 0, 0, kSince90a},
+    {"v_mfma_f32_4x4x4bf16_1k", 4, 4, 16, Elem::bf16, 2, 0, 0, 0, kSince90a},
+    {"v_mfma_f32_32x32x8bf16_1k", 32, 8, 1, Elem::bf16, 2, 0, 0, 0, kSince90a},
+    {"v_mfma_f32_16x16x16bf16_1k", 16, 16, 1, Elem::bf16, 2, 0, 0, 0, kSince90a},
+    {"v_mfma_f64_16x16x4f64", 16, 4, 1, Elem::f64, 2, 0, 0, 0, kSince90a},
+    {"v_mfma_f64_4x4x4f64", 4, 4, 4, Elem::f64, 2, 0, 0, 0, kSince90a},
+    {"v_mfma_i32_32x32x16_i8", 32, 16, 1, Elem::i8, 2, 0, 0, 0, kOnCdna3},
+    {"v_mfma_i32_16x16x32_i8", 16, 32, 1, Elem::i8, 2, 0, 0, 0, kOnCdna3},
 };
 
 unsigned element_bits(Elem t) { return t == Elem::f16 || t == Elem::bf16 ? 16 : t == Elem::i8 ? 8 : t == Elem::f64 ? 64 : 32; }
@@ -221,14 +226,22 @@ std::vector<std::uint32_t> reference(const Form& f, const Inputs& in) {
 
 unsigned result_words(const Form& f) { return f.m * f.m * f.blocks / 64 * (f.type == Elem::f64 ? 2 : 1); }
 
+// Which of kOnGfx908, kOnGfx90a, kOnCdna3 the processor is, or 0 (no matrix cores).
+unsigned matrix_family(const std::string& p) {
+  if (p == "gfx908") return kOnGfx908;
+  if (p == "gfx90a") return kOnGfx90a;
+  if (p == "gfx940" || p == "gfx941" || p == "gfx942" || p == "gfx950") return kOnCdna3;
+  return 0;
+}
+
 }  // namespace
 
 void check_mfma(Runner& r) {
-  const std::string p = r.processor();
-  if (p != "gfx908" && p != "gfx90a") return;
+  const unsigned family = matrix_family(r.processor());
+  if (!family) return;
   for (unsigned form = 0; form < sizeof kForms / sizeof kForms[0]; ++form) {
     const Form& f = kForms[form];
-    if (f.gfx90a_only && p != "gfx90a") continue;
+    if (!(f.on & family)) continue;
     SCOPED_TRACE(f.name);
     const Inputs in = random_inputs(f, 100 + form);
     auto* out = static_cast<std::uint32_t*>(r.alloc(32 * 64 * 4));
