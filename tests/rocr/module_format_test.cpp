@@ -103,9 +103,11 @@ TEST(SelectCodeObject, PrefersTheEntryThatFixesMoreFeatures) {
   EXPECT_EQ(select_code_object(bundle, "gfx90a:xnack+"), "other");
   EXPECT_EQ(select_code_object(bundle, "gfx90a"), "fixed");  // agent features unknown: the first most specific
   EXPECT_EQ(select_code_object(make_bundle({{"hipv4-amdgcn-amd-amdhsa--gfx90a", "generic"}}), "gfx90a:xnack+"), "generic");
-  // The simulated targets' (gfx942 follows where ROCr 6 runs the tests).
-  EXPECT_EQ(code_object_targets(module("bundle.hsaco")).rfind("gfx1030, gfx908, gfx90a", 0), 0u)
-      << code_object_targets(module("bundle.hsaco"));
+  // The simulated targets' (today's GPUs follow where ROCr 6 runs the tests: gfx942, gfx1100 ...).
+  const std::string targets = ", " + code_object_targets(module("bundle.hsaco")) + ",";
+  for (const char* t : {"gfx1030", "gfx908", "gfx90a"}) {
+    EXPECT_NE(targets.find(std::string(", ") + t + ","), std::string::npos) << t << " in" << targets;
+  }
 }
 
 TEST(SelectCodeObject, FallsBackToTheFamilysGenericObjectAndSaysWhy) {
