@@ -85,7 +85,15 @@ void blit(const WorkGroup& wg) {
     for (std::uint64_t p = at; p + 4 <= at + (hi - lo); p += 4) std::memcpy(reinterpret_cast<void*>(p), &value, 4);
     after_engine_copy(node, lo, hi > lo ? hi - lo : 0);
   } else {
-    throw std::runtime_error("hsad-sim: a ROCr blit kernel with an unknown argument layout");
+    // Named with what it was given, for whoever teaches the simulator its layout.
+    std::string words;
+    for (std::size_t off = 0; off < 96; off += 8) {
+      char b[24];
+      std::snprintf(b, sizeof b, " %llx", static_cast<unsigned long long>(u64_at(k, off)));
+      words += b;
+    }
+    throw std::runtime_error("hsad-sim: a ROCr blit kernel with an unknown argument layout (grid " +
+                             std::to_string(wg.grid.x) + ", kernarg" + words + ")");
   }
 }
 
