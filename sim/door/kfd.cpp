@@ -219,6 +219,11 @@ int alloc_memory(kfd_ioctl_alloc_memory_of_gpu_args& a) {
     }() + " and " + std::to_string(a.size) + " bytes");
   }
   if (a.va_addr == 0) return refuse(0x16, "an allocation without an address (the VMM API's NoAddress)");
+  // A buffer object at an address that SVM-registered user memory still covers: that memory was
+  // unmapped where the door cannot see it (glibc's free unmaps a large block without calling
+  // munmap), and KFD's MMU notifier would have dropped it then. Dropped now, before the range
+  // lookup finds the dead registration instead of this object (a code object taken for a blit).
+  if (kind != KFD_IOC_ALLOC_MEM_FLAGS_USERPTR) svm_revoke(a.va_addr, a.size);
   std::lock_guard<std::mutex> lock(mutex);
   Bo bo;
   bo.va = a.va_addr;

@@ -1,6 +1,7 @@
 // What a program under hsad-sim may ask the simulated GPU that no AMD driver answers, exported by
-// the preloaded door (found with dlsym(RTLD_DEFAULT, ...)): why a queue stopped, and what the
-// cache model's L2s did. The rocr backend and the benches use them where they are there.
+// the preloaded door (found with dlsym(RTLD_DEFAULT, ...)): why a queue stopped, what the cache
+// model's L2s did, what memory the GPUs reach. The rocr backend, the benches and the tests use
+// them where they are there.
 #include <cstdint>
 #include <cstring>
 
@@ -34,4 +35,14 @@ HSAD_EXPORT int hsad_sim_cache_counters(std::uint32_t node, std::uint64_t out[4]
   }
   std::memcpy(out, sum, sizeof sum);
   return any ? 1 : 0;
+}
+
+// The allocation the simulated GPUs find at `address` (what a kernel's access or a copy there
+// reaches): out[0] its base, out[1] its size, out[2] the node whose memory it is (0: system
+// memory). Returns 0 where no GPU reaches `address`. For tests of the door's bookkeeping.
+HSAD_EXPORT int hsad_sim_memory_at(std::uint64_t address, std::uint64_t out[3]) {
+  hsad::sim::Region r;
+  if (!hsad::sim::find_region(address, &r)) return 0;
+  out[0] = r.base, out[1] = r.size, out[2] = r.node;
+  return 1;
 }
