@@ -10,6 +10,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <vector>
 
 #include "l2_cache.hpp"
 #include "sim_cache_report.hpp"
@@ -105,6 +106,28 @@ bool forget(std::uint64_t base, std::uint64_t size) {
   if (last) drop_range(base);  // (cached ranges are device memory: one object per base)
   if (auto hook = release_hook.load()) hook(base, size);
   return true;
+}
+
+std::size_t forget_overlapping(std::uint64_t base, std::uint64_t size) {
+  std::vector<std::pair<std::uint64_t, std::uint64_t>> gone;
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    // Ranges start at most `largest` below an address they hold.
+    auto it = ranges().lower_bound(base > largest ? base - largest : 0);
+    while (it != ranges().end() && it->first < base + size) {
+      if (it->first + it->second.size > base) {
+        gone.emplace_back(it->first, it->second.size);
+        it = ranges().erase(it);
+      } else {
+        ++it;
+      }
+    }
+  }
+  for (const auto& [b, bytes] : gone) {
+    drop_range(b);
+    if (auto hook = release_hook.load()) hook(b, bytes);
+  }
+  return gone.size();
 }
 
 bool find_allocation(std::uint64_t address, std::uint64_t* base, std::uint64_t* size) {

@@ -24,6 +24,10 @@ void adopt(std::uint64_t base, std::uint64_t size, std::uint32_t node, bool l2_c
 // The range at `base` (of `size` bytes, where several start there; 0: any) is no longer reachable
 // (the driver freed it); false where none starts there.
 bool forget(std::uint64_t base, std::uint64_t size = 0);
+// Every range overlapping [base, base + size) forgotten: the driver places a new buffer object
+// there, so what they were (user memory unmapped where the door cannot see it, whose registration
+// was never undone) is gone. How many there were.
+std::size_t forget_overlapping(std::uint64_t base, std::uint64_t size);
 
 // The range holding `address`: its base and size, or false.
 bool find_allocation(std::uint64_t address, std::uint64_t* base, std::uint64_t* size);

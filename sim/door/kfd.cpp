@@ -219,12 +219,26 @@ int alloc_memory(kfd_ioctl_alloc_memory_of_gpu_args& a) {
     }() + " and " + std::to_string(a.size) + " bytes");
   }
   if (a.va_addr == 0) return refuse(0x16, "an allocation without an address (the VMM API's NoAddress)");
-  // A buffer object at an address that SVM-registered user memory still covers: that memory was
-  // unmapped where the door cannot see it (glibc's free unmaps a large block without calling
-  // munmap), and KFD's MMU notifier would have dropped it then. Dropped now, before the range
-  // lookup finds the dead registration instead of this object (a code object taken for a blit).
-  if (kind != KFD_IOC_ALLOC_MEM_FLAGS_USERPTR) svm_revoke(a.va_addr, a.size);
+  // A buffer object at an address that registered user memory still covers (SVM, or a USERPTR
+  // object not freed yet): that memory was unmapped where the door cannot see it (glibc's free
+  // unmaps a large block without calling munmap), and KFD's MMU notifier would have dropped it
+  // then. Dropped now, before the range lookup finds the dead registration instead of this object
+  // (a code object taken for a blit).
+  if (kind != KFD_IOC_ALLOC_MEM_FLAGS_USERPTR) {
+    svm_revoke(a.va_addr, a.size);
+    forget_overlapping(a.va_addr, a.size);
+  }
   std::lock_guard<std::mutex> lock(mutex);
+  if (kind != KFD_IOC_ALLOC_MEM_FLAGS_USERPTR) {
+    // Such an object's own free, later, must not forget the new one's range (nor quarantine its
+    // addresses): it is gone already.
+    for (auto& [handle, old] : driver().bos) {
+      if ((old.flags & KFD_IOC_ALLOC_MEM_FLAGS_USERPTR) && old.va < a.va_addr + a.size && a.va_addr < old.va + old.size) {
+        old.reachable = false;
+        old.user = 0;
+      }
+    }
+  }
   Bo bo;
   bo.va = a.va_addr;
   bo.size = a.size;

@@ -65,6 +65,16 @@ class Kfd {
     a.flags = KFD_IOC_ALLOC_MEM_FLAGS_VRAM | KFD_IOC_ALLOC_MEM_FLAGS_WRITABLE;
     return ioctl(fd_, AMDKFD_IOC_ALLOC_MEMORY_OF_GPU, &a) == 0 ? a.handle : 0;
   }
+  // User memory at its own address as a USERPTR buffer object (ROCm 6's thunk registers so).
+  std::uint64_t register_user(std::uint64_t va, std::uint64_t bytes) const {
+    kfd_ioctl_alloc_memory_of_gpu_args a{};
+    a.va_addr = va;
+    a.size = bytes;
+    a.mmap_offset = va;
+    a.gpu_id = gpu_id_;
+    a.flags = KFD_IOC_ALLOC_MEM_FLAGS_USERPTR | KFD_IOC_ALLOC_MEM_FLAGS_WRITABLE;
+    return ioctl(fd_, AMDKFD_IOC_ALLOC_MEMORY_OF_GPU, &a) == 0 ? a.handle : 0;
+  }
   int free(std::uint64_t handle) const {
     kfd_ioctl_free_memory_of_gpu_args a{};
     a.handle = handle;
@@ -112,5 +122,54 @@ TEST(HsadSimKfd, ABufferObjectWhereRegisteredMemoryWasFreedIsWhatTheGpuReaches) 
   }
   EXPECT_EQ(kfd.free(handle), 0);
   EXPECT_FALSE(reach(va + 4 * page, &r)) << "freed, and its registration gone with the memory";
+  munmap(p, bytes);
+}
+
+// The same with user memory registered as a USERPTR object and unregistered only after the buffer
+// object took its addresses (a registration an application, or a library's cache of them, undoes
+// after freeing the memory): the GPU reaches the object, and the late unregistration leaves it be.
+TEST(HsadSimKfd, ABufferObjectWhereAUserptrObjectsMemoryWasFreedOutlivesItsUnregistration) {
+  const Kfd kfd;
+  ASSERT_TRUE(kfd.ready()) << "run under hsad-sim: /dev/kfd and node 1's gpu_id";
+  Reach r;
+  const std::uint64_t page = 4096, bytes = 16 * page;
+  void* p = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  ASSERT_NE(p, MAP_FAILED);
+  const auto va = reinterpret_cast<std::uint64_t>(p);
+  const std::uint64_t user = kfd.register_user(va + 4 * page, 8 * page);
+  ASSERT_NE(user, 0u);
+  ASSERT_TRUE(reach(va + 4 * page, &r));
+  EXPECT_EQ(r.base, va + 4 * page);
+
+  ASSERT_EQ(syscall(SYS_munmap, p, bytes), 0);  // behind the door's back, as free() does
+  ASSERT_EQ(syscall(SYS_mmap, va, bytes, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED_NOREPLACE, -1, 0),
+            long(va));
+  const std::uint64_t handle = kfd.alloc_vram(va, bytes);
+  ASSERT_NE(handle, 0u);
+  ASSERT_TRUE(reach(va + 4 * page, &r));
+  EXPECT_EQ(r.base, va);
+  EXPECT_EQ(r.node, 1u);
+  EXPECT_EQ(kfd.free(user), 0);  // the late unregistration
+  ASSERT_TRUE(reach(va + 4 * page, &r)) << "the object is still there";
+  EXPECT_EQ(r.base, va);
+  EXPECT_EQ(r.size, bytes);
+  EXPECT_EQ(kfd.free(handle), 0);
+  munmap(p, bytes);
+
+  // Again with the object exactly where the user memory was (the same base and size).
+  p = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  ASSERT_NE(p, MAP_FAILED);
+  const auto at = reinterpret_cast<std::uint64_t>(p);
+  const std::uint64_t same = kfd.register_user(at, bytes);
+  ASSERT_NE(same, 0u);
+  ASSERT_EQ(syscall(SYS_munmap, p, bytes), 0);
+  ASSERT_EQ(syscall(SYS_mmap, at, bytes, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED_NOREPLACE, -1, 0),
+            long(at));
+  const std::uint64_t object = kfd.alloc_vram(at, bytes);
+  ASSERT_NE(object, 0u);
+  EXPECT_EQ(kfd.free(same), 0);
+  ASSERT_TRUE(reach(at, &r)) << "the late unregistration of the same addresses took the object's range";
+  EXPECT_EQ(r.node, 1u);
+  EXPECT_EQ(kfd.free(object), 0);
   munmap(p, bytes);
 }
