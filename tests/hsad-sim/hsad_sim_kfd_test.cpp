@@ -31,6 +31,14 @@ bool reach(std::uint64_t address, Reach* r) {
   return true;
 }
 
+// User memory unmapped behind the door's back, as glibc's free unmaps a large block (the raw
+// system call), and its addresses reserved again as the thunk reserves them for a buffer object.
+bool unmap_unseen_and_reserve(std::uint64_t va, std::uint64_t bytes) {
+  if (syscall(SYS_munmap, va, bytes) != 0) return false;
+  const int flags = MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED_NOREPLACE;
+  return syscall(SYS_mmap, va, bytes, PROT_NONE, flags, -1, 0) == long(va);
+}
+
 class Kfd {
  public:
   Kfd() : fd_(open("/dev/kfd", O_RDWR | O_CLOEXEC)) {
@@ -108,10 +116,7 @@ TEST(HsadSimKfd, ABufferObjectWhereRegisteredMemoryWasFreedIsWhatTheGpuReaches) 
   EXPECT_EQ(r.base, va + 4 * page);
   EXPECT_EQ(r.node, 0u);
 
-  ASSERT_EQ(syscall(SYS_munmap, p, bytes), 0);  // behind the door's back, as free() does
-  // The thunk's reservation of the same addresses, then the object.
-  ASSERT_EQ(syscall(SYS_mmap, va, bytes, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED_NOREPLACE, -1, 0),
-            long(va));
+  ASSERT_TRUE(unmap_unseen_and_reserve(va, bytes));
   const std::uint64_t handle = kfd.alloc_vram(va, bytes);
   ASSERT_NE(handle, 0u);
   for (std::uint64_t at : {va, va + 4 * page, va + 15 * page}) {
@@ -141,9 +146,7 @@ TEST(HsadSimKfd, ABufferObjectWhereAUserptrObjectsMemoryWasFreedOutlivesItsUnreg
   ASSERT_TRUE(reach(va + 4 * page, &r));
   EXPECT_EQ(r.base, va + 4 * page);
 
-  ASSERT_EQ(syscall(SYS_munmap, p, bytes), 0);  // behind the door's back, as free() does
-  ASSERT_EQ(syscall(SYS_mmap, va, bytes, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED_NOREPLACE, -1, 0),
-            long(va));
+  ASSERT_TRUE(unmap_unseen_and_reserve(va, bytes));
   const std::uint64_t handle = kfd.alloc_vram(va, bytes);
   ASSERT_NE(handle, 0u);
   ASSERT_TRUE(reach(va + 4 * page, &r));
@@ -162,9 +165,7 @@ TEST(HsadSimKfd, ABufferObjectWhereAUserptrObjectsMemoryWasFreedOutlivesItsUnreg
   const auto at = reinterpret_cast<std::uint64_t>(p);
   const std::uint64_t same = kfd.register_user(at, bytes);
   ASSERT_NE(same, 0u);
-  ASSERT_EQ(syscall(SYS_munmap, p, bytes), 0);
-  ASSERT_EQ(syscall(SYS_mmap, at, bytes, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED_NOREPLACE, -1, 0),
-            long(at));
+  ASSERT_TRUE(unmap_unseen_and_reserve(at, bytes));
   const std::uint64_t object = kfd.alloc_vram(at, bytes);
   ASSERT_NE(object, 0u);
   EXPECT_EQ(kfd.free(same), 0);
