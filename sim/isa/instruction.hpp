@@ -57,6 +57,15 @@ enum InstFlag : std::uint32_t {
   kScopeDev = 1u << 18,         // gfx12's scope:SCOPE_DEV
 };
 
+// LLVM's memory models for GFX942 and GFX12: an access at system scope is not completed in the
+// one L2 a GPU's work-groups share. A load or store is at system scope with sc0 and sc1 (gfx94x) or
+// scope:SCOPE_SYS (gfx12); an atomic with sc1 (gfx94x: its sc0 only says it returns) or SCOPE_SYS.
+// gfx90a's instructions carry none of these: their memory type decides.
+inline bool at_system_scope(std::uint32_t flags, bool atomic) {
+  if (flags & kScopeSys) return true;
+  return atomic ? (flags & kSc1) != 0 : (flags & kSc0) && (flags & kSc1);
+}
+
 // Inst::mem_d16's flag: the target zeroes the half of the register a d16 load does not write.
 inline constexpr std::uint8_t kD16ZeroesOtherHalf = 4;
 

@@ -136,14 +136,22 @@ std::uint8_t* WorkGroup::global(const Wave& wave, const Inst& inst, std::uint64_
 const std::uint8_t* WorkGroup::read_global(const Wave& wave, const Inst& inst, std::uint64_t address, std::uint32_t bytes) {
   CachedRange* lines = nullptr;
   std::uint8_t* p = global(wave, inst, address, bytes, &lines);
-  return lines ? lines->read(address, bytes) : p;
+  if (!lines) return p;
+  // At system scope the L2 does not answer from what it holds: its dirty bytes (this GPU's
+  // newest) go to memory and the line is read again, as the memory probes keep it on a GPU.
+  if (at_system_scope(inst.flags, false)) lines->forget(address, address + bytes);
+  return lines->read(address, bytes);
 }
 
 void WorkGroup::write_global(const Wave& wave, const Inst& inst, std::uint64_t address, const void* src, std::uint32_t bytes) {
   CachedRange* lines = nullptr;
   std::uint8_t* p = global(wave, inst, address, bytes, &lines);
-  if (lines) lines->write(address, src, bytes, dispatch.writer);
-  else std::memcpy(p, src, bytes);
+  if (!lines) {
+    std::memcpy(p, src, bytes);
+    return;
+  }
+  lines->write(address, src, bytes, dispatch.writer);
+  if (at_system_scope(inst.flags, false)) lines->write_back(address, address + bytes);  // written through
 }
 
 bool WorkGroup::global_range(std::uint64_t address, std::uint64_t bytes, CachedRange** cached) {

@@ -424,6 +424,7 @@ Target target_for(std::string_view processor, bool wave64) {
     t.packed_workitem_ids = true;
     t.sramecc = true;
     t.architected_flat_scratch = true;
+    t.ocp_fp8 = processor == "gfx950";
     return t;
   }
   if (starts_with(processor, "gfx10")) return t.gfx10 = true, t;

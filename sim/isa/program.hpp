@@ -30,6 +30,9 @@ struct Target {
   // register's other half instead of keeping it (LLVM: d16PreservesUnusedBits is false).
   // rocBLAS's Tensile kernels rely on it: they OR a ds_read_u16 with a ds_read_u16_d16_hi.
   bool sramecc = false;
+  // The 8-bit floats of the matrix instructions in OCP's encodings (gfx950) rather than CDNA3's
+  // FNUZ ones (gfx94x).
+  bool ocp_fp8 = false;
   // gfx10 code built for wave64 (-mwavefrontsize64): decoded with 64-bit VCC and EXEC operands.
   // The kernel descriptor says which (KERNEL_CODE_PROPERTY_ENABLE_WAVEFRONT_SIZE32).
   bool wave64 = true;

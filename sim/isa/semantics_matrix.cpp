@@ -1,8 +1,9 @@
-// The matrix instructions of CDNA1, CDNA2 and CDNA3's integer and 16/32/64-bit float forms (gfx908,
-// gfx90a, gfx94x; not CDNA3's xf32 and fp8 forms): v_mfma_*, D = A x B + C for each
-// of a wave's B blocks of M x N results, K products each. Where each element lives (which lane,
-// which register, which bits) follows AMD's matrix instruction tables (the Matrix Instruction
-// Calculator's layouts; sim/README.md, "Matrix instructions"):
+// The matrix instructions of CDNA1, CDNA2, CDNA3 and CDNA4 (gfx908, gfx90a, gfx94x, gfx950): v_mfma_*,
+// D = A x B + C for each of a wave's B blocks of M x N results, K products each; in their integer,
+// 16/32/64-bit float, 8-bit float and (CDNA4) 8/6/4-bit float forms (CDNA3's xf32 forms and CDNA4's
+// scaled ones are not here: an unknown instruction stops the kernel by name). Where each element lives (which
+// lane, which register, which bits) follows AMD's matrix instruction tables (the Matrix
+// Instruction Calculator's layouts; sim/README.md, "Matrix instructions"):
 //   A[i][k] of block b:  lane i + M*b + M*B*(k / kpl), element k % kpl of the source's registers,
 //                        kpl = K*M*B/64 elements per lane (B[k][j] the same with j for i);
 //   C, D (32-bit):       32x32: register 16b + 4(i/8) + i%4, lane 32((i/4)%2) + j;
@@ -14,6 +15,12 @@
 // precision, adds C and rounds once (f64: fused multiply-adds in k order), flushes f16 and bf16
 // inputs and results that are subnormal (as MI200's are documented to), and wraps i32 sums. Every
 // input lane is read whatever EXEC says; results are written to the lanes EXEC enables.
+// The 8-bit floats (fp8 E4M3, bf8 E5M2) are CDNA3's FNUZ encodings on gfx94x (bias 8 and 16, one
+// NaN at 0x80, no infinity, no negative zero) and the OCP ones on gfx950 (bias 7 and 15; E4M3's
+// NaN at S.1111.111 and no infinity, E5M2 IEEE-like); each is exact in double precision and none
+// is flushed. CDNA4's f8f6f4 forms take each source's format from cbsz (A) and blgp (B): 0 fp8, 1
+// bf8, 2 fp6 (E2M3), 3 bf6 (E3M2), 4 fp4 (E2M1), OCP's, 32 elements a lane packed low bits first
+// (a 6-bit one may span two registers), so A and B are 8, 6 or 4 registers.
 #include <algorithm>
 #include <climits>
 #include <cmath>
@@ -25,7 +32,10 @@
 namespace hsad::isa {
 namespace {
 
-enum class In : std::uint8_t { f32, f16, bf16, i8, f64 };
+enum class In : std::uint8_t { f32, f16, bf16, i8, f64, fp8, bf8, fp6, bf6, fp4, f8f6f4 };
+
+// An f8f6f4 form's source format, by its cbsz or blgp value.
+constexpr In kMixedFormats[5] = {In::fp8, In::bf8, In::fp6, In::bf6, In::fp4};
 
 struct Shape {
   const char* name;
@@ -34,6 +44,8 @@ struct Shape {
   // CDNA3's name for the same instruction (gfx940 renamed every form it kept: the blocks and the
   // type spelled out, "_2b_f32"), or nullptr where CDNA3 dropped the form.
   const char* cdna3_name = nullptr;
+  In in_b = In::f32;  // B's type where it differs from A's (the 8-bit float forms); f32: A's
+  In b_type() const { return in_b == In::f32 ? in : in_b; }
 };
 
 // Every form gfx908 and gfx90a have (the _1k and f64 ones gfx90a only), by the names CDNA3 (gfx940,
@@ -68,6 +80,25 @@ constexpr Shape kShapes[] = {
     {"v_mfma_f64_4x4x4f64", 4, 4, 4, In::f64, "v_mfma_f64_4x4x4_4b_f64"},
     {"v_mfma_i32_32x32x16_i8", 32, 16, 1, In::i8},  // CDNA3
     {"v_mfma_i32_16x16x32_i8", 16, 32, 1, In::i8},  // CDNA3
+    // CDNA3's 8-bit float forms (A's type, then B's), FNUZ on gfx94x and OCP on gfx950.
+    {"v_mfma_f32_16x16x32_fp8_fp8", 16, 32, 1, In::fp8, nullptr, In::fp8},
+    {"v_mfma_f32_16x16x32_fp8_bf8", 16, 32, 1, In::fp8, nullptr, In::bf8},
+    {"v_mfma_f32_16x16x32_bf8_fp8", 16, 32, 1, In::bf8, nullptr, In::fp8},
+    {"v_mfma_f32_16x16x32_bf8_bf8", 16, 32, 1, In::bf8, nullptr, In::bf8},
+    {"v_mfma_f32_32x32x16_fp8_fp8", 32, 16, 1, In::fp8, nullptr, In::fp8},
+    {"v_mfma_f32_32x32x16_fp8_bf8", 32, 16, 1, In::fp8, nullptr, In::bf8},
+    {"v_mfma_f32_32x32x16_bf8_fp8", 32, 16, 1, In::bf8, nullptr, In::fp8},
+    {"v_mfma_f32_32x32x16_bf8_bf8", 32, 16, 1, In::bf8, nullptr, In::bf8},
+    // CDNA4's (gfx950) 16-bit float and integer forms of twice CDNA3's K.
+    {"v_mfma_f32_16x16x32_f16", 16, 32, 1, In::f16},
+    {"v_mfma_f32_32x32x16_f16", 32, 16, 1, In::f16},
+    {"v_mfma_f32_16x16x32_bf16", 16, 32, 1, In::bf16},
+    {"v_mfma_f32_32x32x16_bf16", 32, 16, 1, In::bf16},
+    {"v_mfma_i32_16x16x64_i8", 16, 64, 1, In::i8},
+    {"v_mfma_i32_32x32x32_i8", 32, 32, 1, In::i8},
+    // CDNA4's 8/6/4-bit float forms, each source's format from cbsz (A) and blgp (B).
+    {"v_mfma_f32_16x16x128_f8f6f4", 16, 128, 1, In::f8f6f4},
+    {"v_mfma_f32_32x32x64_f8f6f4", 32, 64, 1, In::f8f6f4},
 };
 constexpr std::size_t kForms = sizeof kShapes / sizeof kShapes[0];
 
@@ -75,7 +106,12 @@ std::uint32_t bits_of_element(In t) {
   switch (t) {
     case In::f16:
     case In::bf16: return 16;
-    case In::i8: return 8;
+    case In::i8:
+    case In::fp8:
+    case In::bf8: return 8;
+    case In::fp6:
+    case In::bf6: return 6;
+    case In::fp4: return 4;
     case In::f64: return 64;
     default: return 32;
   }
@@ -97,6 +133,52 @@ float f16_value(std::uint32_t h) { return (h & 0x7c00) == 0 ? std::copysign(0.0f
 
 float bf16_value(std::uint32_t b) { return flush(as_f32(b << 16)); }
 
+// An 8-bit float: `exp_bits` of exponent, the rest mantissa, below a sign bit. FNUZ (gfx94x):
+// bias 2^(exp_bits-1), 0x80 the one NaN, no infinity. OCP (gfx950): bias 2^(exp_bits-1) - 1; E4M3
+// has NaN at exponent and mantissa all ones and no infinity, E5M2 IEEE's infinities and NaNs.
+double f8_value(std::uint32_t x, int exp_bits, bool ocp) {
+  const int man_bits = 7 - exp_bits, max_exp = (1 << exp_bits) - 1;
+  const int bias = (1 << (exp_bits - 1)) - (ocp ? 1 : 0);
+  const bool negative = (x & 0x80) != 0;
+  const int exp = int(x >> man_bits) & max_exp, man = int(x) & ((1 << man_bits) - 1);
+  if (!ocp && x == 0x80) return std::nan("");
+  if (ocp && exp == max_exp) {
+    if (exp_bits == 5) return man ? std::nan("") : (negative ? -INFINITY : INFINITY);
+    if (man == (1 << man_bits) - 1) return std::nan("");
+  }
+  const double v = exp == 0 ? std::ldexp(double(man), 1 - bias - man_bits)
+                            : std::ldexp(double(man + (1 << man_bits)), exp - bias - man_bits);
+  return negative ? -v : v;
+}
+
+// OCP's 6- and 4-bit floats (E2M3, E3M2, E2M1): a sign, `exp_bits` of exponent (bias 2^(exp_bits-1)
+// - 1), `man_bits` of mantissa; every encoding a finite number.
+double small_float(std::uint32_t x, int exp_bits, int man_bits) {
+  const int bias = (1 << (exp_bits - 1)) - 1;
+  const int exp = int(x >> man_bits) & ((1 << exp_bits) - 1), man = int(x) & ((1 << man_bits) - 1);
+  const double v = exp == 0 ? std::ldexp(double(man), 1 - bias - man_bits)
+                            : std::ldexp(double(man + (1 << man_bits)), exp - bias - man_bits);
+  return (x >> (exp_bits + man_bits)) & 1 ? -v : v;
+}
+
+// A float input element's value (bits as read from its register).
+double input_value(In t, std::uint64_t x, bool ocp) {
+  switch (t) {
+    case In::f32: return as_f32(std::uint32_t(x));
+    case In::f16: return f16_value(std::uint32_t(x));
+    case In::bf16: return bf16_value(std::uint32_t(x));
+    case In::f64: return as_f64(x);
+    case In::fp8: return f8_value(std::uint32_t(x), 4, ocp);
+    case In::bf8: return f8_value(std::uint32_t(x), 5, ocp);
+    case In::fp6: return small_float(std::uint32_t(x), 2, 3);
+    case In::bf6: return small_float(std::uint32_t(x), 3, 2);
+    case In::fp4: return small_float(std::uint32_t(x), 2, 1);
+    case In::i8:
+    case In::f8f6f4: break;
+  }
+  return 0;
+}
+
 // Dword `part` of operand `o` at `lane`: a register's lane, or a scalar's (an inline constant).
 std::uint32_t dword(const Wave& w, const Operand& o, std::uint32_t part, std::uint32_t lane, std::uint8_t role) {
   if (o.kind == Operand::vgpr) return w.v[(vreg_of(w, o, role) + part) * w.lanes + lane];
@@ -111,7 +193,10 @@ std::uint64_t element(const Wave& w, const Operand& o, std::uint32_t bits, std::
   const std::uint32_t lo = dword(w, o, first_bit / 32, lane, role);
   if (bits == 64) return lo | (std::uint64_t(dword(w, o, first_bit / 32 + 1, lane, role)) << 32);
   if (bits == 32) return lo;
-  return (lo >> (first_bit % 32)) & ((1u << bits) - 1);
+  const std::uint32_t shift = first_bit % 32;
+  std::uint64_t v = lo >> shift;
+  if (shift + bits > 32) v |= std::uint64_t(dword(w, o, first_bit / 32 + 1, lane, role)) << (32 - shift);  // 6-bit
+  return v & ((1u << bits) - 1);
 }
 
 // Where D[i][j] of block b (and C's) lives: the first of its registers (two for f64) and its lane.
@@ -144,13 +229,19 @@ void mfma(WorkGroup& g, Wave& w, const Inst& in) {
   constexpr Shape s = kShapes[Form];
   constexpr std::uint32_t M = s.m, K = s.k, B = s.blocks;
   constexpr std::uint32_t kpl = K * M * B / 64;  // elements of A (and of B) per lane
-  const std::uint32_t bits = bits_of_element(s.in);
+  constexpr bool mixed = s.in == In::f8f6f4;     // cbsz and blgp are the sources' formats
   const bool wide = s.in == In::f64;
   const std::uint32_t result_dwords = M * M * B / 64 * (wide ? 2 : 1);
   if (w.lanes != 64) g.fault(w, in, "a matrix instruction in a wave of " + std::to_string(w.lanes) + " lanes (it needs 64)");
-  const std::uint32_t input_dwords = (kpl * bits + 31) / 32;
+  if (mixed && (in.cbsz > 4 || in.blgp > 4 || in.abid)) {
+    g.fault(w, in, "cbsz:" + std::to_string(in.cbsz) + " blgp:" + std::to_string(in.blgp) + " abid:" + std::to_string(in.abid) +
+                       " names no format (0 fp8, 1 bf8, 2 fp6, 3 bf6, 4 fp4; abid 0)");
+  }
+  const In type_a = mixed ? kMixedFormats[in.cbsz] : s.in, type_b = mixed ? kMixedFormats[in.blgp] : s.b_type();
+  const std::uint32_t bits_a = bits_of_element(type_a), bits_b = bits_of_element(type_b);
   for (int x = 0; x < 2; ++x) {
     const Operand& o = in.src[x];
+    const std::uint32_t input_dwords = (kpl * (x ? bits_b : bits_a) + 31) / 32;
     if ((o.kind == Operand::vgpr || o.kind == Operand::agpr) && o.width != input_dwords) {
       g.fault(w, in, "source " + std::to_string(x) + " is " + std::to_string(o.width) + " registers, the form reads " +
                          std::to_string(input_dwords));
@@ -163,28 +254,25 @@ void mfma(WorkGroup& g, Wave& w, const Inst& in) {
     g.fault(w, in, "the result is " + std::to_string(d.width) + " registers and C " + std::to_string(c.width) +
                        ", the form has " + std::to_string(result_dwords));
   }
-  if ((in.cbsz || in.abid) && (in.cbsz > 4 || (1u << in.cbsz) > B || in.abid >= (1u << in.cbsz))) {
+  const bool broadcast = !mixed && (in.cbsz || in.abid);
+  if (broadcast && (in.cbsz > 4 || (1u << in.cbsz) > B || in.abid >= (1u << in.cbsz))) {
     g.fault(w, in, "cbsz:" + std::to_string(in.cbsz) + " abid:" + std::to_string(in.abid) + " names no block of " +
                        std::to_string(B));
   }
 
   // A and B as numbers, block by block (A[b][i][k] at (b*M + i)*K + k, B[b][k][j] at (b*K + k)*M + j),
-  // B read through the lane-group pattern. At most 512 of each (K*M*B = 64*kpl, kpl up to 8).
-  double a[512], bm[512];
-  std::int64_t ai[512], bi[512];
+  // B read through the lane-group pattern. At most 2048 of each (K*M*B = 64*kpl, kpl up to 32).
+  double a[2048], bm[2048];
+  std::int64_t ai[1024], bi[1024];
+  const bool ocp = g.program.target().ocp_fp8;
   for (std::uint32_t lane = 0; lane < 64; ++lane) {
     const std::uint32_t b = (lane / M) % B, row = lane % M, k0 = kpl * (lane / (M * B));
-    const std::uint32_t from = blgp_lane(in.blgp, lane);
+    const std::uint32_t from = mixed ? lane : blgp_lane(in.blgp, lane);
     for (std::uint32_t e = 0; e < kpl; ++e) {
-      const std::uint64_t x = element(w, in.src[0], bits, e, lane, 1), y = element(w, in.src[1], bits, e, from, 2);
+      const std::uint64_t x = element(w, in.src[0], bits_a, e, lane, 1), y = element(w, in.src[1], bits_b, e, from, 2);
       const std::uint32_t at_a = (b * M + row) * K + k0 + e, at_b = (b * K + k0 + e) * M + row;
-      switch (s.in) {
-        case In::f32: a[at_a] = as_f32(std::uint32_t(x)), bm[at_b] = as_f32(std::uint32_t(y)); break;
-        case In::f16: a[at_a] = f16_value(std::uint32_t(x)), bm[at_b] = f16_value(std::uint32_t(y)); break;
-        case In::bf16: a[at_a] = bf16_value(std::uint32_t(x)), bm[at_b] = bf16_value(std::uint32_t(y)); break;
-        case In::f64: a[at_a] = as_f64(x), bm[at_b] = as_f64(y); break;
-        case In::i8: ai[at_a] = std::int8_t(x), bi[at_b] = std::int8_t(y); break;
-      }
+      if (s.in == In::i8) ai[at_a] = std::int8_t(x), bi[at_b] = std::int8_t(y);
+      else a[at_a] = input_value(type_a, x, mixed || ocp), bm[at_b] = input_value(type_b, y, mixed || ocp);
     }
   }
 
@@ -192,7 +280,7 @@ void mfma(WorkGroup& g, Wave& w, const Inst& in) {
   std::uint64_t out[2048];  // D[b][i][j] at (b*M + i)*M + j: at most 32*32*2
   const std::uint32_t group = 1u << in.cbsz;
   for (std::uint32_t b = 0; b < B; ++b) {
-    const std::uint32_t ab = (in.cbsz || in.abid) ? b / group * group + in.abid : b;
+    const std::uint32_t ab = broadcast ? b / group * group + in.abid : b;
     for (std::uint32_t i = 0; i < M; ++i) {
       for (std::uint32_t j = 0; j < M; ++j) {
         const auto [reg, lane] = result_place(s, b, i, j);
@@ -259,36 +347,59 @@ void v_dot2c_f32_f16(WorkGroup& g, Wave& w, const Inst& in) {
   });
 }
 
-// RDNA3's matrix instructions (gfx11, wave32): v_wmma_*, D = A x B + C of one 16x16 tile, K = 16.
-// Where each element lives (AMD's RDNA3 ISA guide, "Wave Matrix Multiply Accumulate"; GPUOpen's
-// "How to accelerate AI applications on RDNA 3 using WMMA"):
+// RDNA3's and RDNA4's matrix instructions (gfx11 and gfx12, wave32): v_wmma_*, D = A x B + C of one
+// 16x16 tile, K = 16 (32 for gfx12's v_wmma_i32_16x16x32_iu4).
+// gfx11 (AMD's RDNA3 ISA guide, "Wave Matrix Multiply Accumulate"; GPUOpen's "How to accelerate AI
+// applications on RDNA 3 using WMMA"):
 //   A[i][k]: lane i % 16, element k of the source's registers; B[k][j]: lane j % 16, element k;
 //     the wave's two halves hold the same A and B (the program replicates them), and each half
 //     computes its rows from its own copy: here lanes 16-31's for the odd rows.
 //   C, D (32-bit): register i / 2, lane j + 16 (i % 2);
 //   C, D (16-bit): the same registers, the low halves, or the high ones where op_sel[2] says.
+// gfx12 (AMD's Matrix Instruction Calculator, rdna4; LLVM's gfx12 WMMA tests): nothing replicated,
+// the wave's halves hold different K:
+//   A[i][k] (16-bit): lane i + 16((k/4) % 2), element 4(k/8) + k%4 (registers 2(k/8) + (k/2)%2);
+//   A[i][k] (8- and 4-bit): lane i + 16(k / (K/2)), element k % (K/2); B[k][j] alike with j;
+//   C, D (32-bit): register i % 8, lane j + 16(i/8);  C, D (16-bit): packed, element i % 8 of
+//     four registers, lane j + 16(i/8).
+//   f16/bf16 inputs: neg_lo[n] and neg_hi[n] negate the low and high halves of A's (n = 0) and B's
+//   (n = 1) registers; C's neg_lo[2] negates it and neg_hi[2] takes its absolute value first.
+//   fp8 and bf8 are OCP's E4M3 and E5M2.
 // As for MFMA, AMD documents neither the order of the sums nor their precision: each product is
 // exact, the sum in k order in double precision, C added and rounded once (f16 results to
 // nearest even from that; bf16 through f32, so a tie can round twice); inputs are not flushed.
 // iu8 and iu4: neg_lo[0] and neg_lo[1] say whether A's and B's elements are signed; the sum wraps
 // at 32 bits, or saturates under clamp. Wave64 is refused by name.
-enum class WmmaIn : std::uint8_t { f16, bf16, iu8, iu4 };
+enum class WmmaIn : std::uint8_t { f16, bf16, iu8, iu4, fp8, bf8 };
 enum class WmmaOut : std::uint8_t { f32, f16, bf16, i32 };
 
 struct WmmaForm {
   const char* name;
   WmmaIn in;
   WmmaOut out;
+  WmmaIn in_b;
+  std::uint8_t k = 16;
+  bool gfx12_only = false;
 };
 
 constexpr WmmaForm kWmma[] = {
-    {"v_wmma_f32_16x16x16_f16", WmmaIn::f16, WmmaOut::f32},    {"v_wmma_f32_16x16x16_bf16", WmmaIn::bf16, WmmaOut::f32},
-    {"v_wmma_f16_16x16x16_f16", WmmaIn::f16, WmmaOut::f16},    {"v_wmma_bf16_16x16x16_bf16", WmmaIn::bf16, WmmaOut::bf16},
-    {"v_wmma_i32_16x16x16_iu8", WmmaIn::iu8, WmmaOut::i32},    {"v_wmma_i32_16x16x16_iu4", WmmaIn::iu4, WmmaOut::i32},
+    {"v_wmma_f32_16x16x16_f16", WmmaIn::f16, WmmaOut::f32, WmmaIn::f16},
+    {"v_wmma_f32_16x16x16_bf16", WmmaIn::bf16, WmmaOut::f32, WmmaIn::bf16},
+    {"v_wmma_f16_16x16x16_f16", WmmaIn::f16, WmmaOut::f16, WmmaIn::f16},
+    {"v_wmma_bf16_16x16x16_bf16", WmmaIn::bf16, WmmaOut::bf16, WmmaIn::bf16},
+    {"v_wmma_i32_16x16x16_iu8", WmmaIn::iu8, WmmaOut::i32, WmmaIn::iu8},
+    {"v_wmma_i32_16x16x16_iu4", WmmaIn::iu4, WmmaOut::i32, WmmaIn::iu4},
+    {"v_wmma_f32_16x16x16_fp8_fp8", WmmaIn::fp8, WmmaOut::f32, WmmaIn::fp8, 16, true},
+    {"v_wmma_f32_16x16x16_fp8_bf8", WmmaIn::fp8, WmmaOut::f32, WmmaIn::bf8, 16, true},
+    {"v_wmma_f32_16x16x16_bf8_fp8", WmmaIn::bf8, WmmaOut::f32, WmmaIn::fp8, 16, true},
+    {"v_wmma_f32_16x16x16_bf8_bf8", WmmaIn::bf8, WmmaOut::f32, WmmaIn::bf8, 16, true},
+    {"v_wmma_i32_16x16x32_iu4", WmmaIn::iu4, WmmaOut::i32, WmmaIn::iu4, 32, true},
 };
 constexpr std::size_t kWmmaForms = sizeof kWmma / sizeof kWmma[0];
 
-std::uint32_t wmma_bits(WmmaIn t) { return t == WmmaIn::iu8 ? 8 : t == WmmaIn::iu4 ? 4 : 16; }
+std::uint32_t wmma_bits(WmmaIn t) {
+  return t == WmmaIn::iu4 ? 4 : (t == WmmaIn::iu8 || t == WmmaIn::fp8 || t == WmmaIn::bf8) ? 8 : 16;
+}
 
 std::uint16_t to_f16_bits(double d) {
   const _Float16 h = static_cast<_Float16>(d);
@@ -304,10 +415,43 @@ std::uint16_t to_bf16_bits(float f) {
   return std::uint16_t((b + 0x7fff + ((b >> 16) & 1)) >> 16);
 }
 
+// A WMMA input element's value (raw bits as read from its register).
+double wmma_value(WmmaIn t, std::uint64_t x, bool is_signed) {
+  switch (t) {
+    case WmmaIn::f16: return half_of(std::uint32_t(x));
+    case WmmaIn::bf16: return as_f32(std::uint32_t(x) << 16);
+    case WmmaIn::iu8: return is_signed ? std::int8_t(x) : double(x);
+    case WmmaIn::iu4: return is_signed && x > 7 ? double(std::int64_t(x) - 16) : double(x);
+    case WmmaIn::fp8: return f8_value(std::uint32_t(x), 4, true);
+    case WmmaIn::bf8: return f8_value(std::uint32_t(x), 5, true);
+  }
+  return 0;
+}
+
+// The result element from the sum of products and C's element (its raw bits), as `out` rounds it.
+std::uint32_t wmma_result(WmmaOut out, double sum, std::int64_t isum, std::uint32_t c, bool clamp) {
+  switch (out) {
+    case WmmaOut::f32: return bits32(float(sum + double(as_f32(c))));
+    case WmmaOut::i32: {
+      std::int64_t t = isum + std::int32_t(c);
+      if (clamp) t = std::min<std::int64_t>(std::max<std::int64_t>(t, INT32_MIN), INT32_MAX);
+      return std::uint32_t(t);
+    }
+    case WmmaOut::f16: return to_f16_bits(sum + half_of(c));
+    case WmmaOut::bf16: return to_bf16_bits(float(sum + double(as_f32(c << 16))));
+  }
+  return 0;
+}
+
+template <std::size_t Form>
+void wmma_gfx12(WorkGroup& g, Wave& w, const Inst& in);
+
 template <std::size_t Form>
 void wmma(WorkGroup& g, Wave& w, const Inst& in) {
   constexpr WmmaForm f = kWmma[Form];
   if (w.lanes != 32) g.fault(w, in, "a WMMA instruction in a wave of " + std::to_string(w.lanes) + " lanes (modelled for wave32 only)");
+  if (g.program.target().gfx12) return wmma_gfx12<Form>(g, w, in);
+  if (f.gfx12_only) g.fault(w, in, "an RDNA4 (gfx12) WMMA form on " + g.program.target().processor);
   const bool integer = f.in == WmmaIn::iu8 || f.in == WmmaIn::iu4;
   if (!integer && (in.neg_lo || in.neg_hi)) g.fault(w, in, "a WMMA instruction with negated inputs (not modelled)");
   const std::uint32_t bits = wmma_bits(f.in), input_dwords = 16 * bits / 32;
@@ -321,14 +465,6 @@ void wmma(WorkGroup& g, Wave& w, const Inst& in) {
   const bool c_regs = c.kind == Operand::vgpr;
   if (d.width != 8 || (c_regs && c.width != 8)) g.fault(w, in, "the result and C are 8 VGPRs each");
   const bool high = (in.op_sel & 4) != 0;  // 16-bit results: the registers' high halves
-  auto value = [&](std::uint64_t x, bool is_signed) -> double {
-    switch (f.in) {
-      case WmmaIn::f16: return half_of(std::uint32_t(x));
-      case WmmaIn::bf16: return as_f32(std::uint32_t(x) << 16);
-      case WmmaIn::iu8: return is_signed ? std::int8_t(x) : double(x);
-      default: return is_signed && x > 7 ? double(std::int64_t(x) - 16) : double(x);
-    }
-  };
   const bool a_signed = in.neg_lo & 1, b_signed = in.neg_lo & 2;
   std::uint32_t out[8][32];
   for (std::uint32_t i = 0; i < 16; ++i) {
@@ -338,33 +474,14 @@ void wmma(WorkGroup& g, Wave& w, const Inst& in) {
       double sum = 0;
       std::int64_t isum = 0;
       for (std::uint32_t k = 0; k < 16; ++k) {
-        const double x = value(element(w, in.src[0], bits, k, i % 16 + 16 * half, 1), a_signed);
-        const double y = value(element(w, in.src[1], bits, k, j + 16 * half, 2), b_signed);
+        const double x = wmma_value(f.in, element(w, in.src[0], bits, k, i % 16 + 16 * half, 1), a_signed);
+        const double y = wmma_value(f.in, element(w, in.src[1], bits, k, j + 16 * half, 2), b_signed);
         if (integer) isum += std::int64_t(x) * std::int64_t(y);
         else sum += x * y;
       }
-      const std::uint32_t cv = c_regs ? dword(w, c, reg, lane, 4) : scalar32(w, c);
-      std::uint32_t r = 0;
-      switch (f.out) {
-        case WmmaOut::f32: r = bits32(float(sum + double(as_f32(cv)))); break;
-        case WmmaOut::i32: {
-          std::int64_t t = isum + std::int32_t(cv);
-          if (in.flags & kClamp) t = std::min<std::int64_t>(std::max<std::int64_t>(t, INT32_MIN), INT32_MAX);
-          r = std::uint32_t(t);
-          break;
-        }
-        case WmmaOut::f16: {
-          const std::uint32_t ch = high ? cv >> 16 : cv & 0xffff;
-          r = to_f16_bits(sum + half_of(ch));
-          break;
-        }
-        case WmmaOut::bf16: {
-          const std::uint32_t ch = high ? cv >> 16 : cv & 0xffff;
-          r = to_bf16_bits(float(sum + double(as_f32(ch << 16))));
-          break;
-        }
-      }
-      out[reg][lane] = r;
+      std::uint32_t cv = c_regs ? dword(w, c, reg, lane, 4) : scalar32(w, c);
+      if (f.out == WmmaOut::f16 || f.out == WmmaOut::bf16) cv = high ? cv >> 16 : cv & 0xffff;
+      out[reg][lane] = wmma_result(f.out, sum, isum, cv, in.flags & kClamp);
     }
   }
   const std::uint64_t exec = w.exec();
@@ -376,6 +493,82 @@ void wmma(WorkGroup& g, Wave& w, const Inst& in) {
       if (!sixteen) row[lane] = out[reg][lane];
       else if (high) row[lane] = (row[lane] & 0xffffu) | (out[reg][lane] << 16);
       else row[lane] = (row[lane] & 0xffff0000u) | out[reg][lane];
+    }
+  }
+}
+
+template <std::size_t Form>
+void wmma_gfx12(WorkGroup& g, Wave& w, const Inst& in) {
+  constexpr WmmaForm f = kWmma[Form];
+  constexpr std::uint32_t K = f.k, kpl = K / 2;  // K elements in a lane of each half of the wave
+  const bool integer = f.in == WmmaIn::iu8 || f.in == WmmaIn::iu4;
+  const bool sixteen_in = f.in == WmmaIn::f16 || f.in == WmmaIn::bf16;
+  const bool sixteen_out = f.out == WmmaOut::f16 || f.out == WmmaOut::bf16;
+  const std::uint32_t bits = wmma_bits(f.in), input_dwords = kpl * bits / 32, result_dwords = sixteen_out ? 4 : 8;
+  for (int x = 0; x < 2; ++x) {
+    if (in.src[x].kind != Operand::vgpr || in.src[x].width != input_dwords) {
+      g.fault(w, in, "source " + std::to_string(x) + " is not " + std::to_string(input_dwords) + " VGPRs");
+    }
+  }
+  if (in.op_sel || (in.op_sel_hi_given && in.op_sel_hi)) g.fault(w, in, "op_sel on a gfx12 WMMA instruction");
+  if (!sixteen_in && !integer && ((in.neg_lo | in.neg_hi) & 3)) g.fault(w, in, "negated 8-bit float inputs");
+  const Operand& c = in.src[2];
+  const Operand& d = in.dst[0];
+  const bool c_regs = c.kind == Operand::vgpr;
+  if (d.width != result_dwords || (c_regs && c.width != result_dwords)) {
+    g.fault(w, in, "the result and C are " + std::to_string(result_dwords) + " VGPRs each");
+  }
+  if (!c_regs && sixteen_out) g.fault(w, in, "an inline-constant C for a 16-bit result (not modelled)");
+  // Element slot e of a lane of half h holds this k.
+  auto k_of = [&](std::uint32_t e, std::uint32_t h) { return sixteen_in ? 8 * (e / 4) + 4 * h + e % 4 : kpl * h + e; };
+  // Row (A) or column (B) `row` of source x, by k: as numbers, or as integers.
+  auto input = [&](int x, std::uint32_t row, double v[], std::int64_t iv[]) {
+    const WmmaIn t = x == 0 ? f.in : f.in_b;
+    const bool is_signed = integer && ((in.neg_lo >> x) & 1);
+    for (std::uint32_t h = 0; h < 2; ++h) {
+      for (std::uint32_t e = 0; e < kpl; ++e) {
+        const std::uint32_t k = k_of(e, h);
+        double value = wmma_value(t, element(w, in.src[x], bits, e, row + 16 * h, std::uint8_t(1 + x)), is_signed);
+        if (sixteen_in && (((e % 2 ? in.neg_hi : in.neg_lo) >> x) & 1)) value = -value;
+        if (integer) iv[k] = std::int64_t(value);
+        else v[k] = value;
+      }
+    }
+  };
+  double a[16][32], b[16][32];
+  std::int64_t ai[16][32], bi[16][32];
+  for (std::uint32_t r = 0; r < 16; ++r) input(0, r, a[r], ai[r]), input(1, r, b[r], bi[r]);
+  std::uint32_t out[16][16];  // D[i][j]
+  for (std::uint32_t i = 0; i < 16; ++i) {
+    for (std::uint32_t j = 0; j < 16; ++j) {
+      double sum = 0;
+      std::int64_t isum = 0;
+      for (std::uint32_t k = 0; k < K; ++k) {
+        if (integer) isum += ai[i][k] * bi[j][k];
+        else sum += a[i][k] * b[j][k];
+      }
+      const std::uint32_t lane = j + 16 * (i / 8), reg = sixteen_out ? (i % 8) / 2 : i % 8;
+      std::uint32_t cv = c_regs ? dword(w, c, reg, lane, 4) : scalar32(w, c);
+      if (sixteen_out) cv = (i % 2) ? cv >> 16 : cv & 0xffff;
+      if (!integer && (in.neg_lo & 4 || in.neg_hi & 4)) {  // C's modifiers: |C| first, then the sign
+        const std::uint32_t sign = sixteen_out ? 0x8000u : 0x80000000u;
+        if (in.neg_hi & 4) cv &= ~sign;
+        if (in.neg_lo & 4) cv ^= sign;
+      }
+      out[i][j] = wmma_result(f.out, sum, isum, cv, in.flags & kClamp);
+    }
+  }
+  const std::uint64_t exec = w.exec();
+  for (std::uint32_t i = 0; i < 16; ++i) {
+    for (std::uint32_t j = 0; j < 16; ++j) {
+      const std::uint32_t lane = j + 16 * (i / 8);
+      if (!((exec >> lane) & 1)) continue;
+      if (!sixteen_out) {
+        dst32(w, d, i % 8)[lane] = out[i][j];
+      } else {
+        std::uint32_t& word = dst32(w, d, (i % 8) / 2)[lane];
+        word = (i % 2) ? (word & 0xffffu) | (out[i][j] << 16) : (word & 0xffff0000u) | out[i][j];
+      }
     }
   }
 }

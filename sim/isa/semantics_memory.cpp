@@ -222,6 +222,8 @@ void load(WorkGroup& g, Wave& w, const Inst& in) {
   const Access a = access_of(in);
   Addresses ad;
   addresses_of<Flat, Scratch>(g, w, in, a.count == 1 ? a.bytes : 4 * a.count, ad);
+  // At system scope lane by lane, through WorkGroup::read_global (the L2 reads memory again).
+  if (ad.cached && at_system_scope(in.flags, false)) ad.one_allocation = false;
   if (ad.one_allocation && a.bytes == 4 && a.d16 == 0) {
     // Whole dwords into whole registers (most loads): each destination row found once.
     std::uint32_t* rows[4];
@@ -277,6 +279,8 @@ void store(WorkGroup& g, Wave& w, const Inst& in) {
   }
   const auto data = [&](std::uint32_t k, std::uint32_t lane) { return rows[k][lane * strides[k]]; };
   const std::uint32_t shift = a.d16 == 2 ? 16 : 0;
+  // At system scope lane by lane, through WorkGroup::write_global (written through the L2).
+  if (ad.cached && at_system_scope(in.flags, false)) ad.one_allocation = false;
   if (ad.one_allocation && a.count == 1 && a.bytes == 4 && shift == 0) {
     // One whole dword a lane (most stores): the width a constant, so each is one move.
     if (ad.cached) {
@@ -383,6 +387,17 @@ T atomic_rmw(T* p, AtomicOp op, T v, T cmp) {
   }
 }
 
+// An atomic on memory the L2 caches. At system scope it is done at memory: the line's dirty bytes
+// go there first and the L2 reads the line again, and the result is written through.
+template <class Op>
+void atomic_in_l2(CachedRange& lines, const Inst& in, std::uint64_t address, std::uint32_t size, Op&& rmw,
+                  std::uint16_t writer) {
+  const bool system = at_system_scope(in.flags, true);
+  if (system) lines.forget(address, address + size);
+  lines.atomic(address, size, rmw, writer);
+  if (system) lines.write_back(address, address + size);
+}
+
 template <bool Flat>
 void vmem_atomic(WorkGroup& g, Wave& w, const Inst& in) {
   const AtomicOp op = AtomicOp(in.atomic_op);
@@ -406,7 +421,7 @@ void vmem_atomic(WorkGroup& g, Wave& w, const Inst& in) {
       else old = atomic_rmw(reinterpret_cast<std::uint32_t*>(q), op, std::uint32_t(v), std::uint32_t(cmp));
     };
     // Device-memory atomics execute in the L2, where it caches the allocation.
-    if (lines) lines->atomic(at.address, size, rmw, g.dispatch.writer);
+    if (lines) atomic_in_l2(*lines, in, at.address, size, rmw, g.dispatch.writer);
     else rmw(p);
     if (returns) {
       dst32(w, in.dst[0], 0)[lane] = std::uint32_t(old);
@@ -527,7 +542,7 @@ void buffer_atomic(WorkGroup& g, Wave& w, const Inst& in) {
         if (wide) old = atomic_rmw(reinterpret_cast<U*>(q), op, v, cmp);
         else old = atomic_rmw(reinterpret_cast<std::uint32_t*>(q), op, std::uint32_t(v), std::uint32_t(cmp));
       };
-      if (lines) lines->atomic(address, size, rmw, g.dispatch.writer);
+      if (lines) atomic_in_l2(*lines, in, address, size, rmw, g.dispatch.writer);
       else rmw(p);
     }
     if (returns) {

@@ -283,19 +283,30 @@ extern "C" __global__ void __launch_bounds__(64) isa_salu_float(float a, float b
 #endif
 }
 
-// RDNA3's matrix instructions on one 16x16x16 tile, inputs laid out as the ISA guide says (A's row
-// lane % 16, B's column lane % 16, both halves of the wave alike; D's row 2v + lane / 16 in
-// element v): f16 into f32, f16 into f16 in the registers' high halves, signed by unsigned bytes.
+// RDNA3's and RDNA4's matrix instructions on one 16x16x16 tile, inputs laid out as each ISA says:
+// f16 into f32, f16 into f16, signed by unsigned bytes; on RDNA4 also fp8 by fp8 (a8's and b8's
+// bytes as OCP E4M3) into f32. D goes out row-major whatever the registers' layout; d16 holds each
+// result in an element's high half and -1 in its low half (RDNA3's op_sel keeps the low one).
+// gfx11: A's row lane % 16, B's column lane % 16, both halves of the wave alike; D's row 2v + lane
+// / 16 in element v. gfx12: lanes 16-31 hold the other K (16-bit: k 4-7 and 12-15; bytes: 8-15),
+// D's row v + 8 (lane / 16), 16-bit results packed.
 #if defined(__gfx1100__) || defined(__gfx1101__) || defined(__gfx1102__) || defined(__gfx1151__)
+#define HSAD_ISA_WMMA 11
+#elif defined(__gfx1200__) || defined(__gfx1201__)
+#define HSAD_ISA_WMMA 12
+#endif
+#if defined(HSAD_ISA_WMMA)
 typedef _Float16 isa_half16 __attribute__((ext_vector_type(16)));
+typedef _Float16 isa_half8 __attribute__((ext_vector_type(8)));
 typedef float isa_float8 __attribute__((ext_vector_type(8)));
+typedef int isa_int2 __attribute__((ext_vector_type(2)));
 typedef int isa_int4 __attribute__((ext_vector_type(4)));
 typedef int isa_int8 __attribute__((ext_vector_type(8)));
 #endif
 extern "C" __global__ void __launch_bounds__(32) isa_wmma(const _Float16* a, const _Float16* b, const float* c,
                                                          const signed char* a8, const unsigned char* b8, float* d,
-                                                         _Float16* d16, int* d32) {
-#if defined(__gfx1100__) || defined(__gfx1101__) || defined(__gfx1102__) || defined(__gfx1151__)
+                                                         _Float16* d16, int* d32, float* dfp8) {
+#if HSAD_ISA_WMMA == 11
   const unsigned lane = threadIdx.x, row = lane % 16;
   isa_half16 A, B, C16;
   isa_float8 C;
@@ -325,9 +336,61 @@ extern "C" __global__ void __launch_bounds__(32) isa_wmma(const _Float16* a, con
     d16[2 * at] = D16[2 * v], d16[2 * at + 1] = D16[2 * v + 1];  // low half kept, high half the result
     d32[at] = D32[v];
   }
+  (void)dfp8;
+#elif HSAD_ISA_WMMA == 12
+  const unsigned lane = threadIdx.x, row = lane % 16, h = lane / 16;
+  isa_half8 A, B, C16;
+  isa_float8 C;
+  isa_int2 A8, B8;
+  isa_int8 C32;
+  for (int e = 0; e < 8; ++e) {
+    const unsigned k = 8 * (e / 4) + 4 * h + e % 4;
+    A[e] = a[row * 16 + k], B[e] = b[k * 16 + row];
+  }
+  for (int r = 0; r < 2; ++r) {
+    unsigned x = 0, y = 0;
+    for (int e = 0; e < 4; ++e) {
+      const unsigned k = 8 * h + 4 * r + e;
+      x |= unsigned((unsigned char)a8[row * 16 + k]) << (8 * e);
+      y |= unsigned(b8[k * 16 + row]) << (8 * e);
+    }
+    A8[r] = int(x), B8[r] = int(y);
+  }
+  for (int v = 0; v < 8; ++v) {
+    const unsigned at = (v + 8 * h) * 16 + row;
+    C[v] = c[at], C16[v] = _Float16(c[at]), C32[v] = int(c[at]);
+  }
+  const isa_float8 D = __builtin_amdgcn_wmma_f32_16x16x16_f16_w32_gfx12(A, B, C);
+  const isa_half8 D16 = __builtin_amdgcn_wmma_f16_16x16x16_f16_w32_gfx12(A, B, C16);
+  const isa_int8 D32 = __builtin_amdgcn_wmma_i32_16x16x16_iu8_w32_gfx12(true, A8, false, B8, C32, false);
+  const isa_float8 D8 = __builtin_amdgcn_wmma_f32_16x16x16_fp8_fp8_w32_gfx12(A8, B8, C);
+  for (int v = 0; v < 8; ++v) {
+    const unsigned at = (v + 8 * h) * 16 + row;
+    d[at] = D[v];
+    d16[2 * at] = _Float16(-1.0f), d16[2 * at + 1] = D16[v];
+    d32[at] = D32[v];
+    dfp8[at] = D8[v];
+  }
 #else
-  (void)a, (void)b, (void)c, (void)a8, (void)b8, (void)d, (void)d16, (void)d32;
+  (void)a, (void)b, (void)c, (void)a8, (void)b8, (void)d, (void)d16, (void)d32, (void)dfp8;
 #endif
+}
+
+// Relaxed loads, stores and atomics at agent and at system scope, as an application writes them
+// (check in run_kernels_test.cpp, SystemScopeAccessesGoPastTheL2): op 0 and 1 load p[lane] into
+// p[64 + lane], op 2 and 3 store 10 * op into p[lane], op 4 and 5 add 1 to p[128] from every lane;
+// the odd ones at system scope (gfx94x: sc0 sc1, atomics sc1; gfx12: scope:SCOPE_SYS).
+extern "C" __global__ void __launch_bounds__(64) isa_scope(unsigned* p, unsigned op) {
+  const unsigned lane = threadIdx.x;
+  switch (op) {
+    case 0: p[64 + lane] = __hip_atomic_load(p + lane, __ATOMIC_RELAXED, __HIP_MEMORY_SCOPE_AGENT); break;
+    case 1: p[64 + lane] = __hip_atomic_load(p + lane, __ATOMIC_RELAXED, __HIP_MEMORY_SCOPE_SYSTEM); break;
+    case 2: __hip_atomic_store(p + lane, 10u * op, __ATOMIC_RELAXED, __HIP_MEMORY_SCOPE_AGENT); break;
+    case 3: __hip_atomic_store(p + lane, 10u * op, __ATOMIC_RELAXED, __HIP_MEMORY_SCOPE_SYSTEM); break;
+    case 4: __hip_atomic_fetch_add(p + 128, 1u, __ATOMIC_RELAXED, __HIP_MEMORY_SCOPE_AGENT); break;
+    case 5: __hip_atomic_fetch_add(p + 128, 1u, __ATOMIC_RELAXED, __HIP_MEMORY_SCOPE_SYSTEM); break;
+    default: break;
+  }
 }
 
 // A raw buffer load whose SGPR offset carries it past num_records: lane i reads dword i at
@@ -423,12 +486,14 @@ extern "C" __global__ void isa_grid_spin(unsigned* counter, unsigned expected, u
   out[blockIdx.x * blockDim.x + threadIdx.x] = __hip_atomic_load(counter, __ATOMIC_RELAXED, __HIP_MEMORY_SCOPE_SYSTEM);
 }
 
-// The matrix instructions of gfx908, gfx90a and CDNA3 (v_mfma_*), one wave: each lane reads its A and
-// B registers from in[2 * lane ...] and in[128 + 2 * lane ...] and its C registers from
-// in[256 + 32 * lane ...], runs form `form` (the list in kernel_checks.cpp's check_mfma, which
+// The matrix instructions of gfx908, gfx90a, CDNA3 and CDNA4 (v_mfma_*), one wave: each lane reads
+// its A and B registers from in[8 * lane ...] and in[512 + 8 * lane ...] and its C registers from
+// in[1024 + 32 * lane ...], runs form `form` (the list in matrix_checks.cpp's check_mfma, which
 // says what each computes) and writes its D registers to out[32 * lane ...]. Elsewhere it writes
 // nothing. CDNA3 (gfx94x, gfx950) dropped a few forms (the builtins' cases are guarded) and added
-// the integer ones of twice the K.
+// the integer ones of twice the K and the 8-bit float ones (gfx942 and gfx950: LLVM 17 and later);
+// CDNA4 (gfx950) the 16-bit float and integer ones of twice CDNA3's K, and the f8f6f4 ones (through
+// the scaled builtin with no scale, which LLVM emits as the unscaled instruction).
 #if defined(__gfx908__) || defined(__gfx90a__) || defined(__gfx940__) || defined(__gfx941__) || defined(__gfx942__) || \
     defined(__gfx950__)
 #define HSAD_ISA_MFMA 1
@@ -448,6 +513,11 @@ typedef _Float16 f16x4 __attribute__((ext_vector_type(4)));
 typedef short i16x2 __attribute__((ext_vector_type(2)));
 typedef short i16x4 __attribute__((ext_vector_type(4)));
 typedef double f64x4 __attribute__((ext_vector_type(4)));
+#if defined(__gfx950__)
+typedef _Float16 f16x8 __attribute__((ext_vector_type(8)));
+typedef __bf16 bf16x8 __attribute__((ext_vector_type(8)));
+typedef int i32x8 __attribute__((ext_vector_type(8)));
+#endif
 
 template <class T>
 __device__ T load(const unsigned* p) {
@@ -459,9 +529,18 @@ __device__ T load(const unsigned* p) {
 
 #define HSAD_MFMA(ID, BUILTIN, TA, TC, CBSZ, ABID, BLGP)                                                        \
   case ID: {                                                                                                   \
-    const TA a = mfma::load<TA>(in + 2 * lane), b = mfma::load<TA>(in + 128 + 2 * lane);                       \
-    const TC c = mfma::load<TC>(in + 256 + 32 * lane);                                                         \
+    const TA a = mfma::load<TA>(in + 8 * lane), b = mfma::load<TA>(in + 512 + 8 * lane);                       \
+    const TC c = mfma::load<TC>(in + 1024 + 32 * lane);                                                        \
     const auto d = BUILTIN(a, b, c, CBSZ, ABID, BLGP); /* the builtin's own vector type */                      \
+    __builtin_memcpy(out + 32 * lane, &d, sizeof d);                                                           \
+    break;                                                                                                     \
+  }
+// CDNA4's f8f6f4: A's and B's formats (0 fp8, 1 bf8, 2 fp6, 3 bf6, 4 fp4), no scales.
+#define HSAD_MFMA_F8F6F4(ID, BUILTIN, TC, FORMAT_A, FORMAT_B)                                                 \
+  case ID: {                                                                                                   \
+    const mfma::i32x8 a = mfma::load<mfma::i32x8>(in + 8 * lane), b = mfma::load<mfma::i32x8>(in + 512 + 8 * lane); \
+    const TC c = mfma::load<TC>(in + 1024 + 32 * lane);                                                        \
+    const auto d = BUILTIN(a, b, c, FORMAT_A, FORMAT_B, 0, 0, 0, 0);                                           \
     __builtin_memcpy(out + 32 * lane, &d, sizeof d);                                                           \
     break;                                                                                                     \
   }
@@ -512,6 +591,30 @@ extern "C" __global__ void __launch_bounds__(64) isa_mfma(const unsigned* in, un
     HSAD_MFMA(31, __builtin_amdgcn_mfma_i32_32x32x16_i8, long, i32x16, 0, 0, 0)
     HSAD_MFMA(32, __builtin_amdgcn_mfma_i32_16x16x32_i8, long, i32x4, 0, 0, 0)
 #endif
+#if defined(__gfx942__) || defined(__gfx950__)
+    HSAD_MFMA(33, __builtin_amdgcn_mfma_f32_16x16x32_fp8_fp8, long, f32x4, 0, 0, 0)
+    HSAD_MFMA(34, __builtin_amdgcn_mfma_f32_16x16x32_fp8_bf8, long, f32x4, 0, 0, 0)
+    HSAD_MFMA(35, __builtin_amdgcn_mfma_f32_16x16x32_bf8_fp8, long, f32x4, 0, 0, 0)
+    HSAD_MFMA(36, __builtin_amdgcn_mfma_f32_16x16x32_bf8_bf8, long, f32x4, 0, 0, 0)
+    HSAD_MFMA(37, __builtin_amdgcn_mfma_f32_32x32x16_fp8_fp8, long, f32x16, 0, 0, 0)
+    HSAD_MFMA(38, __builtin_amdgcn_mfma_f32_32x32x16_fp8_bf8, long, f32x16, 0, 0, 0)
+    HSAD_MFMA(39, __builtin_amdgcn_mfma_f32_32x32x16_bf8_fp8, long, f32x16, 0, 0, 0)
+    HSAD_MFMA(40, __builtin_amdgcn_mfma_f32_32x32x16_bf8_bf8, long, f32x16, 0, 0, 0)
+    HSAD_MFMA(41, __builtin_amdgcn_mfma_f32_16x16x32_bf8_fp8, long, f32x4, 0, 0, 6)
+#endif
+#if defined(__gfx950__)
+    HSAD_MFMA(42, __builtin_amdgcn_mfma_f32_16x16x32_f16, f16x8, f32x4, 0, 0, 0)
+    HSAD_MFMA(43, __builtin_amdgcn_mfma_f32_32x32x16_f16, f16x8, f32x16, 0, 0, 0)
+    HSAD_MFMA(44, __builtin_amdgcn_mfma_f32_16x16x32_bf16, bf16x8, f32x4, 0, 0, 0)
+    HSAD_MFMA(45, __builtin_amdgcn_mfma_f32_32x32x16_bf16, bf16x8, f32x16, 0, 0, 0)
+    HSAD_MFMA(46, __builtin_amdgcn_mfma_i32_16x16x64_i8, i32x4, i32x4, 0, 0, 0)
+    HSAD_MFMA(47, __builtin_amdgcn_mfma_i32_32x32x32_i8, i32x4, i32x16, 0, 0, 0)
+    HSAD_MFMA_F8F6F4(48, __builtin_amdgcn_mfma_scale_f32_16x16x128_f8f6f4, f32x4, 0, 0)
+    HSAD_MFMA_F8F6F4(49, __builtin_amdgcn_mfma_scale_f32_16x16x128_f8f6f4, f32x4, 2, 3)
+    HSAD_MFMA_F8F6F4(50, __builtin_amdgcn_mfma_scale_f32_16x16x128_f8f6f4, f32x4, 4, 1)
+    HSAD_MFMA_F8F6F4(51, __builtin_amdgcn_mfma_scale_f32_32x32x64_f8f6f4, f32x16, 1, 4)
+    HSAD_MFMA_F8F6F4(52, __builtin_amdgcn_mfma_scale_f32_32x32x64_f8f6f4, f32x16, 3, 0)
+#endif
     default: break;
   }
 #else
@@ -526,9 +629,9 @@ extern "C" __global__ void __launch_bounds__(64) isa_mfma_partial(const unsigned
 #if defined(__gfx908__) || defined(__gfx90a__)
   using namespace mfma;
   const unsigned lane = threadIdx.x;
-  f16x4 a = load<f16x4>(in + 2 * lane), b = load<f16x4>(in + 128 + 2 * lane);
+  f16x4 a = load<f16x4>(in + 8 * lane), b = load<f16x4>(in + 512 + 8 * lane);
   asm volatile("" : "+v"(a), "+v"(b));  // loaded in every lane, not only in the branch that uses them
-  f32x4 d = load<f32x4>(in + 256 + 32 * lane);
+  f32x4 d = load<f32x4>(in + 1024 + 32 * lane);
   if (lane < active) d = __builtin_amdgcn_mfma_f32_16x16x16f16(a, b, d, 0, 0, 0);
   __builtin_memcpy(out + 32 * lane, &d, sizeof d);
 #else

@@ -347,7 +347,8 @@ void check_salu_float(Runner& r) {
 
 void check_wmma(Runner& r) {
   const std::string p = r.processor();
-  if (p.rfind("gfx11", 0) != 0) return;
+  const bool rdna4 = p.rfind("gfx12", 0) == 0;
+  if (p.rfind("gfx11", 0) != 0 && !rdna4) return;
   std::mt19937 gen(11);
   std::uniform_int_distribution<int> small(-8, 8);
   std::vector<_Float16> a(256), b(256);
@@ -356,22 +357,25 @@ void check_wmma(Runner& r) {
   std::vector<std::uint8_t> b8(256);
   for (int i = 0; i < 256; ++i) {
     a[i] = _Float16(small(gen) * 0.125f), b[i] = _Float16(small(gen) * 0.25f), c[i] = float(small(gen));
-    a8[i] = std::int8_t(small(gen) * 15), b8[i] = std::uint8_t(200 + small(gen) * 6);
+    a8[i] = std::int8_t(small(gen) * 15), b8[i] = std::uint8_t(200 + small(gen) * 6);  // finite as OCP E4M3 too
   }
   auto* d = static_cast<float*>(r.alloc(256 * 4));
   auto* d16 = static_cast<_Float16*>(r.alloc(512 * 2));
   auto* d32 = static_cast<std::int32_t*>(r.alloc(256 * 4));
-  r.run("isa_wmma", {32}, {32}, {r.upload(a), r.upload(b), r.upload(c), r.upload(a8), r.upload(b8), d, d16, d32});
+  auto* dfp8 = static_cast<float*>(r.alloc(256 * 4));
+  r.run("isa_wmma", {32}, {32}, {r.upload(a), r.upload(b), r.upload(c), r.upload(a8), r.upload(b8), d, d16, d32, dfp8});
   const auto got = r.download(d, 256);
   const auto got16 = r.download(d16, 512);
   const auto got32 = r.download(d32, 256);
+  const auto got8 = r.download(dfp8, 256);
   for (int i = 0; i < 16; ++i) {
     for (int j = 0; j < 16; ++j) {
-      double sum = 0;
+      double sum = 0, sum8 = 0;
       std::int64_t isum = 0;
       for (int k = 0; k < 16; ++k) {
         sum += double(a[i * 16 + k]) * double(b[k * 16 + j]);
         isum += std::int64_t(a8[i * 16 + k]) * b8[k * 16 + j];
+        sum8 += f8_value(std::uint8_t(a8[i * 16 + k]), false, true) * f8_value(b8[k * 16 + j], false, true);
       }
       const int at = i * 16 + j;
       SCOPED_TRACE("D[" + std::to_string(i) + "][" + std::to_string(j) + "]");
@@ -379,6 +383,9 @@ void check_wmma(Runner& r) {
       EXPECT_EQ(float(got16[2 * at]), -1.0f);  // the low half as it was
       EXPECT_EQ(got16[2 * at + 1], _Float16(sum + c[at]));
       EXPECT_EQ(got32[at], std::int32_t(isum + std::int64_t(c[at])));
+      if (rdna4) {
+        EXPECT_EQ(got8[at], float(sum8 + c[at]));
+      }
     }
   }
 }

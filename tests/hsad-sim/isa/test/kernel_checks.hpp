@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -72,6 +73,9 @@ void check_wmma(Runner& r);
 void check_pk_f32_constants(Runner& r);
 // The matrix instructions of gfx908 and gfx90a (matrix_checks.cpp); nothing on other targets.
 void check_mfma(Runner& r);
+// An 8-bit float's value from its format's definition: E4M3 or (e5m2) E5M2; CDNA3's FNUZ encodings
+// or (ocp) OCP's.
+double f8_value(std::uint32_t x, bool e5m2, bool ocp);
 void check_mfma_partial_exec(Runner& r);
 
 // The project's kernels (the library's embedded code objects).

@@ -3,6 +3,11 @@
 // wave32, and as code object v5 (kernel_checks.cpp holds the checks).
 #include <gtest/gtest.h>
 
+#include <cstring>
+#include <map>
+#include <memory>
+
+#include "l2_cache.hpp"
 #include "loaded_code.hpp"
 
 namespace hsad::isa::testing {
@@ -40,6 +45,66 @@ TEST_P(TestKernels, TheScalarUnitsFloatInstructionsComputeAsTheHost) { check_sal
 TEST_P(TestKernels, WaveMatrixInstructionsComputeTheirTileAsTheHost) { check_wmma(runner); }
 TEST_P(TestKernels, EveryMatrixFormComputesItsBlocksBitForBit) { check_mfma(runner); }
 TEST_P(TestKernels, AMatrixInstructionAtPartialExecReadsEveryLanesInputs) { check_mfma_partial_exec(runner); }
+
+// Host memory behind an L2 (the cache model's, l2_cache.hpp), as a GPU's own device memory is.
+class CachedHostMemory : public HostMemory {
+ public:
+  template <class T>
+  T* make_cached(std::size_t count) {
+    T* p = make<T>(count);
+    const auto base = reinterpret_cast<std::uint64_t>(p);
+    ranges_[base] = std::make_unique<CachedRange>(l2_, base, count * sizeof(T));
+    return p;
+  }
+  CachedRange* cached(std::uint64_t base) override {
+    const auto it = ranges_.find(base);
+    return it == ranges_.end() ? nullptr : it->second.get();
+  }
+  // What the GPU reads at `p` (through its L2), where memory itself may hold something older.
+  std::uint32_t through_l2(const std::uint32_t* p) {
+    const auto at = reinterpret_cast<std::uint64_t>(p);
+    std::uint32_t v;
+    std::memcpy(&v, cached(ranges_.begin()->first)->read(at, 4), 4);
+    return v;
+  }
+
+ private:
+  L2Cache l2_;
+  std::map<std::uint64_t, std::unique_ptr<CachedRange>> ranges_;
+};
+
+// LLVM's memory models for GFX942 and GFX12: a load at system scope is not answered from the L2,
+// a store at system scope reaches memory, an atomic at system scope is done there; at agent scope
+// the one L2 serves them. Targets whose instructions carry no scope (gfx90a's memory type decides)
+// have nothing to check here.
+TEST_P(TestKernels, SystemScopeAccessesGoPastTheL2) {
+  const std::string file = GetParam();
+  const LoadedCode& code = code_for(file);
+  const std::string p = code.target().processor;
+  if (p.rfind("gfx94", 0) != 0 && p != "gfx950" && p.rfind("gfx12", 0) != 0) GTEST_SKIP() << p << ": no scope bits";
+  CachedHostMemory m;
+  std::uint32_t* words = m.make_cached<std::uint32_t>(256);
+  auto run = [&](unsigned op) { code.run("isa_scope", {64}, {64}, {words, op}, m); };
+  for (unsigned i = 0; i < 64; ++i) words[i] = 1;
+  run(0);  // the lines come into the L2
+  for (unsigned i = 0; i < 64; ++i) words[i] = 2;  // memory changes behind them (the host, a peer)
+  run(0);
+  for (unsigned i = 0; i < 64; ++i) EXPECT_EQ(m.through_l2(words + 64 + i), 1u) << "agent scope: the L2's line, lane " << i;
+  run(1);
+  for (unsigned i = 0; i < 64; ++i) EXPECT_EQ(m.through_l2(words + 64 + i), 2u) << "system scope: memory, lane " << i;
+  run(2);
+  for (unsigned i = 0; i < 64; ++i) {
+    EXPECT_EQ(m.through_l2(words + i), 20u) << i;
+    EXPECT_EQ(words[i], 2u) << "an agent-scope store stays in the L2, lane " << i;
+  }
+  run(3);
+  for (unsigned i = 0; i < 64; ++i) EXPECT_EQ(words[i], 30u) << "a system-scope store reaches memory, lane " << i;
+  run(4);
+  EXPECT_EQ(m.through_l2(words + 128), 64u);
+  EXPECT_EQ(words[128], 0u) << "agent-scope atomics are done in the L2";
+  run(5);
+  EXPECT_EQ(words[128], 128u) << "system-scope atomics are done at memory (the L2's 64 went first)";
+}
 
 // One code object per target built (isa_gfx90a.co ...), and gfx90a's as code object v5.
 std::vector<const char*> test_kernel_files() {
