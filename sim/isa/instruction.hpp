@@ -84,8 +84,8 @@ struct Inst {
   std::uint32_t target = 0;    // index of a branch's target
   std::uint8_t ndst = 0, nsrc = 0;
   Operand dst[2];
-  Operand src[4];
-  Type type[4] = {Type::b32, Type::b32, Type::b32, Type::b32};  // how each source is read
+  Operand src[5];  // five: CDNA4's scaled MFMA (A, B, C and the two scale registers); four elsewhere
+  Type type[5] = {Type::b32, Type::b32, Type::b32, Type::b32, Type::b32};  // how each source is read
   std::uint32_t flags = 0;
   std::int32_t offset = 0, offset1 = 0;  // memory offsets (offset0/offset1 of ds_*2)
   std::int32_t simm = 0;       // SOPK/SOPP immediate

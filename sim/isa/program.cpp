@@ -512,7 +512,7 @@ Inst parse_instruction(const Target& target, std::string_view text, std::uint64_
   const std::string_view rest = space == std::string_view::npos ? std::string_view() : trim(text.substr(space));
   const OpInfo* op = find_op(mnemonic);
   in.fn = op ? op->fn : &unknown_instruction;
-  if (op) std::copy(op->type, op->type + 4, in.type);
+  if (op) std::copy(std::begin(op->type), std::end(op->type), in.type);
   if (printed.size() > 5 && printed.substr(printed.size() - 5) == "_sdwa") in.sdwa = true;
 
   // Operands at depth-0 commas; the last one may carry space-separated modifiers.
@@ -680,7 +680,7 @@ Inst parse_instruction(const Target& target, std::string_view text, std::uint64_
     case Format::waitcnt:
       break;
   }
-  for (const Operand* o : {&in.dst[0], &in.dst[1], &in.src[0], &in.src[1], &in.src[2], &in.src[3]}) {
+  for (const Operand* o : {&in.dst[0], &in.dst[1], &in.src[0], &in.src[1], &in.src[2], &in.src[3], &in.src[4]}) {
     if (o->kind == Operand::unreadable) in.fn = &unknown_instruction, in.flags |= kUnknownOperand;
   }
   if (op && op->prepare && !(in.flags & kUnknownOperand)) op->prepare(in);

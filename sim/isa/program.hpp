@@ -46,7 +46,7 @@ Target target_for(std::string_view processor, bool wave64 = false);
 struct OpInfo {
   Handler fn = nullptr;
   std::uint8_t nsrc = 0;
-  Type type[4] = {Type::b32, Type::b32, Type::b32, Type::b32};
+  Type type[5] = {Type::b32, Type::b32, Type::b32, Type::b32, Type::b32};
   void (*prepare)(Inst& in) = nullptr;  // decode-time work of the semantics (memory widths, atomics)
   // The handler saturates an integer result under VOP3's clamp bit. An instruction with an integer
   // result and clamp whose handler does not decodes as unknown ("v_sub_u32 clamp"): it would be wrong.

@@ -1,7 +1,6 @@
 // The matrix instructions of CDNA1, CDNA2, CDNA3 and CDNA4 (gfx908, gfx90a, gfx94x, gfx950): v_mfma_*,
 // D = A x B + C for each of a wave's B blocks of M x N results, K products each; in their integer,
-// 16/32/64-bit float, 8-bit float and (CDNA4) 8/6/4-bit float forms (CDNA3's xf32 forms and CDNA4's
-// scaled ones are not here: an unknown instruction stops the kernel by name). Where each element lives (which
+// 16/32/64-bit float, xf32 (CDNA3), 8-bit float and (CDNA4) 8/6/4-bit float forms, scaled or not. Where each element lives (which
 // lane, which register, which bits) follows AMD's matrix instruction tables (the Matrix
 // Instruction Calculator's layouts; sim/README.md, "Matrix instructions"):
 //   A[i][k] of block b:  lane i + M*b + M*B*(k / kpl), element k % kpl of the source's registers,
@@ -18,9 +17,16 @@
 // The 8-bit floats (fp8 E4M3, bf8 E5M2) are CDNA3's FNUZ encodings on gfx94x (bias 8 and 16, one
 // NaN at 0x80, no infinity, no negative zero) and the OCP ones on gfx950 (bias 7 and 15; E4M3's
 // NaN at S.1111.111 and no infinity, E5M2 IEEE-like); each is exact in double precision and none
-// is flushed. CDNA4's f8f6f4 forms take each source's format from cbsz (A) and blgp (B): 0 fp8, 1
+// is flushed. CDNA3's xf32 forms read each f32 input with its low 13 mantissa bits dropped (1
+// sign, 8 exponent, 10 mantissa bits: truncation, as hipBLASLt reports the hardware does and as
+// AMD's host references model it; a NaN whose payload is only in those bits becomes an infinity).
+// CDNA4's f8f6f4 forms take each source's format from cbsz (A) and blgp (B): 0 fp8, 1
 // bf8, 2 fp6 (E2M3), 3 bf6 (E3M2), 4 fp4 (E2M1), OCP's, 32 elements a lane packed low bits first
-// (a 6-bit one may span two registers), so A and B are 8, 6 or 4 registers.
+// (a 6-bit one may span two registers), so A and B are 8, 6 or 4 registers. The scaled ones
+// (v_mfma_scale_*) multiply each A element by 2^(e - 127), e the E8M0 byte of the lane's A-scale
+// register (its fourth source) that op_sel[0] + 2 op_sel_hi[0] picks (0xff: NaN), and each B
+// element likewise (the fifth source, op_sel[1], op_sel_hi[1]): the lane that holds a 32-element
+// block of K holds its scale (LLVM's lowering of the scale builtins; AMD's CDNA4 matrix-core notes).
 #include <algorithm>
 #include <climits>
 #include <cmath>
@@ -32,7 +38,7 @@
 namespace hsad::isa {
 namespace {
 
-enum class In : std::uint8_t { f32, f16, bf16, i8, f64, fp8, bf8, fp6, bf6, fp4, f8f6f4 };
+enum class In : std::uint8_t { f32, f16, bf16, i8, f64, fp8, bf8, fp6, bf6, fp4, f8f6f4, xf32 };
 
 // An f8f6f4 form's source format, by its cbsz or blgp value.
 constexpr In kMixedFormats[5] = {In::fp8, In::bf8, In::fp6, In::bf6, In::fp4};
@@ -45,6 +51,7 @@ struct Shape {
   // type spelled out, "_2b_f32"), or nullptr where CDNA3 dropped the form.
   const char* cdna3_name = nullptr;
   In in_b = In::f32;  // B's type where it differs from A's (the 8-bit float forms); f32: A's
+  bool scaled = false;  // CDNA4's v_mfma_scale_*: two more sources, the scale registers
   In b_type() const { return in_b == In::f32 ? in : in_b; }
 };
 
@@ -80,6 +87,8 @@ constexpr Shape kShapes[] = {
     {"v_mfma_f64_4x4x4f64", 4, 4, 4, In::f64, "v_mfma_f64_4x4x4_4b_f64"},
     {"v_mfma_i32_32x32x16_i8", 32, 16, 1, In::i8},  // CDNA3
     {"v_mfma_i32_16x16x32_i8", 16, 32, 1, In::i8},  // CDNA3
+    {"v_mfma_f32_16x16x8_xf32", 16, 8, 1, In::xf32},  // CDNA3 (gfx94x; gfx950 dropped them)
+    {"v_mfma_f32_32x32x4_xf32", 32, 4, 1, In::xf32},
     // CDNA3's 8-bit float forms (A's type, then B's), FNUZ on gfx94x and OCP on gfx950.
     {"v_mfma_f32_16x16x32_fp8_fp8", 16, 32, 1, In::fp8, nullptr, In::fp8},
     {"v_mfma_f32_16x16x32_fp8_bf8", 16, 32, 1, In::fp8, nullptr, In::bf8},
@@ -99,6 +108,8 @@ constexpr Shape kShapes[] = {
     // CDNA4's 8/6/4-bit float forms, each source's format from cbsz (A) and blgp (B).
     {"v_mfma_f32_16x16x128_f8f6f4", 16, 128, 1, In::f8f6f4},
     {"v_mfma_f32_32x32x64_f8f6f4", 32, 64, 1, In::f8f6f4},
+    {"v_mfma_scale_f32_16x16x128_f8f6f4", 16, 128, 1, In::f8f6f4, nullptr, In::f32, true},
+    {"v_mfma_scale_f32_32x32x64_f8f6f4", 32, 64, 1, In::f8f6f4, nullptr, In::f32, true},
 };
 constexpr std::size_t kForms = sizeof kShapes / sizeof kShapes[0];
 
@@ -161,10 +172,17 @@ double small_float(std::uint32_t x, int exp_bits, int man_bits) {
   return (x >> (exp_bits + man_bits)) & 1 ? -v : v;
 }
 
+// An E8M0 scale (its low byte): 2^(e - 127), 0xff a NaN.
+double e8m0_value(std::uint32_t e) {
+  e &= 0xff;
+  return e == 0xff ? std::nan("") : std::ldexp(1.0, int(e) - 127);
+}
+
 // A float input element's value (bits as read from its register).
 double input_value(In t, std::uint64_t x, bool ocp) {
   switch (t) {
     case In::f32: return as_f32(std::uint32_t(x));
+    case In::xf32: return as_f32(std::uint32_t(x) & 0xffffe000u);
     case In::f16: return f16_value(std::uint32_t(x));
     case In::bf16: return bf16_value(std::uint32_t(x));
     case In::f64: return as_f64(x);
@@ -265,14 +283,24 @@ void mfma(WorkGroup& g, Wave& w, const Inst& in) {
   double a[2048], bm[2048];
   std::int64_t ai[1024], bi[1024];
   const bool ocp = g.program.target().ocp_fp8;
+  // The scaled forms: the bytes op_sel and op_sel_hi pick (LLVM prints op_sel_hi for them always).
+  const std::uint32_t hi = in.op_sel_hi_given ? in.op_sel_hi : 0;
+  const std::uint32_t byte_a = (in.op_sel & 1) + 2 * (hi & 1), byte_b = ((in.op_sel >> 1) & 1) + 2 * ((hi >> 1) & 1);
+  if (s.scaled) {
+    for (int x = 3; x < 5; ++x) {
+      if (in.src[x].kind != Operand::vgpr) g.fault(w, in, "a scale that is not a VGPR (the hardware reads such a one wrongly)");
+    }
+  }
   for (std::uint32_t lane = 0; lane < 64; ++lane) {
     const std::uint32_t b = (lane / M) % B, row = lane % M, k0 = kpl * (lane / (M * B));
     const std::uint32_t from = mixed ? lane : blgp_lane(in.blgp, lane);
+    const double scale_a = s.scaled ? e8m0_value(dword(w, in.src[3], 0, lane, 0) >> (8 * byte_a)) : 1.0;
+    const double scale_b = s.scaled ? e8m0_value(dword(w, in.src[4], 0, from, 0) >> (8 * byte_b)) : 1.0;
     for (std::uint32_t e = 0; e < kpl; ++e) {
       const std::uint64_t x = element(w, in.src[0], bits_a, e, lane, 1), y = element(w, in.src[1], bits_b, e, from, 2);
       const std::uint32_t at_a = (b * M + row) * K + k0 + e, at_b = (b * K + k0 + e) * M + row;
       if (s.in == In::i8) ai[at_a] = std::int8_t(x), bi[at_b] = std::int8_t(y);
-      else a[at_a] = input_value(type_a, x, mixed || ocp), bm[at_b] = input_value(type_b, y, mixed || ocp);
+      else a[at_a] = input_value(type_a, x, mixed || ocp) * scale_a, bm[at_b] = input_value(type_b, y, mixed || ocp) * scale_b;
     }
   }
 
@@ -327,7 +355,7 @@ void register_forms(std::index_sequence<I...>) {
       [] {
         OpInfo info;
         info.fn = &mfma<I>;
-        info.nsrc = 3;
+        info.nsrc = kShapes[I].scaled ? 5 : 3;
         // An inline-constant C is read as the result's type.
         info.type[2] = kShapes[I].in == In::f64 ? Type::f64 : kShapes[I].in == In::i8 ? Type::i32 : Type::f32;
         register_op(kShapes[I].name, info);

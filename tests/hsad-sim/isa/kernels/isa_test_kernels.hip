@@ -491,7 +491,8 @@ extern "C" __global__ void isa_grid_spin(unsigned* counter, unsigned expected, u
 // in[1024 + 32 * lane ...], runs form `form` (the list in matrix_checks.cpp's check_mfma, which
 // says what each computes) and writes its D registers to out[32 * lane ...]. Elsewhere it writes
 // nothing. CDNA3 (gfx94x, gfx950) dropped a few forms (the builtins' cases are guarded) and added
-// the integer ones of twice the K and the 8-bit float ones (gfx942 and gfx950: LLVM 17 and later);
+// the integer ones of twice the K, the 8-bit float ones (gfx942 and gfx950: LLVM 17 and later) and
+// the xf32 ones (gfx942 here; gfx950 dropped them);
 // CDNA4 (gfx950) the 16-bit float and integer ones of twice CDNA3's K, and the f8f6f4 ones (through
 // the scaled builtin with no scale, which LLVM emits as the unscaled instruction).
 #if defined(__gfx908__) || defined(__gfx90a__) || defined(__gfx940__) || defined(__gfx941__) || defined(__gfx942__) || \
@@ -513,6 +514,7 @@ typedef _Float16 f16x4 __attribute__((ext_vector_type(4)));
 typedef short i16x2 __attribute__((ext_vector_type(2)));
 typedef short i16x4 __attribute__((ext_vector_type(4)));
 typedef double f64x4 __attribute__((ext_vector_type(4)));
+typedef float f32x2 __attribute__((ext_vector_type(2)));
 #if defined(__gfx950__)
 typedef _Float16 f16x8 __attribute__((ext_vector_type(8)));
 typedef __bf16 bf16x8 __attribute__((ext_vector_type(8)));
@@ -541,6 +543,17 @@ __device__ T load(const unsigned* p) {
     const mfma::i32x8 a = mfma::load<mfma::i32x8>(in + 8 * lane), b = mfma::load<mfma::i32x8>(in + 512 + 8 * lane); \
     const TC c = mfma::load<TC>(in + 1024 + 32 * lane);                                                        \
     const auto d = BUILTIN(a, b, c, FORMAT_A, FORMAT_B, 0, 0, 0, 0);                                           \
+    __builtin_memcpy(out + 32 * lane, &d, sizeof d);                                                           \
+    break;                                                                                                     \
+  }
+// The same scaled: each lane's E8M0 scale words at in[3072 + lane] (A) and in[3136 + lane] (B), of
+// which BYTE_A and BYTE_B are used.
+#define HSAD_MFMA_SCALED(ID, BUILTIN, TC, FORMAT_A, FORMAT_B, BYTE_A, BYTE_B)                                  \
+  case ID: {                                                                                                   \
+    const mfma::i32x8 a = mfma::load<mfma::i32x8>(in + 8 * lane), b = mfma::load<mfma::i32x8>(in + 512 + 8 * lane); \
+    const TC c = mfma::load<TC>(in + 1024 + 32 * lane);                                                        \
+    const int scale_a = int(in[3072 + lane]), scale_b = int(in[3136 + lane]);                                  \
+    const auto d = BUILTIN(a, b, c, FORMAT_A, FORMAT_B, BYTE_A, scale_a, BYTE_B, scale_b);                     \
     __builtin_memcpy(out + 32 * lane, &d, sizeof d);                                                           \
     break;                                                                                                     \
   }
@@ -602,6 +615,10 @@ extern "C" __global__ void __launch_bounds__(64) isa_mfma(const unsigned* in, un
     HSAD_MFMA(40, __builtin_amdgcn_mfma_f32_32x32x16_bf8_bf8, long, f32x16, 0, 0, 0)
     HSAD_MFMA(41, __builtin_amdgcn_mfma_f32_16x16x32_bf8_fp8, long, f32x4, 0, 0, 6)
 #endif
+#if defined(__gfx942__)
+    HSAD_MFMA(53, __builtin_amdgcn_mfma_f32_16x16x8_xf32, f32x2, f32x4, 0, 0, 0)
+    HSAD_MFMA(54, __builtin_amdgcn_mfma_f32_32x32x4_xf32, f32x2, f32x16, 0, 0, 0)
+#endif
 #if defined(__gfx950__)
     HSAD_MFMA(42, __builtin_amdgcn_mfma_f32_16x16x32_f16, f16x8, f32x4, 0, 0, 0)
     HSAD_MFMA(43, __builtin_amdgcn_mfma_f32_32x32x16_f16, f16x8, f32x16, 0, 0, 0)
@@ -614,6 +631,9 @@ extern "C" __global__ void __launch_bounds__(64) isa_mfma(const unsigned* in, un
     HSAD_MFMA_F8F6F4(50, __builtin_amdgcn_mfma_scale_f32_16x16x128_f8f6f4, f32x4, 4, 1)
     HSAD_MFMA_F8F6F4(51, __builtin_amdgcn_mfma_scale_f32_32x32x64_f8f6f4, f32x16, 1, 4)
     HSAD_MFMA_F8F6F4(52, __builtin_amdgcn_mfma_scale_f32_32x32x64_f8f6f4, f32x16, 3, 0)
+    HSAD_MFMA_SCALED(55, __builtin_amdgcn_mfma_scale_f32_16x16x128_f8f6f4, f32x4, 0, 4, 1, 2)
+    HSAD_MFMA_SCALED(56, __builtin_amdgcn_mfma_scale_f32_32x32x64_f8f6f4, f32x16, 3, 1, 3, 0)
+    HSAD_MFMA_SCALED(57, __builtin_amdgcn_mfma_scale_f32_16x16x128_f8f6f4, f32x4, 4, 4, 0, 3)
 #endif
     default: break;
   }

@@ -6,7 +6,8 @@
 // instructions"): exact products summed in k order in double precision, C added, one rounding;
 // f16 and bf16 inputs and results flushed when subnormal; f64 by fused multiply-adds in k order;
 // i32 sums wrap; 8-bit floats exact, CDNA3's FNUZ encodings on gfx942 and OCP's on gfx950, and
-// CDNA4's 6- and 4-bit ones (written here from the formats' definitions). Every element compares
+// CDNA4's 6- and 4-bit ones (written here from the formats' definitions); xf32 inputs truncated to
+// 10 mantissa bits (the hardware's way, as hipBLASLt reports it). Every element compares
 // bit for bit.
 #include <gtest/gtest.h>
 
@@ -22,7 +23,7 @@
 namespace hsad::isa::testing {
 namespace {
 
-enum class Elem { f32, f16, bf16, i8, f64, fp8, bf8, fp6, bf6, fp4 };
+enum class Elem { f32, f16, bf16, i8, f64, fp8, bf8, fp6, bf6, fp4, xf32 };
 
 struct Form {
   const char* name;
@@ -33,6 +34,8 @@ struct Form {
   unsigned on;  // where the form exists: kOnGfx908 | kOnGfx90a | kOnGfx940 | kOnGfx942 | kOnGfx950
   Elem b_type = Elem::f32;  // B's type where it differs from A's (the 8-bit float forms); f32: A's
   bool formats = false;     // CDNA4's f8f6f4: cbsz and blgp name A's and B's formats, nothing else
+  bool scaled = false;      // CDNA4's v_mfma_scale_*: the byte of each lane's scale words it uses
+  unsigned byte_a = 0, byte_b = 0;
   Elem b() const { return b_type == Elem::f32 ? type : b_type; }
 };
 
@@ -96,6 +99,14 @@ const Form kForms[] = {
     {"v_mfma_f32_16x16x128_f8f6f4 fp4 x bf8", 16, 128, 1, Elem::fp4, 8, 4, 0, 1, kOnGfx950, Elem::bf8, true},
     {"v_mfma_f32_32x32x64_f8f6f4 bf8 x fp4", 32, 64, 1, Elem::bf8, 8, 1, 0, 4, kOnGfx950, Elem::fp4, true},
     {"v_mfma_f32_32x32x64_f8f6f4 bf6 x fp8", 32, 64, 1, Elem::bf6, 8, 3, 0, 0, kOnGfx950, Elem::fp8, true},
+    {"v_mfma_f32_16x16x8_xf32", 16, 8, 1, Elem::xf32, 2, 0, 0, 0, kOnGfx942},
+    {"v_mfma_f32_32x32x4_xf32", 32, 4, 1, Elem::xf32, 2, 0, 0, 0, kOnGfx942},
+    {"v_mfma_scale_f32_16x16x128_f8f6f4 fp8 x fp4, scale bytes 1 and 2", 16, 128, 1, Elem::fp8, 8, 0, 0, 4, kOnGfx950,
+     Elem::fp4, true, true, 1, 2},
+    {"v_mfma_scale_f32_32x32x64_f8f6f4 bf6 x bf8, scale bytes 3 and 0", 32, 64, 1, Elem::bf6, 8, 3, 0, 1, kOnGfx950,
+     Elem::bf8, true, true, 3, 0},
+    {"v_mfma_scale_f32_16x16x128_f8f6f4 fp4 x fp4, scale bytes 0 and 3", 16, 128, 1, Elem::fp4, 8, 4, 0, 4, kOnGfx950,
+     Elem::fp4, true, true, 0, 3},
 };
 
 unsigned element_bits(Elem t) {
@@ -147,10 +158,11 @@ double small_float_value(std::uint32_t x, unsigned e_bits, unsigned m_bits) {
   return (x >> (e_bits + m_bits)) & 1 ? -v : v;
 }
 
-// The inputs: per lane, A at in[8 * lane], B at in[kB + 8 * lane], C at in[kC + 32 * lane].
-constexpr unsigned kB = 512, kC = 1024;
+// The inputs: per lane, A at in[8 * lane], B at in[kB + 8 * lane], C at in[kC + 32 * lane], and the
+// scaled forms' scale words, A's at in[kScales + lane] and B's at in[kScales + 64 + lane].
+constexpr unsigned kB = 512, kC = 1024, kScales = kC + 32 * 64;
 struct Inputs {
-  std::vector<std::uint32_t> words = std::vector<std::uint32_t>(kC + 32 * 64);
+  std::vector<std::uint32_t> words = std::vector<std::uint32_t>(kScales + 128);
   // Element e of `bits` bits, packed low bits first across the lane's registers (a 6-bit one may
   // span two).
   std::uint64_t input_bits(unsigned base, unsigned lane, unsigned e, unsigned bits) const {
@@ -198,6 +210,7 @@ Inputs random_inputs(const Form& f, unsigned seed) {
       case Elem::fp6:
       case Elem::bf6:
       case Elem::fp4: return random();  // every pattern is a finite number
+      case Elem::xf32: return (random() & 0x807fffffu) | ((120u + random() % 14) << 23);  // every mantissa bit
       case Elem::f64: return 0;  // filled below as doubles
     }
     return 0;
@@ -211,6 +224,11 @@ Inputs random_inputs(const Form& f, unsigned seed) {
         const Elem t = base == 0 ? f.type : f.b();
         for (unsigned r = 0; r < f.a_dwords; ++r) in.words[base + 8 * lane + r] = word_of(t);
       }
+    }
+    for (unsigned x = 0; x < 2; ++x) {  // E8M0 bytes 120-134: 2^-7 to 2^7, each byte another
+      std::uint32_t word = 0;
+      for (unsigned byte = 0; byte < 4; ++byte) word |= (120u + random() % 15) << (8 * byte);
+      in.words[kScales + 64 * x + lane] = word;
     }
     for (unsigned r = 0; r < 32; r += f.type == Elem::f64 ? 2 : 1) {
       if (f.type == Elem::f64) {
@@ -255,6 +273,7 @@ std::vector<std::uint32_t> reference(const Form& f, const Inputs& in, bool ocp) 
     switch (t) {
       case Elem::fp8: return f8_value(std::uint32_t(x), false, ocp);
       case Elem::bf8: return f8_value(std::uint32_t(x), true, ocp);
+      case Elem::xf32: return as_float(std::uint32_t(x) & 0xffffe000u);  // 10 mantissa bits: truncated
       case Elem::fp6: return small_float_value(std::uint32_t(x), 2, 3);
       case Elem::bf6: return small_float_value(std::uint32_t(x), 3, 2);
       case Elem::fp4: return small_float_value(std::uint32_t(x), 2, 1);
@@ -282,7 +301,11 @@ std::vector<std::uint32_t> reference(const Form& f, const Inputs& in, bool ocp) 
         for (unsigned k = 0; k < K; ++k) {
           const unsigned a_lane = i + M * ab + M * B * (k / kpl);
           const unsigned b_lane = blgp_lane(f.formats ? 0 : f.blgp, j + M * b + M * B * (k / kpl));
-          const double x = value(0, a_lane, k % kpl), y = value(kB, b_lane, k % kpl);
+          double x = value(0, a_lane, k % kpl), y = value(kB, b_lane, k % kpl);
+          if (f.scaled) {  // the lanes that hold a K block hold its scales
+            x = std::ldexp(x, int((in.words[kScales + a_lane] >> (8 * f.byte_a)) & 0xff) - 127);
+            y = std::ldexp(y, int((in.words[kScales + 64 + b_lane] >> (8 * f.byte_b)) & 0xff) - 127);
+          }
           if (f.type == Elem::i8) isum += std::uint32_t(std::int32_t(x) * std::int32_t(y));
           else if (f.type == Elem::f64) acc = std::fma(x, y, acc);
           else acc += x * y;
