@@ -25,6 +25,15 @@ if [ -x /usr/local/cuda/bin/nvcc ]; then
   # What a replayed submit's driver calls cost alone (issue 60): plain C++ over cuda.h and the stub libcuda.
   g++ -O2 -std=c++17 -pthread -I/usr/local/cuda/include -o .dev/cuda-replay-probe docs/measurements/cuda-replay-probe.cpp \
     -L/usr/local/cuda/lib64/stubs -lcuda
+  # Issue 60, seventh session: how the host's wait, the stream, the CPU and the graph's shape change
+  # what a launch costs (cuda-graph-shapes also takes the library's own kernels from their fatbin).
+  for probe in cuda-wait-probe cuda-launch-levels; do
+    g++ -O2 -std=c++17 -pthread -I/usr/local/cuda/include -o .dev/$probe docs/measurements/$probe.cpp \
+      -L/usr/local/cuda/lib64/stubs -lcuda
+  done
+  g++ -O2 -std=c++17 -pthread -I/usr/local/cuda/include -o .dev/cuda-graph-shapes docs/measurements/cuda-graph-shapes.cpp \
+    -L/usr/local/cuda/lib64/stubs -L/usr/local/cuda/lib64 -lcudart_static -lcuda -ldl -lrt
+  cp $b/kernels/kernels.fatbin .dev/
   # A boundary between the application's CUDA work and a batch: host waits against native handles (issue 34).
   /usr/local/cuda/bin/nvcc -O3 -std=c++17 -arch=sm_90 -Iruntime/include -I$b/include -o .dev/interop-boundary \
     docs/measurements/interop-boundary.cu -L$b/runtime -lhsadispatch

@@ -8,19 +8,20 @@
 namespace hsad::bench {
 namespace {
 
-std::vector<DispatchPeerSamples> run_hip_dispatch_peers(int count, int reps) {
+std::vector<DispatchPeerSamples> run_hip_dispatch_peers(int count, int reps, const Between& between) {
   auto run = reinterpret_cast<hsad_hip_dispatch_peers_fn>(hip_peer_entry(HSAD_HIP_PEER_FILE, "hsad_hip_dispatch_peers"));
   std::vector<DispatchPeerSamples> out;
   std::string why;
-  if (run(count, reps, &out, &why) != 0) throw std::runtime_error("HIP: " + why);
+  if (run(count, reps, &between, &out, &why) != 0) throw std::runtime_error("HIP: " + why);
   return out;
 }
 
 }  // namespace
 
-std::vector<DispatchPeerSamples> run_dispatch_peers(const std::string& backend, int count, int reps) {
-  if (backend == "cuda") return run_cuda_dispatch_peers(count, reps);
-  if (backend == "rocr") return run_hip_dispatch_peers(count, reps);
+std::vector<DispatchPeerSamples> run_dispatch_peers(const std::string& backend, int count, int reps,
+                                                    const Between& between) {
+  if (backend == "cuda") return run_cuda_dispatch_peers(count, reps, between);
+  if (backend == "rocr") return run_hip_dispatch_peers(count, reps, between);
   throw std::runtime_error("--peers: the " + backend + " backend has no vendor runtime to compare with (cuda: the CUDA "
                            "runtime; rocr: HIP)");
 }

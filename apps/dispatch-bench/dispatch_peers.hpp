@@ -2,8 +2,15 @@
 // on the same GPU in the same run (the CUDA runtime on cuda, HIP on rocr), one launch at a time
 // and as one graph of N nodes, timed as the library is: the host time of the launch calls alone,
 // and end to end with the wait.
+//
+// `between`, where given, runs before each timed repetition of each peer: the caller's own
+// repetition, so that the library's and the peer's alternate. The host time of one launch drifts
+// on the H100 machine (a KVM guest) between about 1.2 and 2 us within seconds and from process to
+// process (docs/results.md, issue 60, seventh session): measured one after the other, two
+// medians of the same launch differ by more than the library's own cost.
 #pragma once
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -17,16 +24,18 @@ struct DispatchPeerSamples {
 
 // The peers of `backend` ("cuda" or "rocr"); throws std::runtime_error naming why they cannot run
 // (another backend, built without nvcc or hipcc, the vendor runtime missing or failing).
-std::vector<DispatchPeerSamples> run_dispatch_peers(const std::string& backend, int count, int reps);
+using Between = std::function<void()>;
+std::vector<DispatchPeerSamples> run_dispatch_peers(const std::string& backend, int count, int reps,
+                                                    const Between& between = {});
 
 // The CUDA peers (vendor_peers.cu by nvcc, or vendor_peers_unavailable.cpp without nvcc).
-std::vector<DispatchPeerSamples> run_cuda_dispatch_peers(int count, int reps);
+std::vector<DispatchPeerSamples> run_cuda_dispatch_peers(int count, int reps, const Between& between);
 
 }  // namespace hsad::bench
 
 // The HIP twins (vendor_peers.cu by hipcc) live in a shared object of their own, loaded at run
 // time (hip_peer.hpp). Its entry fills `out`, or says why in `why` and returns non-zero.
 extern "C" {
-using hsad_hip_dispatch_peers_fn = int (*)(int count, int reps, std::vector<hsad::bench::DispatchPeerSamples>* out,
-                                           std::string* why);
+using hsad_hip_dispatch_peers_fn = int (*)(int count, int reps, const hsad::bench::Between* between,
+                                           std::vector<hsad::bench::DispatchPeerSamples>* out, std::string* why);
 }

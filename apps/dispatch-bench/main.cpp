@@ -2,14 +2,17 @@
 // under --opt, for each N of --count: the host time spent submitting (submit alone, no wait) and
 // the time end to end (submit + wait), per dispatch, median/p10/p90 over --reps. With --peers, the
 // vendor's runtime launching the same empty kernel on the same GPU in the same run (cuda: the CUDA
-// runtime and a CUDA graph; rocr: hipLaunchKernelGGL and hipGraphLaunch), and the ratio of each
-// peer's host time to the library's. Under hsad-sim only the host times are real: the device's
+// runtime and a CUDA graph; rocr: hipLaunchKernelGGL and hipGraphLaunch), each of its repetitions
+// right after one of the library's (dispatch_peers.hpp says why they alternate), and the ratio of
+// each peer's host time to the library's: of the medians, and the median of the repetitions' own
+// ratios (each peer's launch over the library's submit just before it). Under hsad-sim only the host times are real: the device's
 // name says "simulated", and so does every row's note.
 #include <boost/program_options.hpp>
 
 #include <chrono>
 #include <iostream>
 #include <limits>
+#include <vector>
 
 #include "cli.hpp"
 #include "dispatch_peers.hpp"
@@ -25,6 +28,7 @@ namespace {
 struct Measured {
   std::string impl;
   bench::Summary us, host_ns;
+  double paired_host_ratio = 1;  // a peer: the median of its repetitions' host time over the library's before each
 };
 
 bench::Row row_of(const Runtime& rt, const Device& device, const Options& options, int count, int reps, const Measured& m,
@@ -42,16 +46,24 @@ bench::Row row_of(const Runtime& rt, const Device& device, const Options& option
           {"host_ns_per_dispatch", bench::fixed(m.host_ns.median, 1), true},
           {"host_p10_ns", bench::fixed(m.host_ns.p10, 1), true},
           {"host_p90_ns", bench::fixed(m.host_ns.p90, 1), true},
+          {"host_vs_hsadispatch_paired", bench::fixed(m.paired_host_ratio, 2), true},
           {"host_vs_hsadispatch", bench::fixed(m.host_ns.median / library_host_ns, 2), true},
           {"note", simulated ? "simulated: host times only" : "-"}};
 }
 
-// The library: submit (host time), then wait; per dispatch. `set_args`: each submit follows a
-// Batch::set_args of the first dispatch, inside the host time (what changing one argument costs).
-Measured measure_library(Queue& q, Batch& batch, const Options& options, int count, int reps, bool set_args = false) {
-  q.run(batch, options);  // warm-up: the first submit builds what later ones reuse
+// The library's repetitions: submit (host time), then wait; per dispatch. `set_args`: each submit
+// follows a Batch::set_args of the first dispatch, inside the host time (what changing one argument
+// costs).
+struct LibraryRuns {
+  Queue& q;
+  Batch& batch;
+  const Options& options;
+  int count;
+  bool set_args = false;
   std::vector<double> us, host;
-  for (int r = 0; r < reps; ++r) {
+
+  void warm_up() { q.run(batch, options); }  // the first submit builds what later ones reuse
+  void rep() {
     const auto t0 = std::chrono::steady_clock::now();
     if (set_args) batch.set_args(0, {});
     Submission s = q.submit(batch, options);
@@ -61,7 +73,23 @@ Measured measure_library(Queue& q, Batch& batch, const Options& options, int cou
     host.push_back(std::chrono::duration<double, std::nano>(t1 - t0).count() / count);
     us.push_back(std::chrono::duration<double, std::micro>(t2 - t0).count() / count);
   }
-  return {set_args ? "hsadispatch, set_args + submit" : "hsadispatch", bench::summarize(us), bench::summarize(host)};
+  Measured measured() const {
+    return {set_args ? "hsadispatch, set_args + submit" : "hsadispatch", bench::summarize(us), bench::summarize(host)};
+  }
+};
+
+Measured measure_library(Queue& q, Batch& batch, const Options& options, int count, int reps, bool set_args = false) {
+  LibraryRuns runs{q, batch, options, count, set_args};
+  runs.warm_up();
+  for (int r = 0; r < reps; ++r) runs.rep();
+  return runs.measured();
+}
+
+// The median of peer[r] / library[first + r]: each peer repetition against the library's just before it.
+double paired_ratio(const std::vector<double>& peer, const std::vector<double>& library, std::size_t first) {
+  std::vector<double> ratios;
+  for (std::size_t r = 0; r < peer.size() && first + r < library.size(); ++r) ratios.push_back(peer[r] / library[first + r]);
+  return ratios.empty() ? 0 : bench::summarize(ratios).median;
 }
 
 }  // namespace
@@ -103,20 +131,35 @@ int main(int argc, char** argv) {
     for (int count : counts) {
       Batch batch;
       for (int i = 0; i < count; ++i) batch.exec(empty, Dim3{1}, Dim3{1}, {});
-      const Measured library = measure_library(queue, batch, options, count, reps);
-      rows.push_back(row_of(rt, device, options, count, reps, library, library.host_ns.median));
+      if (!peers) {
+        const Measured library = measure_library(queue, batch, options, count, reps);
+        rows.push_back(row_of(rt, device, options, count, reps, library, library.host_ns.median));
+        if (set_args) {
+          const Measured changed = measure_library(queue, batch, options, count, reps, true);
+          rows.push_back(row_of(rt, device, options, count, reps, changed, library.host_ns.median));
+        }
+        continue;
+      }
+      // The library's repetitions alternate with each peer's: `reps` of them before each peer's.
+      LibraryRuns runs{queue, batch, options, count};
+      runs.warm_up();
+      std::vector<bench::DispatchPeerSamples> vendor;
+      try {
+        vendor = bench::run_dispatch_peers(rt.backend(), count, reps, [&] { runs.rep(); });
+      } catch (const std::runtime_error& e) {
+        throw Error("dispatch-bench", "--peers", e.what());
+      }
+      const Measured library = runs.measured();
+      rows.push_back(row_of(rt, device, options, count, int(runs.host.size()), library, library.host_ns.median));
       if (set_args) {
         const Measured changed = measure_library(queue, batch, options, count, reps, true);
         rows.push_back(row_of(rt, device, options, count, reps, changed, library.host_ns.median));
       }
-      if (!peers) continue;
-      try {
-        for (const bench::DispatchPeerSamples& p : bench::run_dispatch_peers(rt.backend(), count, reps)) {
-          const Measured m{p.name, bench::summarize(p.us_per_dispatch), bench::summarize(p.host_ns_per_dispatch)};
-          rows.push_back(row_of(rt, device, options, count, reps, m, library.host_ns.median));
-        }
-      } catch (const std::runtime_error& e) {
-        throw Error("dispatch-bench", "--peers", e.what());
+      for (std::size_t k = 0; k < vendor.size(); ++k) {
+        const bench::DispatchPeerSamples& p = vendor[k];
+        Measured m{p.name, bench::summarize(p.us_per_dispatch), bench::summarize(p.host_ns_per_dispatch)};
+        m.paired_host_ratio = paired_ratio(p.host_ns_per_dispatch, runs.host, k * std::size_t(reps));
+        rows.push_back(row_of(rt, device, options, count, reps, m, library.host_ns.median));
       }
     }
     if (format == "json") bench::print_json(std::cout, {}, rows);

@@ -17,10 +17,12 @@ using Clock = std::chrono::steady_clock;
 double ns(Clock::time_point a, Clock::time_point b) { return std::chrono::duration<double, std::nano>(b - a).count(); }
 
 
-// Repetition -1 is the warm-up; `launch` submits the count's dispatches.
+// Repetition -1 is the warm-up; `launch` submits the count's dispatches; `between` (where given)
+// is the caller's repetition before each timed one.
 template <class Launch>
-void measure(DispatchPeerSamples& out, cudaStream_t s, int count, int reps, Launch launch) {
+void measure(DispatchPeerSamples& out, cudaStream_t s, int count, int reps, const Between& between, Launch launch) {
   for (int r = -1; r < reps; ++r) {
+    if (r >= 0 && between) between();
     const auto t0 = Clock::now();
     launch();
     const auto t1 = Clock::now();
@@ -33,13 +35,13 @@ void measure(DispatchPeerSamples& out, cudaStream_t s, int count, int reps, Laun
   }
 }
 
-std::vector<DispatchPeerSamples> run_peers(int count, int reps) {
+std::vector<DispatchPeerSamples> run_peers(int count, int reps, const Between& between) {
   std::vector<DispatchPeerSamples> out(2);
   out[0].name = HSAD_VENDOR " runtime <<<>>>";
   out[1].name = HSAD_VENDOR "GraphLaunch";
   cudaStream_t s;
   vendor_check(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking), "stream create");
-  measure(out[0], s, count, reps, [&] {
+  measure(out[0], s, count, reps, between, [&] {
     for (int i = 0; i < count; ++i) peer_empty<<<1, 1, 0, s>>>();
   });
   // The same launches captured once into a graph, instantiated once (neither timed).
@@ -49,7 +51,7 @@ std::vector<DispatchPeerSamples> run_peers(int count, int reps) {
   for (int i = 0; i < count; ++i) peer_empty<<<1, 1, 0, s>>>();
   vendor_check(cudaStreamEndCapture(s, &graph), "end capture");
   vendor_check(instantiate_graph(&exec, graph), "graph instantiation");
-  measure(out[1], s, count, reps, [&] { vendor_check(cudaGraphLaunch(exec, s), "graph launch"); });
+  measure(out[1], s, count, reps, between, [&] { vendor_check(cudaGraphLaunch(exec, s), "graph launch"); });
   vendor_check(cudaGraphExecDestroy(exec), "graph exec destroy");
   vendor_check(cudaGraphDestroy(graph), "graph destroy");
   vendor_check(cudaStreamDestroy(s), "stream destroy");
@@ -61,9 +63,10 @@ std::vector<DispatchPeerSamples> run_peers(int count, int reps) {
 }  // namespace hsad::bench
 
 extern "C" __attribute__((visibility("default"))) int hsad_hip_dispatch_peers(
-    int count, int reps, std::vector<hsad::bench::DispatchPeerSamples>* out, std::string* why) {
+    int count, int reps, const hsad::bench::Between* between, std::vector<hsad::bench::DispatchPeerSamples>* out,
+    std::string* why) {
   try {
-    *out = hsad::bench::run_peers(count, reps);
+    *out = hsad::bench::run_peers(count, reps, *between);
     return 0;
   } catch (const std::exception& e) {
     *why = e.what();
@@ -71,7 +74,9 @@ extern "C" __attribute__((visibility("default"))) int hsad_hip_dispatch_peers(
   }
 }
 #else
-std::vector<DispatchPeerSamples> run_cuda_dispatch_peers(int count, int reps) { return run_peers(count, reps); }
+std::vector<DispatchPeerSamples> run_cuda_dispatch_peers(int count, int reps, const Between& between) {
+  return run_peers(count, reps, between);
+}
 
 }  // namespace hsad::bench
 #endif

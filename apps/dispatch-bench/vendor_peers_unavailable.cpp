@@ -4,7 +4,7 @@
 #include "dispatch_peers.hpp"
 
 namespace hsad::bench {
-std::vector<DispatchPeerSamples> run_cuda_dispatch_peers(int, int) {
+std::vector<DispatchPeerSamples> run_cuda_dispatch_peers(int, int, const Between&) {
   throw std::runtime_error("the CUDA peers need the CUDA toolkit at build time (nvcc was not found)");
 }
 }  // namespace hsad::bench
