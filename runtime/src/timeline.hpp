@@ -48,9 +48,10 @@ class Timeline {
   void append_in_flight(std::vector<InFlight>& out) const;
 
  private:
+  // The submit mutex and the count a submit takes under it share a cache line.
   std::mutex submit_mutex_;
-  mutable std::mutex mutex_;  // a leaf: never held while taking another lock
   std::atomic<std::uint64_t> submitted_{0};  // written under the submit mutex (and mutex_ by record)
+  mutable std::mutex mutex_;  // a leaf: never held while taking another lock
   // Weak: a timeline keeps nothing alive; a submission's own handle does until it completed. In
   // number order, with gaps where count() counted one.
   struct Entry {

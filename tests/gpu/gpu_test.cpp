@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <numeric>
 #include <atomic>
 #include <chrono>
 #include <thread>
@@ -477,6 +478,57 @@ TEST(GpuReplay, AReplayedSubmitMakesTheSameFewDriverCallsWhateverItsSize) {
       }
     }).join();
   }
+}
+
+// A replayed batch submitted again right away (on cuda without a look into the graph cache:
+// CudaQueue::LastReplay) follows its batch: new arguments, a command recorded after it, another
+// batch replayed in between; and what the queue counted itself outlives it in Device::stats.
+TEST(GpuReplay, AReplaySubmittedAgainFollowsItsBatch) {
+  REQUIRE_GPU();
+  constexpr std::uint64_t kCount = 4096;
+  std::vector<double> a(kCount), b(kCount);
+  std::iota(a.begin(), a.end(), 0.5);
+  std::iota(b.begin(), b.end(), -7.25);
+  Buffer src_a = device.alloc(kCount * 8), src_b = device.alloc(kCount * 8);
+  Buffer dst = device.alloc(kCount * 8), dst2 = device.alloc(kCount * 8);
+  device.copy_to_device(src_a, a.data(), kCount * 8);
+  device.copy_to_device(src_b, b.data(), kCount * 8);
+  const auto holds = [&](const Buffer& buffer, const std::vector<double>& want) {
+    std::vector<double> got(kCount);
+    device.copy_to_host(got.data(), buffer, kCount * 8);
+    return got == want;
+  };
+  const Kernel copy = device.kernel("hsad_copy_f64");
+  Batch one, other;
+  one.exec(copy, Dim3{kCount}, Dim3{256}, {dst, src_a, kCount});
+  other.exec(copy, Dim3{kCount}, Dim3{256}, {dst2, src_b, kCount});
+  Options o = Options::all();
+  o.replay = true;
+  const Stats before = device.stats();
+  {
+    Queue q = device.create_queue();
+    q.run(one, o);  // captured
+    q.run(one, o);  // submitted again
+    EXPECT_TRUE(holds(dst, a));
+    one.set_args(0, {dst, src_b, kCount});
+    q.run(one, o);
+    EXPECT_TRUE(holds(dst, b)) << "new arguments";
+    one.set_args(0, {dst, src_a, kCount});
+    q.run(other, o);
+    q.run(one, o);
+    q.run(one, o);
+    EXPECT_TRUE(holds(dst, a)) << "after another batch";
+    EXPECT_TRUE(holds(dst2, b));
+    one.exec(copy, Dim3{kCount}, Dim3{256}, {dst2, src_a, kCount});  // recorded after
+    q.run(one, o);
+    EXPECT_TRUE(holds(dst2, a)) << "the command recorded after the replays";
+    EXPECT_EQ(q.submissions(), 7u);
+  }
+  if (device.info().backend != "cuda") return;
+  const Stats d = device.stats() - before;  // the queue is gone
+  EXPECT_EQ(d.packets, 8u);
+  EXPECT_EQ(d.doorbells, 7u);
+  EXPECT_EQ(d.images_built, 3u);  // one, other, and one with its second command
 }
 
 // cuda's replayed submissions that complete on the queue's count, while one is held on the

@@ -363,7 +363,10 @@ class DeviceImpl : public std::enable_shared_from_this<DeviceImpl> {
   std::map<std::uintptr_t, std::size_t> allocated_;  // every live allocation, base -> bytes (same mutex)
   std::mutex queues_mutex_;
   std::vector<std::weak_ptr<QueueImpl>> queues_;
+  // What every submit asks (check_generation, release_parked, trace), in one cache line.
   std::atomic<std::uint64_t> generation_{0};
+  std::atomic<bool> has_parked_{false};
+  std::atomic<bool> has_trace_{false};
   struct Deferred {
     void* ptr;
     std::size_t bytes;
@@ -380,12 +383,10 @@ class DeviceImpl : public std::enable_shared_from_this<DeviceImpl> {
     bool until_unstuck = false;
   };
   std::vector<Parked> parked_;
-  std::atomic<bool> has_parked_{false};
   std::atomic<int> parked_until_unstuck_{0};  // entries of parked_ that wait for nothing stuck
   void release_ended_parked() noexcept;
   mutable std::mutex trace_mutex_;
   std::shared_ptr<const TraceCallback> trace_;
-  std::atomic<bool> has_trace_{false};
   struct LeftRunning {
     std::string what;
     std::function<bool()> still_running;

@@ -53,12 +53,13 @@ class CompletionCounter {
   static std::uint64_t pack(std::uint64_t number, std::uint32_t target) {
     return std::uint64_t(std::uint32_t(number)) << 32 | target;
   }
+  // What every counted submit reads and writes, together before the ring (one cache line).
   const std::uint32_t* host_;
   std::uint32_t launches_ = 0;  // under the submit mutex
-  // number's low 32 bits << 32 | target; 0: empty. Indexed by number % kRing.
-  std::atomic<std::uint64_t> ring_[kRing] = {};
   std::uint32_t seen_ = 0;  // a count read earlier (the writer's): targets it reached need no read
   std::atomic<bool> any_aside_{false};
+  // number's low 32 bits << 32 | target; 0: empty. Indexed by number % kRing.
+  std::atomic<std::uint64_t> ring_[kRing] = {};
   std::mutex aside_mutex_;
   std::map<std::uint64_t, std::uint32_t> aside_;  // number -> target, pushed out while running
 };

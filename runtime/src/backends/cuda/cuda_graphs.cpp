@@ -21,6 +21,7 @@ CudaQueue::NodeParams::NodeParams(const Batch& batch, std::size_t i, ArgPassing 
 }
 
 void CudaQueue::destroy(Graph& g) noexcept {
+  if (last_.graph == &g) last_ = {};
   for (Segment& s : g.segments) {
     if (s.exec) d_.cuGraphExecDestroy(s.exec);
     if (s.graph) d_.cuGraphDestroy(s.graph);
@@ -168,6 +169,7 @@ CudaQueue::Graph& CudaQueue::graph_for(const Batch& batch) {
     graphs_.erase(it);
   }
   if (graphs_.size() >= kMaxGraphs) {
+    if (last_.graph) last_.graph->last_used = ++graph_uses_;  // its fast replays did not count
     auto oldest = std::min_element(graphs_.begin(), graphs_.end(),
                                    [](const auto& a, const auto& b) { return a.second.last_used < b.second.last_used; });
     destroy(oldest->second);
@@ -180,6 +182,15 @@ CudaQueue::Graph& CudaQueue::graph_for(const Batch& batch) {
   g.version = batch.version();
   g.args_version = batch.args_version();
   g.generation = device_->generation();
+  {
+    // One count for what a submission keeps: the labels, owning the batch's code as well.
+    struct Keep {
+      std::shared_ptr<const std::vector<std::string>> labels;
+      std::shared_ptr<const void> code;
+    };
+    auto keep = std::make_shared<const Keep>(Keep{batch.labels(), batch.code()});
+    g.labels = std::shared_ptr<const std::vector<std::string>>(keep, keep->labels.get());
+  }
   g.nodes.resize(batch.dispatches().size());
   counters_.images_built.fetch_add(1, std::memory_order_relaxed);
   // Captured on a stream of the queue's own that no other thread ever names. Captured on the

@@ -136,6 +136,8 @@ class CudaQueue : public detail::QueueImpl, public std::enable_shared_from_this<
   }
   // The count's latest launch (0: none), for any thread.
   std::uint32_t latest_count() const noexcept { return latest_count_.load(std::memory_order_acquire); }
+  // What this queue counts itself (the replay's launch, its packets and its completion): Device::stats.
+  void add_counts(Stats& stats) const override;
 
  private:
   friend class CudaSubmission;
@@ -185,6 +187,11 @@ class CudaQueue : public detail::QueueImpl, public std::enable_shared_from_this<
     CUgraphNode completion = nullptr;
     // ReplayCompletion::counter: the last segment's graph ends with hsad_count_completion.
     bool counts = false;
+    // The batch's command labels, owning its code too (one reference count for a submission to
+    // take, not two): what a replay's submission holds while it lives. So the graph holds the code
+    // its nodes run while it is cached (an executable graph outliving its module would hold
+    // functions the driver had unloaded).
+    std::shared_ptr<const std::vector<std::string>> labels;
   };
   // The batch's graphs where they are current (same version, same device generation), without
   // touching the cache's order; nullptr where a submit must capture or update.
@@ -192,6 +199,25 @@ class CudaQueue : public detail::QueueImpl, public std::enable_shared_from_this<
   // Whether submitting the current graph `g` under `o` makes no driver call but its launches: the
   // completion on the queue's count, no profiling, no wait or copy between the graphs.
   bool launches_only(const Graph& g, const Options& o) const;
+  // The replay a submit finds first (fast_replay): the batch last replayed where its graph is one
+  // launch completing on the count (launches_only, one segment, no loop), with what its next
+  // submit needs. Kept beside the counts such a submit writes, so that it touches neither the
+  // graph cache's map nor the graph: fewer cache lines to miss once the driver's launch has run
+  // (paired with cudaGraphLaunch on the H100, a median 0.95 of the library's host time where it
+  // was 0.93: docs/results.md, issue 60, seventh session). Under the submit mutex; `graph`
+  // nullptr: none.
+  struct LastReplay {
+    Graph* graph = nullptr;
+    std::uint64_t batch = 0, version = 0, args_version = 0, generation = 0;
+    CUgraphExec exec = nullptr;
+    std::uint64_t packets = 0;
+    std::shared_ptr<const std::vector<std::string>> labels;
+  };
+  // Sets last_ to `g` where it qualifies, else clears it.
+  void remember_replay(const Batch& batch, const Options& o, Graph& g);
+  // The replayed submit of last_'s batch: its one launch and its count. Null where `batch` is not
+  // last_'s, or `o` asks more than a launch (a signal of its own, profiling).
+  std::unique_ptr<CudaSubmission> fast_replay(const Batch& batch, const Options& o);
   // Graphs kept per queue (the AQL backends keep as many images): an application that records a
   // new batch per iteration must not grow without bound. Evicting one in flight is safe:
   // cuGraphExecDestroy frees an executable graph still running once it completes.
@@ -263,6 +289,10 @@ class CudaQueue : public detail::QueueImpl, public std::enable_shared_from_this<
     counters_.driver_calls.fetch_add(1, std::memory_order_relaxed);
     return r;
   }
+  // A count only this queue's submits write (under its submit mutex): a load and a store.
+  static void add_own(std::atomic<std::uint64_t>& count, std::uint64_t n) {
+    count.store(count.load(std::memory_order_relaxed) + n, std::memory_order_relaxed);
+  }
 
   std::shared_ptr<CudaDevice> device_;
   std::shared_ptr<ContextGuard> guard_;  // the context's this stream, its events and slots belong to
@@ -282,7 +312,6 @@ class CudaQueue : public detail::QueueImpl, public std::enable_shared_from_this<
   std::uint32_t* count_host_ = nullptr;
   CUdeviceptr count_host_device_ = 0;
   std::optional<CompletionCounter> counter_;
-  std::atomic<std::uint32_t> latest_count_{0};  // counter_->latest(), for append_in_flight
   std::uint64_t next_slot_ = 0;  // before the pools: the event pool creates events in the device's context
   void* kernarg_memory_;
   KernargPool kernarg_pool_;
@@ -290,13 +319,21 @@ class CudaQueue : public detail::QueueImpl, public std::enable_shared_from_this<
   // ReplayCompletion::event under memwrite: the replayed submissions' events, made on the first.
   std::optional<SignalPool> replay_events_;
   SignalPool& replay_events();
+  // What a replayed submit reads and writes, side by side (LastReplay says why).
+  LastReplay last_;
   CUstream stream_ = nullptr;
+  std::uint64_t serial_ = 0;  // under the timeline's submit mutex
+  std::uint64_t graph_uses_ = 0;
+  std::atomic<std::uint32_t> latest_count_{0};  // counter_->latest(), for append_in_flight
+  std::atomic<bool> any_abandoned_{false};  // every submit asks: no lock while there is none
+  std::atomic<bool> shut_down_{false};
+  // Counted here, not in the device's counters (add_counts; given to them when the queue goes).
+  std::atomic<std::uint64_t> own_driver_calls_{0}, own_packets_{0}, own_doorbells_{0};
   // Where graphs are captured (graph_for): made on first use, touched only by submits, which
   // hold the queue's submit mutex (its timeline's, taken by Queue::submit), so no other thread's
   // call on a stream can meet a capture in progress. The graphs below are under the same mutex.
   CUstream capture_stream_ = nullptr;
   std::map<std::uint64_t, Graph> graphs_;  // by batch id, at most kMaxGraphs
-  std::uint64_t graph_uses_ = 0;
   bool capturing_ = false;  // launches and copies build a graph: counted when it is launched
   struct Abandoned {
     CudaSignal signal;
@@ -305,10 +342,7 @@ class CudaQueue : public detail::QueueImpl, public std::enable_shared_from_this<
   };
   std::mutex abandoned_mutex_;
   std::vector<Abandoned> abandoned_;
-  std::atomic<bool> any_abandoned_{false};  // every submit asks: no lock while there is none
-  std::atomic<bool> shut_down_{false};
   std::string shut_down_why_;
-  std::uint64_t serial_ = 0;  // under the timeline's submit mutex
 };
 
 }  // namespace hsad::cuda
