@@ -16,6 +16,8 @@
 #include <cuda.h>
 #include <cuda_runtime_api.h>
 
+#include "cuda_probe.hpp"
+
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -45,23 +47,13 @@ const char* kPtx = R"(
 }
 )";
 
-void check(CUresult r, const char* what) {
-  if (r == CUDA_SUCCESS) return;
-  const char* name = "?";
-  cuGetErrorName(r, &name);
-  std::fprintf(stderr, "%s: %s\n", what, name);
-  std::exit(1);
-}
+using probe::check;
+using probe::Clock;
+using probe::median;
 void check(cudaError_t r, const char* what) {
   if (r == cudaSuccess) return;
   std::fprintf(stderr, "%s: %s\n", what, cudaGetErrorName(r));
   std::exit(1);
-}
-
-using Clock = std::chrono::steady_clock;
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
 }
 }  // namespace
 
@@ -122,7 +114,7 @@ int main(int argc, char** argv) {
     launch();
     const auto t1 = Clock::now();
     check(cudaStreamSynchronize(s), "cudaStreamSynchronize");
-    return std::chrono::duration<double, std::nano>(t1 - t0).count();
+    return probe::ns_between(t0, t1);
   };
 
   std::printf("dispatches,peer_median_ns,cu,gdc,count,gdc+count,gdc+count+early,lib\n");

@@ -8,6 +8,8 @@
 #include <cuda.h>
 #include <sched.h>
 
+#include "cuda_probe.hpp"
+
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -17,38 +19,22 @@
 namespace {
 const char* kPtx = ".version 8.0\n.target sm_80\n.address_size 64\n.visible .entry empty() { ret; }\n";
 
-void check(CUresult r, const char* what) {
-  if (r == CUDA_SUCCESS) return;
-  const char* name = "?";
-  cuGetErrorName(r, &name);
-  std::fprintf(stderr, "%s: %s\n", what, name);
-  std::exit(1);
-}
-
-using Clock = std::chrono::steady_clock;
+using probe::check;
+using probe::Clock;
+using probe::median;
 
 double launch_ns(CUgraphExec e, CUstream s) {
   const auto t0 = Clock::now();
   check(cuGraphLaunch(e, s), "cuGraphLaunch");
   const auto t1 = Clock::now();
   check(cuStreamSynchronize(s), "cuStreamSynchronize");
-  return std::chrono::duration<double, std::nano>(t1 - t0).count();
-}
-
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
+  return probe::ns_between(t0, t1);
 }
 }  // namespace
 
 int main(int argc, char** argv) {
   const int reps = argc > 1 ? std::atoi(argv[1]) : 201;
-  check(cuInit(0), "cuInit");
-  CUdevice dev;
-  check(cuDeviceGet(&dev, 0), "cuDeviceGet");
-  CUcontext ctx;
-  check(cuDevicePrimaryCtxRetain(&ctx, dev), "cuDevicePrimaryCtxRetain");
-  check(cuCtxSetCurrent(ctx), "cuCtxSetCurrent");
+  probe::primary_device();
   CUmodule mod;
   check(cuModuleLoadData(&mod, kPtx), "cuModuleLoadData");
   CUfunction empty;

@@ -10,6 +10,8 @@
 // Built against the toolkit's stub libcuda: nvcc is needed only for the kernel's PTX, given as text.
 #include <cuda.h>
 
+#include "cuda_probe.hpp"
+
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -28,15 +30,8 @@ const char* kPtx = R"(
 .visible .entry empty_args(.param .u64 a, .param .u32 b, .param .u32 c, .param .u32 d, .param .u32 e) { ret; }
 )";
 
-void check(CUresult r, const char* what) {
-  if (r == CUDA_SUCCESS) return;
-  const char* name = "?";
-  cuGetErrorName(r, &name);
-  std::fprintf(stderr, "%s: %s\n", what, name);
-  std::exit(1);
-}
-
-using Clock = std::chrono::steady_clock;
+using probe::check;
+using probe::Clock;
 
 template <class F>
 double median_ns(int reps, CUstream s, F submit) {
@@ -46,23 +41,18 @@ double median_ns(int reps, CUstream s, F submit) {
     submit();
     const auto t1 = Clock::now();
     check(cuStreamSynchronize(s), "cuStreamSynchronize");
-    if (r >= 0) ns.push_back(std::chrono::duration<double, std::nano>(t1 - t0).count());
+    if (r >= 0) ns.push_back(probe::ns_between(t0, t1));
   }
-  std::sort(ns.begin(), ns.end());
-  return ns[ns.size() / 2];
+  return probe::median(ns);
 }
 }  // namespace
 
 int main(int argc, char** argv) {
   const int reps = argc > 1 ? std::atoi(argv[1]) : 201;
-  check(cuInit(0), "cuInit");
-  CUdevice dev;
-  check(cuDeviceGet(&dev, 0), "cuDeviceGet");
-  CUcontext ctx;
-  check(cuDevicePrimaryCtxRetain(&ctx, dev), "cuDevicePrimaryCtxRetain");
-  check(cuCtxSetCurrent(ctx), "cuCtxSetCurrent");
-  char name[128];
-  cuDeviceGetName(name, sizeof name, dev);
+  const probe::Device device = probe::primary_device();
+  const CUdevice dev = device.dev;
+  const CUcontext ctx = device.ctx;
+  const char* name = device.name;
   CUmodule mod;
   check(cuModuleLoadData(&mod, kPtx), "cuModuleLoadData");
   CUfunction f;

@@ -10,6 +10,8 @@
 // Built against the toolkit's stub libcuda (plain C++; the kernels are PTX text).
 #include <cuda.h>
 
+#include "cuda_probe.hpp"
+
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -38,15 +40,8 @@ const char* kPtx = R"(
 }
 )";
 
-void check(CUresult r, const char* what) {
-  if (r == CUDA_SUCCESS) return;
-  const char* name = "?";
-  cuGetErrorName(r, &name);
-  std::fprintf(stderr, "%s: %s\n", what, name);
-  std::exit(1);
-}
-
-using Clock = std::chrono::steady_clock;
+using probe::check;
+using probe::Clock;
 
 inline void relax() { __builtin_ia32_pause(); }
 
@@ -69,14 +64,8 @@ void wait_for(Wait how, CUstream s, Reached reached) {
 int main(int argc, char** argv) {
   const int reps = argc > 1 ? std::atoi(argv[1]) : 201;
   const int rounds = argc > 2 ? std::atoi(argv[2]) : 5;
-  check(cuInit(0), "cuInit");
-  CUdevice dev;
-  check(cuDeviceGet(&dev, 0), "cuDeviceGet");
-  CUcontext ctx;
-  check(cuDevicePrimaryCtxRetain(&ctx, dev), "cuDevicePrimaryCtxRetain");
-  check(cuCtxSetCurrent(ctx), "cuCtxSetCurrent");
-  char name[128];
-  cuDeviceGetName(name, sizeof name, dev);
+  const probe::Device device = probe::primary_device();
+  const char* name = device.name;
   CUmodule mod;
   check(cuModuleLoadData(&mod, kPtx), "cuModuleLoadData");
   CUfunction empty, bump;
@@ -121,11 +110,10 @@ int main(int argc, char** argv) {
       } else {
         wait_for(Wait::sync, s, [] { return true; });
       }
-      if (r >= 0) ns.push_back(std::chrono::duration<double, std::nano>(t1 - t0).count());
+      if (r >= 0) ns.push_back(probe::ns_between(t0, t1));
     }
     check(cuStreamSynchronize(s), "cuStreamSynchronize");
-    std::sort(ns.begin(), ns.end());
-    return ns[ns.size() / 2];
+    return probe::median(ns);
   };
 
   std::printf("device,%s\nround,plain_sync,counting_sync,empty+counting_sync,counting_spin,counting_yield64,counting_sleep1us\n", name);
