@@ -39,14 +39,12 @@ void CudaQueue::write_graphs(const Batch& batch, const Options& o, const detail:
       if (completion_in_graph && k + 1 == g.segments.size()) set_completion(g, s, sub.signal);
       check(counted(d_.cuGraphLaunch(s.exec, stream_)), "cuGraphLaunch");
       if (g.counts && k + 1 == g.segments.size()) {
-        // Launched: the device will count it, whoever waits for it.
-        const std::uint32_t target = counter_->launched();
-        latest_count_.store(target, std::memory_order_release);
-        if (on_count) sub.signal = counter_signal(target), counters_.doorbells.fetch_add(1, std::memory_order_relaxed);
+        const std::uint32_t target = counted_launch();
+        if (on_count) sub.signal = counter_signal(target), add_own(own_doorbells_, 1);
       }
       // What the graph holds, as the stream path counts it command by command.
       command += s.commands;
-      counters_.packets.fetch_add(s.packets, std::memory_order_relaxed);
+      add_own(own_packets_, s.packets);
       if (s.copies) {
         counters_.copies.fetch_add(s.copies, std::memory_order_relaxed);
         counters_.bytes_copied.fetch_add(s.bytes_copied, std::memory_order_relaxed);

@@ -516,9 +516,7 @@ std::unique_ptr<CudaSubmission> CudaQueue::fast_replay(const Batch& batch, const
   const CUresult launched = d_.cuGraphLaunch(last_.exec, stream_);
   add_own(own_driver_calls_, 1);
   check(launched, "cuGraphLaunch");
-  const std::uint32_t target = counter_->launched();
-  latest_count_.store(target, std::memory_order_release);
-  sub->signal = counter_signal(target);
+  sub->signal = counter_signal(counted_launch());
   add_own(own_packets_, last_.packets);
   add_own(own_doorbells_, 1);
   sub->set_pending();

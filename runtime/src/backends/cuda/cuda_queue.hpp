@@ -289,6 +289,13 @@ class CudaQueue : public detail::QueueImpl, public std::enable_shared_from_this<
     counters_.driver_calls.fetch_add(1, std::memory_order_relaxed);
     return r;
   }
+  // A graph ending in the count's node was launched: the count the device will reach once it
+  // ends (whoever waits for it), now the queue's latest. Under the submit mutex.
+  std::uint32_t counted_launch() {
+    const std::uint32_t target = counter_->launched();
+    latest_count_.store(target, std::memory_order_release);
+    return target;
+  }
   // A count only this queue's submits write (under its submit mutex): a load and a store.
   static void add_own(std::atomic<std::uint64_t>& count, std::uint64_t n) {
     count.store(count.load(std::memory_order_relaxed) + n, std::memory_order_relaxed);
@@ -327,7 +334,8 @@ class CudaQueue : public detail::QueueImpl, public std::enable_shared_from_this<
   std::atomic<std::uint32_t> latest_count_{0};  // counter_->latest(), for append_in_flight
   std::atomic<bool> any_abandoned_{false};  // every submit asks: no lock while there is none
   std::atomic<bool> shut_down_{false};
-  // Counted here, not in the device's counters (add_counts; given to them when the queue goes).
+  // A replayed submit's packets and completion, and the fast path's launch: counted here, not in
+  // the device's counters (add_counts; given to them when the queue goes).
   std::atomic<std::uint64_t> own_driver_calls_{0}, own_packets_{0}, own_doorbells_{0};
   // Where graphs are captured (graph_for): made on first use, touched only by submits, which
   // hold the queue's submit mutex (its timeline's, taken by Queue::submit), so no other thread's
