@@ -12,7 +12,8 @@ prefix=$(sed -n 's/^CMAKE_INSTALL_PREFIX:PATH=//p' "build/$preset/CMakeCache.txt
 [ "$prefix" = /usr ] || { echo "package.sh: build/$preset installs under '$prefix', not /usr" >&2; exit 1; }
 targets=(hsadispatch bitonic-bench laplacian-bench memory-bench dispatch-bench jacobi-bench hsad-info)
 # hsad-sim's library, where the build has it (ROCm, LLVM and libdrm-dev present).
-if cmake --build --preset "$preset" --target help | grep -q '^hsad_sim:'; then targets+=(hsad_sim); fi
+# (The list is read whole first: `| grep -q` under pipefail fails when grep leaves before the last write.)
+if grep -q '^hsad_sim:' <<<"$(cmake --build --preset "$preset" --target help)"; then targets+=(hsad_sim); fi
 cmake --build --preset "$preset" --target "${targets[@]}"
 (cd "build/$preset" && rm -f ./*.deb && cpack -G DEB >/dev/null)
 ls -1 "build/$preset"/*.deb

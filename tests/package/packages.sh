@@ -13,6 +13,12 @@ sudo=""
 
 preset=${1:-default}  # the build the test stage already made
 
+# has PATTERN TEXT: whether TEXT holds a line matching the basic regular expression PATTERN.
+# The checks below capture a command's output first and then look in it: `cmd | grep -q` under
+# pipefail fails whenever grep leaves at its match before cmd's last write (SIGPIPE), which made
+# CI fail once on an install that was fine.
+has() { grep -q -- "$1" <<<"$2"; }
+
 # An install under a prefix of the user's choosing, then moved elsewhere: everything in it finds
 # its own files relative to where it lies (the apps' run path, hsad-sim's library folder, the
 # CMake package, the .pc file), with no LD_LIBRARY_PATH and nothing under /usr.
@@ -20,21 +26,21 @@ echo "=== cmake --install under a scratch prefix, then moved"
 cmake --install "build/$preset" --prefix "$work/prefix" >/dev/null
 mv "$work/prefix" "$work/moved"
 p="$work/moved"
-ldd "$p/bin/bitonic-bench" | grep -q "libhsadispatch.so.* => $p/" \
+has "libhsadispatch.so.* => $p/" "$(ldd "$p/bin/bitonic-bench")" \
   || { echo "the installed bitonic-bench does not find the libhsadispatch installed beside it" >&2; exit 1; }
-(unset LD_LIBRARY_PATH; "$p/bin/bitonic-bench" --backend cpu --opt all --n 4096 --iters 3 --warmup 1 --format csv) | grep -q '^+replay,' \
+has '^+replay,' "$(env -u LD_LIBRARY_PATH "$p/bin/bitonic-bench" --backend cpu --opt all --n 4096 --iters 3 --warmup 1 --format csv)" \
   || { echo "the installed bitonic-bench did not print the ladder" >&2; exit 1; }
 if [ -e /usr/lib/x86_64-linux-gnu/libhsa-runtime64.so.1 ] && [ -x "$p/bin/hsad-sim" ]; then
-  (unset LD_LIBRARY_PATH; "$p/bin/hsad-sim" -- "$p/bin/hsad-info") | grep -q "simulated gfx90a" \
+  has "simulated gfx90a" "$(env -u LD_LIBRARY_PATH "$p/bin/hsad-sim" -- "$p/bin/hsad-info")" \
     || { echo "the installed hsad-sim did not show the simulated GPU to the installed hsad-info" >&2; exit 1; }
 fi
 # The example against the moved prefix (its host kernels only: the compilers' builds are below).
 cmake -S examples/saxpy-pipeline -B "$work/prefix-example" -G Ninja -DCMAKE_PREFIX_PATH="$p" \
   -DSAXPY_HIPCC=SAXPY_HIPCC-NOTFOUND -DSAXPY_NVCC=SAXPY_NVCC-NOTFOUND >/dev/null
 cmake --build "$work/prefix-example" >/dev/null
-(cd "$work/prefix-example" && ./saxpy-pipeline cpu) | grep -q "0 wrong" \
+has "0 wrong" "$(cd "$work/prefix-example" && ./saxpy-pipeline cpu)" \
   || { echo "the example built against the moved prefix did not run" >&2; exit 1; }
-PKG_CONFIG_PATH="$(dirname "$(find "$p" -name hsadispatch.pc)")" pkg-config --cflags --libs hsadispatch | grep -q -- "-I$p/" \
+has "-I$p/" "$(PKG_CONFIG_PATH="$(dirname "$(find "$p" -name hsadispatch.pc)")" pkg-config --cflags --libs hsadispatch)" \
   || { echo "the moved prefix's hsadispatch.pc does not point into it" >&2; exit 1; }
 rm -rf "$p" "$work/prefix-example"
 echo "--- the moved install ran the ladder, hsad-sim -- hsad-info and the example"
@@ -64,14 +70,17 @@ g++ -O2 examples/saxpy-pipeline/main.cpp -o "$work/plain/saxpy-pipeline" $(pkg-c
 cp "$work/cmake"/saxpy.* "$work/plain/" 2>/dev/null || true  # the GPU kernels the program loads from its folder
 (cd "$work/plain" && ./saxpy-pipeline)
 # (/lib is /usr/lib on Debian 12: ldd may name either)
-ldd "$work/plain/saxpy-pipeline" | grep -Eq "libhsadispatch.so.$(pkg-config --modversion hsadispatch | cut -d. -f1) => (/usr)?/lib/" \
+has "libhsadispatch.so.$(pkg-config --modversion hsadispatch | cut -d. -f1) => \\(/usr\\)\\?/lib/" "$(ldd "$work/plain/saxpy-pipeline")" \
   || { echo "the plain build does not use the installed shared object" >&2; exit 1; }
 hsad-info --version
 # hsad-sim from /usr/bin finds its stand-in library where the package put it (ROCr is there in CI).
-if [ -e /usr/lib/x86_64-linux-gnu/libhsa-runtime64.so.1 ]; then hsad-sim -- hsad-info | grep -q "simulated gfx90a"; fi
+if [ -e /usr/lib/x86_64-linux-gnu/libhsa-runtime64.so.1 ]; then
+  has "simulated gfx90a" "$(hsad-sim -- hsad-info)" \
+    || { echo "hsad-sim from /usr/bin did not show the simulated GPU to hsad-info" >&2; exit 1; }
+fi
 # ... and the interpreter's x86-64-v3 copy where the build made one, where glibc's loader looks for it.
 if [ -d "build/$preset/sim/lib/glibc-hwcaps/x86-64-v3" ]; then
-  dpkg -L "${names[@]}" | grep -q '/hsadispatch/sim/glibc-hwcaps/x86-64-v3/libhsad-sim.so$' \
+  has '/hsadispatch/sim/glibc-hwcaps/x86-64-v3/libhsad-sim.so$' "$(dpkg -L "${names[@]}")" \
     || { echo "the packages lack the simulator's x86-64-v3 library" >&2; exit 1; }
 fi
 
