@@ -13,6 +13,7 @@
 #include "backends/backend.hpp"
 #include "batch_data.hpp"
 #include "dispatch_shape.hpp"
+#include "hot_path.hpp"
 #include "hsad/error.hpp"
 #include "hsad/queue.hpp"
 
@@ -95,10 +96,10 @@ std::size_t Batch::dispatch_count() const { return data_ ? data_->dispatches.siz
 const std::vector<detail::Command>& Batch::commands() const { return data().commands; }
 const std::vector<detail::Dispatch>& Batch::dispatches() const { return data().dispatches; }
 const std::vector<detail::Copy>& Batch::copies() const { return data().copies; }
-const std::vector<detail::Wait>& Batch::waits() const { return data().waits; }
+HSAD_HOT const std::vector<detail::Wait>& Batch::waits() const { return data().waits; }
 const std::vector<detail::Loop>& Batch::loops() const { return data().loops; }
-std::size_t Batch::loop_count() const { return data_ ? data_->loops.size() : 0; }
-bool Batch::loop_open() const { return data_ && data_->open_loop >= 0; }
+HSAD_HOT std::size_t Batch::loop_count() const { return data_ ? data_->loops.size() : 0; }
+HSAD_HOT bool Batch::loop_open() const { return data_ && data_->open_loop >= 0; }
 const unsigned char* Batch::kernarg_image(std::size_t i) const {
   return data_->arena.data() + data_->dispatches[i].args_offset;
 }

@@ -66,12 +66,13 @@ struct Command {
 };
 
 struct BatchData {
-  std::vector<Command> commands;
-  std::vector<Dispatch> dispatches;
-  std::vector<Copy> copies;
+  // First, in one cache line: what every submit reads of a batch it has seen before.
   std::vector<Wait> waits;
   std::vector<Loop> loops;        // closed loops, in recording order
   std::int64_t open_loop = -1;    // the command a loop_begin() without its loop_while() starts at
+  std::vector<Command> commands;
+  std::vector<Dispatch> dispatches;
+  std::vector<Copy> copies;
   std::vector<unsigned char> arena;  // every dispatch's explicit-argument kernarg image
   DeviceImpl* device = nullptr;
   std::shared_ptr<const void> code;

@@ -243,8 +243,7 @@ void DeviceImpl::clear_kernel_cache() {
   kernels_.clear();
 }
 
-void DeviceImpl::check_generation(std::uint64_t generation, const char* what, const char* call) const {
-  if (generation == this->generation()) return;
+void DeviceImpl::refuse_generation(const char* what, const char* call) const {
   throw Error(Errc::invalid_argument, info_.backend, call, "this " + std::string(what) + " was made before the device was reset (Device::reset)",
               std::string("make it again: the reset took back every ") + what + " of the device");
 }

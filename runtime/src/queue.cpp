@@ -7,6 +7,7 @@
 #include "backends/backend.hpp"
 #include "command_labels.hpp"
 #include "completion_watcher.hpp"
+#include "hot_path.hpp"
 #include "hsad/error.hpp"
 #include "native_handles.hpp"
 #include "tool_ranges.hpp"
@@ -148,10 +149,10 @@ std::shared_ptr<detail::CompletionImpl> Submission::completion() const {
 
 namespace {
 // What each wait of `batch` means for the submission `self` is about to make (its number is
-// self.timeline.submitted() + 1; the caller holds its submit mutex).
-detail::ResolvedWaits resolve_waits(const Batch& batch, detail::QueueImpl& self) {
+// self.timeline.submitted() + 1; the caller holds its submit mutex). Out of line: the submit path
+// of a batch without waits stays short (hot_path.hpp).
+[[gnu::noinline]] detail::ResolvedWaits resolve_nonempty_waits(const Batch& batch, detail::QueueImpl& self) {
   detail::ResolvedWaits resolved;
-  if (batch.waits().empty()) return resolved;
   resolved.reserve(batch.waits().size());
   const std::uint64_t before = self.timeline.submitted();
   for (const detail::Wait& w : batch.waits()) {
@@ -183,6 +184,9 @@ detail::ResolvedWaits resolve_waits(const Batch& batch, detail::QueueImpl& self)
   }
   return resolved;
 }
+detail::ResolvedWaits resolve_waits(const Batch& batch, detail::QueueImpl& self) {
+  return batch.waits().empty() ? detail::ResolvedWaits() : resolve_nonempty_waits(batch, self);
+}
 Options with_nosync(Options o) {
   o.nosync = true;
   return o;
@@ -197,16 +201,35 @@ Options with_nosync(Options o) {
               "the batch has a loop_begin() without its loop_while(): its loop is not closed",
               "end the loop's commands with loop_while(condition, max_iterations)");
 }
+// The profilers' name of a submission's range (tool_ranges.hpp), built only where one is attached.
+[[gnu::cold, gnu::noinline]] std::string range_name(const detail::QueueImpl& q, const Batch& batch) {
+  return "hsad queue " + std::to_string(q.id) + " submission " + std::to_string(q.timeline.submitted() + 1) + ": " +
+         (batch.labels() ? detail::summarize_commands(*batch.labels()) : std::string("empty"));
+}
+// Device::set_trace is on: the submission keeps what its later events need, and its submit is
+// reported, with the submit mutex given back first (the callback may submit, to this queue too).
+[[gnu::noinline]] void trace_submit(detail::SubmissionImpl& sub, std::shared_ptr<const TraceCallback> trace,
+                                    const detail::QueueImpl& q, const Batch& batch, const Options& effective,
+                                    std::unique_lock<detail::SubmitMutex>& lock) {
+  auto t = std::make_unique<detail::SubmissionImpl::Traced>();
+  t->callback = std::move(trace);
+  t->queue = q.id;
+  t->summary = batch.labels() ? detail::summarize_commands(*batch.labels()) : std::string();
+  t->profiled = effective.profile;
+  sub.traced = std::move(t);
+  lock.unlock();
+  report(sub, TraceEvent::Kind::submit, -1, sub.traced->summary);
+}
 }  // namespace
 
-Submission Queue::submit(const Batch& batch, const Options& options, std::chrono::milliseconds timeout) {
+HSAD_HOT Submission Queue::submit(const Batch& batch, const Options& options, std::chrono::milliseconds timeout) {
   return Submission(submit_impl(batch, options, detail::Deadline(timeout)));
 }
 
-std::unique_ptr<detail::SubmissionImpl> Queue::submit_impl(const Batch& batch, const Options& options,
+HSAD_HOT std::unique_ptr<detail::SubmissionImpl> Queue::submit_impl(const Batch& batch, const Options& options,
                                                            const detail::Deadline& deadline) {
   detail::QueueImpl& q = *impl_;
-  std::unique_lock<std::mutex> lock(q.timeline.submit_mutex());
+  std::unique_lock<detail::SubmitMutex> lock(q.timeline.submit_mutex());
   detail::DeviceImpl& device = q.owner();
   device.check_generation(q.generation, "queue", "submit");
   device.release_parked();
@@ -215,25 +238,13 @@ std::unique_ptr<detail::SubmissionImpl> Queue::submit_impl(const Batch& batch, c
   // A replayed batch is one image with one completion: replay implies nosync.
   const Options& effective = options.replay && !options.nosync ? with_nosync(options) : options;
   // NVTX and roctx: one range around what the submit does (the launches, a graph, the packets).
-  const detail::ToolRange range([&] {
-    return "hsad queue " + std::to_string(q.id) + " submission " + std::to_string(q.timeline.submitted() + 1) + ": " +
-           (batch.labels() ? detail::summarize_commands(*batch.labels()) : std::string("empty"));
-  });
+  const detail::ToolRange range([&] { return range_name(q, batch); });
   auto sub = q.submit(batch, effective, deadline, resolve_waits(batch, q));
   sub->timeout = deadline.timeout();
   sub->device = &device;
   sub->loops = batch.loop_count();
   q.record(*sub);
-  if (auto trace = device.trace()) {
-    auto t = std::make_unique<detail::SubmissionImpl::Traced>();
-    t->callback = std::move(trace);
-    t->queue = q.id;
-    t->summary = batch.labels() ? detail::summarize_commands(*batch.labels()) : std::string();
-    t->profiled = effective.profile;
-    sub->traced = std::move(t);
-    lock.unlock();  // the callback may submit, to this queue too
-    report(*sub, TraceEvent::Kind::submit, -1, sub->traced->summary);
-  }
+  if (auto trace = device.trace()) trace_submit(*sub, std::move(trace), q, batch, effective, lock);
   return sub;
 }
 

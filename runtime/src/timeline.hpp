@@ -10,6 +10,8 @@
 #include <mutex>
 #include <vector>
 
+#include "submit_mutex.hpp"
+
 namespace hsad::detail {
 
 class CompletionImpl;
@@ -29,7 +31,7 @@ class Timeline {
  public:
   // Held across one whole submit of the owning queue, so that its number and the numbers its
   // waits resolve against are consistent when several threads submit to one queue.
-  std::mutex& submit_mutex() { return submit_mutex_; }
+  SubmitMutex& submit_mutex() { return submit_mutex_; }
 
   // Submissions made so far (the next one is number submitted() + 1). Lock-free: every submit
   // asks it.
@@ -49,7 +51,7 @@ class Timeline {
 
  private:
   // The submit mutex and the count a submit takes under it share a cache line.
-  std::mutex submit_mutex_;
+  SubmitMutex submit_mutex_;
   std::atomic<std::uint64_t> submitted_{0};  // written under the submit mutex (and mutex_ by record)
   mutable std::mutex mutex_;  // a leaf: never held while taking another lock
   // Weak: a timeline keeps nothing alive; a submission's own handle does until it completed. In

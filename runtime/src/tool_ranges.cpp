@@ -45,7 +45,11 @@ const Tools& tools() {
 }
 }  // namespace
 
-bool ToolRanges::on() { return tools().on; }
+bool ToolRanges::decide() {
+  const bool on = tools().on;
+  on_.store(on ? 1 : 0, std::memory_order_relaxed);
+  return on;
+}
 
 void ToolRanges::push(const std::string& name) {
 #if defined(HSAD_HAVE_NVTX)

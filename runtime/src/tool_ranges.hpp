@@ -5,6 +5,7 @@
 // pays one load of a flag: the range's name is built only for a tool.
 #pragma once
 
+#include <atomic>
 #include <string>
 
 namespace hsad::detail {
@@ -13,9 +14,17 @@ class ToolRanges {
  public:
   // Decided once per process: HSAD_TOOL_RANGES=1 (on) or 0 (off); otherwise on where a profiler
   // is attached: NVTX_INJECTION64_PATH (nsys, ncu) or HSA_TOOLS_LIB (rocprof) set.
-  static bool on();
+  // Inline, one load once decided: every submit asks it (no call into this file's code page).
+  static bool on() {
+    const signed char decided = on_.load(std::memory_order_relaxed);
+    return decided >= 0 ? decided != 0 : decide();
+  }
   static void push(const std::string& name);
   static void pop();
+
+ private:
+  [[gnu::cold, gnu::noinline]] static bool decide();
+  static inline std::atomic<signed char> on_{-1};  // -1: not decided yet
 };
 
 // A range around one scope, where a tool is attached.

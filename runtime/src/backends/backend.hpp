@@ -291,8 +291,11 @@ class DeviceImpl : public std::enable_shared_from_this<DeviceImpl> {
   // every buffer and module, made before refuses use. Throws where the backend cannot reset now.
   void reset();
   std::uint64_t generation() const { return generation_.load(std::memory_order_acquire); }
-  // Throws hsad::Error when `generation` predates a reset that invalidated `what`.
-  void check_generation(std::uint64_t generation, const char* what, const char* call) const;
+  // Throws hsad::Error when `generation` predates a reset that invalidated `what`. Inline: every
+  // submit asks it.
+  void check_generation(std::uint64_t generation, const char* what, const char* call) const {
+    if (generation != this->generation()) refuse_generation(what, call);
+  }
   // Whether a reset takes back memory and code (cuda: the context goes), or only stops queues.
   virtual bool reset_invalidates_memory() const { return false; }
   virtual bool host_can_read(Memory kind) const = 0;
@@ -363,6 +366,7 @@ class DeviceImpl : public std::enable_shared_from_this<DeviceImpl> {
   std::map<std::uintptr_t, std::size_t> allocated_;  // every live allocation, base -> bytes (same mutex)
   std::mutex queues_mutex_;
   std::vector<std::weak_ptr<QueueImpl>> queues_;
+  [[noreturn, gnu::cold, gnu::noinline]] void refuse_generation(const char* what, const char* call) const;
   // What every submit asks (check_generation, release_parked, trace), in one cache line.
   std::atomic<std::uint64_t> generation_{0};
   std::atomic<bool> has_parked_{false};

@@ -3,9 +3,11 @@
 
 #include <iterator>
 
+#include "hot_path.hpp"
+
 namespace hsad::cuda {
 
-void CompletionCounter::note(std::uint64_t number, std::uint32_t target) {
+HSAD_HOT void CompletionCounter::note(std::uint64_t number, std::uint32_t target) {
   std::atomic<std::uint64_t>& place = ring_[number % kRing];
   const std::uint64_t old = place.load(std::memory_order_relaxed);  // only this thread writes it
   if (old) {

@@ -35,10 +35,9 @@ class CompletionCounter {
   CompletionCounter& operator=(const CompletionCounter&) = delete;
 
   // Under the submit mutex: one more launch of a counting graph; the count it ends with.
-  std::uint32_t launched() noexcept {
-    launches_ = launches_ + 1 ? launches_ + 1 : 1;
-    return launches_;
-  }
+  std::uint32_t launched() noexcept { return launches_ = next(); }
+  // The count the next launch will end with (launched() then returns it). Never 0.
+  std::uint32_t next() const noexcept { return launches_ + 1 ? launches_ + 1 : 1; }
   // The count of the latest launch (0: none yet). Under the submit mutex.
   std::uint32_t latest() const noexcept { return launches_; }
   // Under the submit mutex: submission `number` completes at `target`.

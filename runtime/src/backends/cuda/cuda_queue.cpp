@@ -17,6 +17,7 @@
 
 #include "command_labels.hpp"
 #include "graveyard.hpp"
+#include "hot_path.hpp"
 #include "hsad/error.hpp"
 
 namespace hsad::cuda {
@@ -112,7 +113,7 @@ CudaQueue::~CudaQueue() {
   if (count_device_) d_.cuMemFree(count_device_);
 }
 
-std::string CudaQueue::still_running() {
+HSAD_HOT std::string CudaQueue::still_running() {
   if (!any_abandoned_.load(std::memory_order_acquire)) return {};
   std::lock_guard<std::mutex> lock(abandoned_mutex_);
   for (auto it = abandoned_.begin(); it != abandoned_.end();) {
@@ -229,7 +230,7 @@ CUevent CudaQueue::native_event(const CudaSignal& s, bool pending, std::uint64_t
     {
       // Still the queue's latest submission: an event recorded on the stream now completes with it
       // (the common case, a handle asked for right after the submit). One record, no extra stream.
-      std::lock_guard<std::mutex> lock(timeline.submit_mutex());
+      std::lock_guard<detail::SubmitMutex> lock(timeline.submit_mutex());
       if (serial == serial_ && !shut_down_.load(std::memory_order_acquire)) {
         check(d_.cuEventRecord(e, stream_), "cuEventRecord");
         return e;
@@ -439,7 +440,7 @@ void CudaQueue::check_waits(const detail::ResolvedWaits& waits) const {
   }
 }
 
-std::unique_ptr<detail::SubmissionImpl> CudaQueue::submit(const Batch& batch, const Options& o,
+HSAD_HOT std::unique_ptr<detail::SubmissionImpl> CudaQueue::submit(const Batch& batch, const Options& o,
                                                           const detail::Deadline& when,
                                                           const detail::ResolvedWaits& waits) {
   // The caller (Queue::submit) holds the queue's submit mutex: one submit at a time, so capture
@@ -502,7 +503,7 @@ void CudaQueue::remember_replay(const Batch& batch, const Options& o, Graph& g) 
 }
 
 
-std::unique_ptr<CudaSubmission> CudaQueue::fast_replay(const Batch& batch, const Options& o) {
+HSAD_HOT [[gnu::flatten]] std::unique_ptr<CudaSubmission> CudaQueue::fast_replay(const Batch& batch, const Options& o) {
   // What launches_only asked of the options, and the batch still the one captured (its graph
   // current: same version and arguments, captured in this device generation).
   if (!last_.graph || batch.id() != last_.batch || batch.version() != last_.version ||
@@ -510,16 +511,19 @@ std::unique_ptr<CudaSubmission> CudaQueue::fast_replay(const Batch& batch, const
     return nullptr;
   }
   if (shut_down_.load(std::memory_order_acquire)) throw Error(Errc::queue_stopped, "cuda", "submit", shut_down_why_, "create a new queue");
+  // The submission is written whole before the launch: the lines written after it miss the
+  // caches a large graph's launch has swept (hot_path.hpp).
   auto sub = std::make_unique<CudaSubmission>(shared_from_this());
   sub->serial = ++serial_;
   sub->labels = last_.labels;  // and, through it, the batch's code
+  sub->signal = counter_signal(counter_->next());
+  sub->set_pending();  // where the launch fails, it goes unused: nothing of it was handed out
   const CUresult launched = d_.cuGraphLaunch(last_.exec, stream_);
   add_own(own_driver_calls_, 1);
   check(launched, "cuGraphLaunch");
-  sub->signal = counter_signal(counted_launch());
+  counted_launch();  // sub->signal.target
   add_own(own_packets_, last_.packets);
   add_own(own_doorbells_, 1);
-  sub->set_pending();
   return sub;
 }
 
@@ -565,7 +569,7 @@ void CudaQueue::wait_for(const detail::ResolvedWaits& waits, std::size_t index) 
   counters_.device_waits.fetch_add(1, std::memory_order_relaxed);
 }
 
-void CudaQueue::record(detail::SubmissionImpl& s) {
+HSAD_HOT void CudaQueue::record(detail::SubmissionImpl& s) {
   auto& sub = static_cast<CudaSubmission&>(s);
   if (sub.signal.counter) {
     counter_->note(timeline.submitted() + 1, sub.signal.target);

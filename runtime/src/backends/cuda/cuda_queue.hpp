@@ -12,6 +12,7 @@
 
 #include "backends/cuda/cuda_completion_counter.hpp"
 #include "backends/cuda/cuda_device.hpp"
+#include "hot_path.hpp"
 #include "pools/kernarg_pool.hpp"
 #include "pools/signal_pool.hpp"
 
@@ -98,7 +99,7 @@ class CudaQueue : public detail::QueueImpl, public std::enable_shared_from_this<
                                                  const detail::Deadline& when,
                                                  const detail::ResolvedWaits& waits) override;
   std::uint32_t size() const override { return 0; }  // a stream has no fixed ring
-  detail::DeviceImpl& owner() const override { return *device_; }
+  HSAD_HOT detail::DeviceImpl& owner() const override { return *device_; }
   std::string still_running() override;
   // A reset destroyed the stream with the context: the queue refuses work, frees nothing.
   void shut_down(const std::string& why) override;
@@ -318,7 +319,6 @@ class CudaQueue : public detail::QueueImpl, public std::enable_shared_from_this<
   CUdeviceptr count_device_ = 0;
   std::uint32_t* count_host_ = nullptr;
   CUdeviceptr count_host_device_ = 0;
-  std::optional<CompletionCounter> counter_;
   std::uint64_t next_slot_ = 0;  // before the pools: the event pool creates events in the device's context
   void* kernarg_memory_;
   KernargPool kernarg_pool_;
@@ -337,6 +337,8 @@ class CudaQueue : public detail::QueueImpl, public std::enable_shared_from_this<
   // A replayed submit's packets and completion, and the fast path's launch: counted here, not in
   // the device's counters (add_counts; given to them when the queue goes).
   std::atomic<std::uint64_t> own_driver_calls_{0}, own_packets_{0}, own_doorbells_{0};
+  // The count: what a counted submit reads and writes of it comes first in it, next to the above.
+  std::optional<CompletionCounter> counter_;
   // Where graphs are captured (graph_for): made on first use, touched only by submits, which
   // hold the queue's submit mutex (its timeline's, taken by Queue::submit), so no other thread's
   // call on a stream can meet a capture in progress. The graphs below are under the same mutex.
