@@ -232,8 +232,10 @@ class QueueImpl {
   // queue of the device shares.
   virtual void add_counts(Stats& stats) const { (void)stats; }
 
-  Timeline timeline;  // numbers this queue's submissions for Batch::wait(queue, offset)
+  // Every submit reads both, and takes the timeline's submit mutex and count, which come first in
+  // it: one cache line with the object's start.
   std::uint64_t generation = 0;  // the device's when the queue was made (Device::reset counts)
+  Timeline timeline;  // numbers this queue's submissions for Batch::wait(queue, offset)
 };
 
 class DeviceImpl : public std::enable_shared_from_this<DeviceImpl> {

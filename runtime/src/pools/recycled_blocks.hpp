@@ -1,8 +1,9 @@
-// Recycled blocks: the objects a submit on an AQL queue creates and a later submit frees (its
+// Recycled blocks: the objects a submit creates and a later submit frees (an AQL queue's
 // AqlSubmission, and an AqlCompletion where one is made: a replayed submit makes none, it has a
-// submission record) come from a short per-thread list of blocks of their size instead of the
+// submission record; a cuda queue's CudaSubmission) come from a short per-thread list of blocks of their size instead of the
 // heap. malloc and free of the two were about a sixth of a replayed one-dispatch submit's
-// instructions (docs/results.md, issue 41).
+// instructions (docs/results.md, issue 41); on cuda, after a large graph launch, malloc's code and
+// its per-thread cache are pages a replayed submit would touch cold (issue 60).
 //
 // Per thread, so no lock: a block freed on another thread joins that thread's list. Bounded: past
 // kKept blocks a thread's frees go to the heap, and a thread's blocks go back to it when the
@@ -75,6 +76,20 @@ class RecycledBlocks {
   // initial-exec: one load from the thread pointer instead of a __tls_get_addr call per access
   // (the library is position-independent); a few bytes of static TLS, which dlopen allows.
   __attribute__((tls_model("initial-exec"))) static inline thread_local State state_{};
+};
+
+// Class-specific operator new and delete through RecycledBlocks, for a class made once per submit:
+// `class X : public Base, public Recycled<X>`. Other sizes (a class derived from X) use the heap.
+template <class T>
+struct Recycled {
+  static void* operator new(std::size_t bytes) {
+    if (kRecycleSubmissions && bytes == sizeof(T)) return RecycledBlocks<sizeof(T)>::take();
+    return ::operator new(bytes);
+  }
+  static void operator delete(void* p, std::size_t bytes) noexcept {
+    if (kRecycleSubmissions && bytes == sizeof(T)) RecycledBlocks<sizeof(T)>::give(p);
+    else ::operator delete(p);
+  }
 };
 
 // A std::allocator for std::allocate_shared (the control block and the object in one block).

@@ -17,16 +17,6 @@
 
 namespace hsad::detail {
 
-void* AqlSubmission::operator new(std::size_t bytes) {
-  const bool recycled = kRecycleSubmissions && bytes == sizeof(AqlSubmission);
-  return recycled ? RecycledBlocks<sizeof(AqlSubmission)>::take() : ::operator new(bytes);
-}
-
-void AqlSubmission::operator delete(void* p, std::size_t bytes) noexcept {
-  if (kRecycleSubmissions && bytes == sizeof(AqlSubmission)) RecycledBlocks<sizeof(AqlSubmission)>::give(p);
-  else ::operator delete(p);
-}
-
 AqlCompletion::AqlCompletion(std::shared_ptr<AqlQueue> queue, HeldSignal signal, const std::string& failed)
     : CompletionImpl(queue->device()), queue_(std::move(queue)), signal_(signal), failed_(failed) {}
 

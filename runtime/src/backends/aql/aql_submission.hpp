@@ -13,6 +13,7 @@
 #include "backends/aql/aql_packet_image.hpp"
 #include "backends/aql/aql_records.hpp"
 #include "backends/backend.hpp"
+#include "pools/recycled_blocks.hpp"
 
 namespace hsad::loop { struct Program; }
 
@@ -61,13 +62,11 @@ class AqlCompletion : public CompletionImpl {
   hsa_signal_t zero_{0};  // native_handle() of a completion with no signal: created at 0, destroyed here
 };
 
-class AqlSubmission : public SubmissionImpl {
+// One per submit: from the thread's recycled blocks (pools/recycled_blocks.hpp), not the heap.
+class AqlSubmission : public SubmissionImpl, public Recycled<AqlSubmission> {
  public:
   AqlSubmission(std::shared_ptr<AqlQueue> queue, const Options& options);
   ~AqlSubmission() override;
-  // One per submit: from the thread's recycled blocks (pools/recycled_blocks.hpp), not the heap.
-  static void* operator new(std::size_t bytes);
-  static void operator delete(void* p, std::size_t bytes) noexcept;
 
   void wait(Clock::time_point deadline) override;
   bool release_if_complete() noexcept override;

@@ -5,7 +5,6 @@
 
 #include <cstdlib>
 #include <memory>
-#include <new>
 #include <string>
 #include <thread>
 #include <vector>
@@ -13,20 +12,16 @@
 #include "backends/cuda/cuda_queue.hpp"
 #include "command_labels.hpp"
 #include "graveyard.hpp"
+#include "pools/recycled_blocks.hpp"
 #include "hsad/error.hpp"
 
 namespace hsad::cuda {
 
-class CudaSubmission : public detail::SubmissionImpl {
+// One per submit: from the thread's recycled blocks (pools/recycled_blocks.hpp), not the heap, so
+// that a replayed submit runs none of malloc's code (hot_path.hpp says why that counts).
+class CudaSubmission : public detail::SubmissionImpl, public detail::Recycled<CudaSubmission> {
  public:
   explicit CudaSubmission(std::shared_ptr<CudaQueue> q) : q_(std::move(q)) {}
-  // Straight from malloc: a replayed submit makes one, and libstdc++'s operator new would be
-  // one more code page for it to touch (hot_path.hpp says why that counts).
-  static void* operator new(std::size_t bytes) {
-    if (void* p = std::malloc(bytes)) return p;
-    throw std::bad_alloc();
-  }
-  static void operator delete(void* p) noexcept { std::free(p); }
 
   void wait(detail::Clock::time_point deadline) override {
     if (abandoned_) {
