@@ -1,6 +1,7 @@
 // dispatch-bench: what one dispatch costs the runtime itself. A batch of N empty-kernel dispatches
 // under --opt, for each N of --count: the host time spent submitting (submit alone, no wait) and
-// the time end to end (submit + wait), per dispatch, median/p10/p90 over --reps. With --peers, the
+// the time end to end (submit + wait), per dispatch, median/p10/p90 over --reps (--enqueue: enqueue,
+// then finish, the submit that makes no handle). With --peers, the
 // vendor's runtime launching the same empty kernel on the same GPU in the same run (cuda: the CUDA
 // runtime and a CUDA graph; rocr: hipLaunchKernelGGL and hipGraphLaunch), each of its repetitions
 // right after one of the library's (dispatch_peers.hpp says why they alternate), and the ratio of
@@ -53,33 +54,51 @@ bench::Row row_of(const Runtime& rt, const Device& device, const Options& option
 
 // The library's repetitions: submit (host time), then wait; per dispatch. `set_args`: each submit
 // follows a Batch::set_args of the first dispatch, inside the host time (what changing one argument
-// costs).
+// costs). `enqueue`: Queue::enqueue, which makes no handle (as cudaGraphLaunch returns none), then
+// Queue::finish, instead of submit and Submission::wait.
 struct LibraryRuns {
   Queue& q;
   Batch& batch;
   const Options& options;
   int count;
   bool set_args = false;
+  bool enqueue = false;
   std::vector<double> us, host;
 
   void warm_up() { q.run(batch, options); }  // the first submit builds what later ones reuse
   void rep() {
+    if (enqueue) {
+      const auto t0 = std::chrono::steady_clock::now();
+      if (set_args) batch.set_args(0, {});
+      q.enqueue(batch, options);
+      const auto t1 = std::chrono::steady_clock::now();
+      q.finish();
+      note(t0, t1, std::chrono::steady_clock::now());
+      return;
+    }
     const auto t0 = std::chrono::steady_clock::now();
     if (set_args) batch.set_args(0, {});
     Submission s = q.submit(batch, options);
     const auto t1 = std::chrono::steady_clock::now();
     s.wait();
-    const auto t2 = std::chrono::steady_clock::now();
+    note(t0, t1, std::chrono::steady_clock::now());
+  }
+  void note(std::chrono::steady_clock::time_point t0, std::chrono::steady_clock::time_point t1,
+            std::chrono::steady_clock::time_point t2) {
     host.push_back(std::chrono::duration<double, std::nano>(t1 - t0).count() / count);
     us.push_back(std::chrono::duration<double, std::micro>(t2 - t0).count() / count);
   }
   Measured measured() const {
-    return {set_args ? "hsadispatch, set_args + submit" : "hsadispatch", bench::summarize(us), bench::summarize(host)};
+    std::string impl = "hsadispatch";
+    if (set_args) impl += ", set_args +";
+    impl += enqueue ? (set_args ? " enqueue" : ", enqueue") : (set_args ? " submit" : "");
+    return {impl, bench::summarize(us), bench::summarize(host)};
   }
 };
 
-Measured measure_library(Queue& q, Batch& batch, const Options& options, int count, int reps, bool set_args = false) {
-  LibraryRuns runs{q, batch, options, count, set_args};
+Measured measure_library(Queue& q, Batch& batch, const Options& options, int count, int reps, bool set_args = false,
+                         bool enqueue = false) {
+  LibraryRuns runs{q, batch, options, count, set_args, enqueue};
   runs.warm_up();
   for (int r = 0; r < reps; ++r) runs.rep();
   return runs.measured();
@@ -97,7 +116,7 @@ double paired_ratio(const std::vector<double>& peer, const std::vector<double>& 
 int main(int argc, char** argv) {
   std::string opt_text, backend, format, count_text;
   int reps = 0;
-  bool peers = false, set_args = false;
+  bool peers = false, set_args = false, enqueue = false;
   po::options_description desc("dispatch-bench: per-dispatch cost of the runtime (empty kernels)");
   desc.add_options()("help,h", "this text")
       ("opt", po::value(&opt_text)->default_value("all"), "all | none | comma list of flags")
@@ -107,6 +126,8 @@ int main(int argc, char** argv) {
       ("peers", po::bool_switch(&peers), "also the vendor runtime: CUDA (cuda) or HIP (rocr), same kernel, same run")
       ("set-args", po::bool_switch(&set_args),
        "also a row where each submit follows Batch::set_args of one dispatch (with --opt ...,replay: one block rewritten)")
+      ("enqueue", po::bool_switch(&enqueue),
+       "the library's submits as Queue::enqueue, then Queue::finish: no Submission handle (cudaGraphLaunch returns none)")
       ("format", po::value(&format)->default_value("table"), "table | csv | json");
   if (auto status = bench::parse_cli(argc, argv, desc, "dispatch-bench")) return *status;
   try {
@@ -132,16 +153,16 @@ int main(int argc, char** argv) {
       Batch batch;
       for (int i = 0; i < count; ++i) batch.exec(empty, Dim3{1}, Dim3{1}, {});
       if (!peers) {
-        const Measured library = measure_library(queue, batch, options, count, reps);
+        const Measured library = measure_library(queue, batch, options, count, reps, false, enqueue);
         rows.push_back(row_of(rt, device, options, count, reps, library, library.host_ns.median));
         if (set_args) {
-          const Measured changed = measure_library(queue, batch, options, count, reps, true);
+          const Measured changed = measure_library(queue, batch, options, count, reps, true, enqueue);
           rows.push_back(row_of(rt, device, options, count, reps, changed, library.host_ns.median));
         }
         continue;
       }
       // The library's repetitions alternate with each peer's: `reps` of them before each peer's.
-      LibraryRuns runs{queue, batch, options, count};
+      LibraryRuns runs{queue, batch, options, count, false, enqueue};
       runs.warm_up();
       std::vector<bench::DispatchPeerSamples> vendor;
       try {
@@ -152,7 +173,7 @@ int main(int argc, char** argv) {
       const Measured library = runs.measured();
       rows.push_back(row_of(rt, device, options, count, int(runs.host.size()), library, library.host_ns.median));
       if (set_args) {
-        const Measured changed = measure_library(queue, batch, options, count, reps, true);
+        const Measured changed = measure_library(queue, batch, options, count, reps, true, enqueue);
         rows.push_back(row_of(rt, device, options, count, reps, changed, library.host_ns.median));
       }
       for (std::size_t k = 0; k < vendor.size(); ++k) {

@@ -326,13 +326,13 @@ Kernel Device::kernel(std::string_view name) const { return Kernel(impl_->kernel
 Queue Device::create_queue(std::uint32_t packets, Priority priority) const {
   auto q = impl_->create_queue(packets, priority);
   impl_->track(q);
-  return Queue(std::move(q));
+  return Queue(detail::with_front(std::move(q)));
 }
 
 Queue Device::create_cooperative_queue(std::uint32_t packets) const {
   auto q = impl_->create_cooperative_queue(packets);
   impl_->track(q);
-  return Queue(std::move(q));
+  return Queue(detail::with_front(std::move(q)));
 }
 
 void Device::set_trace(TraceCallback callback) const { impl_->set_trace(std::move(callback)); }

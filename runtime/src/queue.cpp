@@ -3,6 +3,8 @@
 
 #include <algorithm>
 #include <atomic>
+#include <deque>
+#include <optional>
 
 #include "backends/backend.hpp"
 #include "command_labels.hpp"
@@ -226,27 +228,196 @@ HSAD_HOT Submission Queue::submit(const Batch& batch, const Options& options, st
   return Submission(submit_impl(batch, options, detail::Deadline(timeout)));
 }
 
-HSAD_HOT std::unique_ptr<detail::SubmissionImpl> Queue::submit_impl(const Batch& batch, const Options& options,
-                                                           const detail::Deadline& deadline) {
-  detail::QueueImpl& q = *impl_;
-  std::unique_lock<detail::SubmitMutex> lock(q.timeline.submit_mutex());
-  detail::DeviceImpl& device = q.owner();
+namespace {
+// What every submit and enqueue refuses first, under the submit mutex.
+HSAD_HOT inline void admit(detail::QueueImpl& q, detail::DeviceImpl& device, const Batch& batch) {
   device.check_generation(q.generation, "queue", "submit");
   device.release_parked();
   if (std::string running = q.still_running(); !running.empty()) refuse_behind(device, std::move(running));
   if (batch.loop_open()) refuse_open_loop(device);
-  // A replayed batch is one image with one completion: replay implies nosync.
-  const Options& effective = options.replay && !options.nosync ? with_nosync(options) : options;
-  // NVTX and roctx: one range around what the submit does (the launches, a graph, the packets).
-  const detail::ToolRange range([&] { return range_name(q, batch); });
+}
+// The backend's submission of `batch`, counted in the timeline. Under the submit mutex.
+HSAD_HOT inline std::unique_ptr<detail::SubmissionImpl> make_submission(detail::QueueImpl& q, detail::DeviceImpl& device,
+                                                                       const Batch& batch, const Options& effective,
+                                                                       const detail::Deadline& deadline) {
   auto sub = q.submit(batch, effective, deadline, resolve_waits(batch, q));
   sub->timeout = deadline.timeout();
   sub->device = &device;
   sub->loops = batch.loop_count();
   q.record(*sub);
+  return sub;
+}
+[[noreturn, gnu::cold, gnu::noinline]] void refuse_empty(const char* call) {
+  throw Error("queue", call, "the Queue is empty (moved from, or default-constructed)");
+}
+}  // namespace
+
+HSAD_HOT std::unique_ptr<detail::SubmissionImpl> Queue::submit_impl(const Batch& batch, const Options& options,
+                                                           const detail::Deadline& deadline) {
+  detail::QueueImpl& q = *impl_;
+  std::unique_lock<detail::SubmitMutex> lock(q.timeline.submit_mutex());
+  detail::DeviceImpl& device = q.owner();
+  admit(q, device, batch);
+  // A replayed batch is one image with one completion: replay implies nosync.
+  const Options& effective = options.replay && !options.nosync ? with_nosync(options) : options;
+  // NVTX and roctx: one range around what the submit does (the launches, a graph, the packets).
+  const detail::ToolRange range([&] { return range_name(q, batch); });
+  auto sub = make_submission(q, device, batch, effective, deadline);
   if (auto trace = device.trace()) trace_submit(*sub, std::move(trace), q, batch, effective, lock);
   return sub;
 }
+
+namespace {
+// A traced enqueued submission: its later events need what trace_submit keeps. The submit event,
+// made now, is reported by the caller once the submit mutex is given back (trace_submit says why).
+TraceEvent trace_enqueued(detail::SubmissionImpl& sub, std::shared_ptr<const TraceCallback> trace,
+                          const detail::QueueImpl& q, const Batch& batch, const Options& effective) {
+  auto t = std::make_unique<detail::SubmissionImpl::Traced>();
+  t->callback = std::move(trace);
+  t->queue = q.id;
+  t->summary = batch.labels() ? detail::summarize_commands(*batch.labels()) : std::string();
+  t->profiled = effective.profile;
+  sub.traced = std::move(t);
+  TraceEvent e;
+  e.kind = TraceEvent::Kind::submit;
+  e.queue = q.id;
+  e.submission = sub.serial;
+  e.command = -1;
+  e.what = sub.traced->summary;
+  e.start_ns = e.end_ns = std::uint64_t(
+      std::chrono::duration_cast<std::chrono::nanoseconds>(detail::Clock::now().time_since_epoch()).count());
+  return e;
+}
+
+// The queue holds as much enqueued work as EnqueuedWork's bounds allow: past them, the oldest is
+// waited for here, without the submit mutex (its wait may report to a trace callback, which may
+// submit), as a full ring makes a submit wait. Its error is kept for the next finish(); a wait
+// past the deadline puts it back and throws, the submission abandoned as a wait abandons it.
+[[gnu::noinline]] void make_room(detail::QueueImpl& q, std::size_t commands, detail::Clock::time_point deadline,
+                                 std::unique_lock<detail::SubmitMutex>& lock) {
+  q.enqueued.reap();
+  while (q.enqueued.full_for(commands)) {
+    std::optional<detail::EnqueuedWork::Held> oldest = q.enqueued.take_oldest();
+    lock.unlock();
+    try {
+      wait_naming_errors(*oldest->sub, deadline);
+    } catch (const Error& e) {
+      if (e.code() == Errc::timeout) {
+        lock.lock();
+        std::deque<detail::EnqueuedWork::Held> back;
+        back.push_back(std::move(*oldest));
+        q.enqueued.put_back(std::move(back));
+        throw Error(Errc::timeout, e.backend(), "enqueue",
+                    e.status() + " (waited for as the oldest of " + std::to_string(detail::EnqueuedWork::kMaxSubmissions) +
+                        " unfinished enqueued submissions)",
+                    "call finish() now and then, or raise the timeout");
+      }
+      lock.lock();
+      q.enqueued.note_error(e);
+      continue;
+    }
+    oldest.reset();  // what it held goes back before the next look
+    lock.lock();
+  }
+}
+}  // namespace
+
+HSAD_HOT void Queue::enqueue(const Batch& batch, const Options& options, std::chrono::milliseconds timeout) {
+  if (!impl_) refuse_empty("enqueue");
+  detail::QueueImpl& q = *impl_;
+  std::unique_lock<detail::SubmitMutex> lock(q.timeline.submit_mutex());
+  detail::DeviceImpl& device = q.owner();
+  admit(q, device, batch);
+  const Options& effective = options.replay && !options.nosync ? with_nosync(options) : options;
+  std::shared_ptr<const TraceCallback> trace = device.trace();
+  const detail::ToolRange range([&] { return range_name(q, batch); });
+  // A traced submission reports its completion later: it needs one to hold.
+  if (!trace && q.enqueue_bare(batch, effective, timeout)) return;
+  const detail::Deadline deadline(timeout);
+  if (q.enqueued.size()) {
+    make_room(q, batch.size(), deadline.at(), lock);
+    admit(q, device, batch);  // what the mutex let happen meanwhile (a reset, an abandon)
+  }
+  auto sub = make_submission(q, device, batch, effective, deadline);
+  if (!trace) {
+    q.enqueued.keep(std::move(sub), batch.size());
+    return;
+  }
+  const TraceEvent submitted = trace_enqueued(*sub, trace, q, batch, effective);
+  q.enqueued.keep(std::move(sub), batch.size());
+  lock.unlock();
+  (*trace)(submitted);
+}
+
+void Queue::finish(std::chrono::milliseconds timeout) {
+  if (!impl_) refuse_empty("finish");
+  detail::QueueImpl& q = *impl_;
+  const detail::Clock::time_point deadline = detail::deadline_after(timeout);
+  std::deque<detail::EnqueuedWork::Held> mine;
+  std::optional<Error> first;  // in enqueue order: one found while making room came first
+  {
+    std::lock_guard<detail::SubmitMutex> lock(q.timeline.submit_mutex());
+    mine = q.enqueued.take_all();
+    first = q.enqueued.take_error();
+  }
+  for (; !mine.empty(); mine.pop_front()) {
+    try {
+      wait_naming_errors(*mine.front().sub, deadline);
+    } catch (const Error& e) {
+      if (e.code() != Errc::timeout) {
+        if (!first) first = e;
+        continue;
+      }
+      // Abandoned and still running: it and what follows stay enqueued, before anything enqueued
+      // since, for a later finish(); so does an error found before it.
+      {
+        std::lock_guard<detail::SubmitMutex> lock(q.timeline.submit_mutex());
+        q.enqueued.put_back(std::move(mine));
+        if (first) q.enqueued.note_error(*first);
+      }
+      throw;
+    }
+  }
+  try {
+    q.finish_bare(deadline);
+  } catch (const Error&) {
+    if (!first) throw;
+  }
+  if (first) throw *first;
+}
+
+namespace detail {
+namespace {
+// Holds the queue for the application's handles (with_front).
+class QueueFront {
+ public:
+  explicit QueueFront(std::shared_ptr<QueueImpl> queue) : queue_(std::move(queue)) {}
+  QueueFront(const QueueFront&) = delete;
+  QueueFront& operator=(const QueueFront&) = delete;
+  // Each enqueued submission as a dropped Submission: waited for up to its timeout, else
+  // abandoned, its errors lost; then what the backend sent bare.
+  ~QueueFront() {
+    std::deque<EnqueuedWork::Held> left;
+    {
+      std::lock_guard<SubmitMutex> lock(queue_->timeline.submit_mutex());
+      left = queue_->enqueued.take_all();
+      (void)queue_->enqueued.take_error();
+    }
+    for (const auto& held : left) release(held.sub.get());
+    left.clear();
+    queue_->let_go_bare();
+  }
+
+ private:
+  std::shared_ptr<QueueImpl> queue_;
+};
+}  // namespace
+
+std::shared_ptr<QueueImpl> with_front(std::shared_ptr<QueueImpl> queue) {
+  QueueImpl* raw = queue.get();
+  return std::shared_ptr<QueueImpl>(std::make_shared<QueueFront>(std::move(queue)), raw);
+}
+}  // namespace detail
 
 void Queue::run(const Batch& batch, const Options& options, std::chrono::milliseconds timeout) {
   const detail::Deadline deadline(timeout);

@@ -229,7 +229,8 @@ TEST(SubmissionRecords, AParkedMarkDoesNotKeepItsQueueAlive) {
   std::weak_ptr<detail::QueueImpl> queue_impl;
   {
     Queue q = device().create_queue();
-    queue_impl = q.shared_impl();
+    // The queue itself, not the application's handles' share of it (detail::with_front).
+    queue_impl = static_cast<detail::AqlQueue&>(q.impl()).shared_from_this();
     constexpr std::uint32_t n = 64;
     Buffer doomed = device().alloc(n * 4);
     Batch b;

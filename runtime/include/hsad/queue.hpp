@@ -109,6 +109,23 @@ class HSAD_API Queue {
   // submit + wait.
   void run(const Batch& batch, const Options& options = Options{}, std::chrono::milliseconds timeout = kDefaultTimeout);
 
+  // Submits like submit(), with no handle: the queue holds the work until finish() (OpenCL's
+  // enqueue without an event, then clFinish; cudaGraphLaunch, then cudaStreamSynchronize). The
+  // cheapest submit: on cuda, a replayed batch whose graph is current is its graph's launch and
+  // nothing else. What submit() refuses is thrown here at once; what goes wrong while the work runs
+  // (a fault, a loop past its guard) is thrown by the next finish(). A counted submission: Batch::wait
+  // (queue, offset) finds it as it finds a submitted one. Work enqueued and never finished is
+  // waited for when the queue's last handle goes, as a dropped Submission's is, its errors lost.
+  void enqueue(const Batch& batch, const Options& options = Options{},
+               std::chrono::milliseconds timeout = kDefaultTimeout);
+  // Blocks until everything enqueued to this queue so far has completed (a submit()'s work is its
+  // Submission's to wait for). Throws the first error among it in enqueue order, as
+  // Submission::wait throws it (naming the submission and, where known, the command), after
+  // waiting for the rest; a timeout (Errc::timeout) abandons the work still running, as
+  // Submission::wait does, and keeps it enqueued: a later finish() waits for it again. Nothing
+  // enqueued: returns at once.
+  void finish(std::chrono::milliseconds timeout = kDefaultTimeout);
+
   std::uint32_t size() const;  // ring size in packets
   // The queue's number in the process, unique for its life (what TraceEvent::queue names).
   std::uint64_t id() const;

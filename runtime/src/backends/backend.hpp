@@ -25,6 +25,7 @@
 #include "hsad/stats.hpp"
 #include "hsad/trace.hpp"
 #include "batch_data.hpp"
+#include "enqueued_work.hpp"
 #include "timeline.hpp"
 
 namespace hsad::detail {
@@ -232,11 +233,33 @@ class QueueImpl {
   // queue of the device shares.
   virtual void add_counts(Stats& stats) const { (void)stats; }
 
+  // Queue::enqueue where the backend sends `batch` under `options` with no submission at all
+  // (cuda: the replay of a batch whose one graph is current, completing on the queue's count):
+  // true once it went out and the timeline counted it. False: the caller submits it as usual and
+  // holds the submission (`enqueued`). Under the submit mutex.
+  virtual bool enqueue_bare(const Batch& batch, const Options& options, std::chrono::milliseconds timeout) {
+    (void)batch, (void)options, (void)timeout;
+    return false;
+  }
+  // Queue::finish: waits for what enqueue_bare sent until now; throws as a submission's wait,
+  // naming the submission. Without the submit mutex.
+  virtual void finish_bare(Clock::time_point deadline) { (void)deadline; }
+  // The queue's last handle went (QueueFront): what enqueue_bare sent is waited for up to its
+  // enqueue's timeout, else left running with what it uses kept. Must not throw.
+  virtual void let_go_bare() noexcept {}
+
   // Every submit reads both, and takes the timeline's submit mutex and count, which come first in
   // it: one cache line with the object's start.
   std::uint64_t generation = 0;  // the device's when the queue was made (Device::reset counts)
   Timeline timeline;  // numbers this queue's submissions for Batch::wait(queue, offset)
+  // Queue::enqueue's submissions until Queue::finish waits for them. Under the submit mutex.
+  EnqueuedWork enqueued;
 };
+
+// The application's handles of a queue (Queue) share one of these, which holds the queue: once
+// the last goes, what was enqueued and never finished is let go of (Queue::enqueue), which the
+// queue itself cannot do, since each submission it holds holds the queue.
+std::shared_ptr<QueueImpl> with_front(std::shared_ptr<QueueImpl> queue);
 
 class DeviceImpl : public std::enable_shared_from_this<DeviceImpl> {
  public:

@@ -102,6 +102,7 @@ CudaQueue::~CudaQueue() {
     // released once its work ends; the rest is kept until exit.
     d_.cuStreamDestroy(stream_);
     if (capture_stream_) d_.cuStreamDestroy(capture_stream_);
+    for (const BareRun& r : bare_runs_) detail::keep_forever(std::shared_ptr<const void>(r.labels));
     return;
   }
   d_.cuStreamSynchronize(stream_);
@@ -525,6 +526,115 @@ HSAD_HOT [[gnu::flatten]] std::unique_ptr<CudaSubmission> CudaQueue::fast_replay
   add_own(own_packets_, last_.packets);
   add_own(own_doorbells_, 1);
   return sub;
+}
+
+HSAD_HOT [[gnu::flatten]] bool CudaQueue::enqueue_bare(const Batch& batch, const Options& o, std::chrono::milliseconds timeout) {
+  // fast_replay's conditions, and its launch; what the submission would hold is the queue's
+  // (bare_*), what it would count is counted as record() counts a counted one.
+  if (!last_.graph || batch.id() != last_.batch || batch.version() != last_.version ||
+      batch.args_version() != last_.args_version || !o.signal || o.profile || device_->generation() != last_.generation) {
+    return false;
+  }
+  if (shut_down_.load(std::memory_order_acquire)) throw Error(Errc::queue_stopped, "cuda", "submit", shut_down_why_, "create a new queue");
+  const CUresult launched = d_.cuGraphLaunch(last_.exec, stream_);
+  add_own(own_driver_calls_, 1);
+  check(launched, "cuGraphLaunch");
+  const std::uint32_t target = counted_launch();
+  add_own(own_packets_, last_.packets);
+  add_own(own_doorbells_, 1);
+  ++serial_;
+  const std::uint64_t number = timeline.submitted() + 1;
+  counter_->note(number, target);
+  timeline.count();
+  if (bare_labels_ != last_.labels.get()) open_bare_run(number, target);
+  if (!bare_first_) bare_first_ = number;
+  bare_target_ = target;
+  bare_last_ = number;
+  bare_timeout_ = timeout;
+  return true;
+}
+
+void CudaQueue::open_bare_run(std::uint64_t number, std::uint32_t target) {
+  if (!bare_runs_.empty()) {
+    bare_runs_.back().last = bare_last_;
+    bare_runs_.back().target = bare_target_;
+  }
+  // Runs the count has passed hold nothing the device still runs (the count only grows in launch order).
+  const std::uint32_t count = __atomic_load_n(count_host_, __ATOMIC_ACQUIRE);
+  bare_runs_.erase(std::remove_if(bare_runs_.begin(), bare_runs_.end(),
+                                  [&](const BareRun& r) { return CompletionCounter::reached(count, r.target); }),
+                   bare_runs_.end());
+  bare_runs_.push_back({last_.labels, number, number, target});
+  bare_labels_ = last_.labels.get();
+}
+
+void CudaQueue::finish_bare(detail::Clock::time_point deadline) {
+  std::uint32_t target = 0;
+  std::uint64_t first = 0, last = 0;
+  std::vector<BareRun> runs;  // what a failure names
+  {
+    std::lock_guard<detail::SubmitMutex> lock(timeline.submit_mutex());
+    if (!bare_first_) return;
+    if (shut_down_.load(std::memory_order_acquire)) {
+      // The reset took the stream and the count with the context: what ran is gone.
+      bare_runs_.clear();
+      bare_first_ = 0;
+      bare_labels_ = nullptr;
+      throw Error(Errc::queue_stopped, "cuda", "finish", shut_down_why_, "enqueue the work again on a new queue");
+    }
+    target = bare_target_;
+    first = bare_first_;
+    last = bare_last_;
+    bare_runs_.back().last = last;
+    bare_runs_.back().target = target;
+  }
+  const CudaSignal latest = counter_signal(target);
+  try {
+    wait(latest, deadline, nullptr);
+  } catch (const detail::TimeoutError& e) {
+    const std::string what = "enqueued submissions " + std::to_string(first) + " to " + std::to_string(last);
+    if (!abandoned_still_running(latest)) abandon(latest, 0, what + " timed out and still run");
+    throw detail::TimeoutError("cuda", "finish", e.status() + ": " + what + " are abandoned",
+                               "the queue runs nothing more until they end; the process's exit stops them");
+  } catch (const Error& e) {
+    // The first launch the count had not passed is the one that failed (a fault stops the stream).
+    const std::uint32_t count = __atomic_load_n(count_host_, __ATOMIC_ACQUIRE);
+    std::lock_guard<detail::SubmitMutex> lock(timeline.submit_mutex());
+    for (const BareRun& r : bare_runs_) {
+      if (r.first > last || CompletionCounter::reached(count, r.target)) continue;
+      std::uint64_t number = r.first;
+      for (std::uint64_t n = std::max(r.first, first); n <= r.last; ++n) {
+        const std::optional<std::uint32_t> t = counter_->target_of(n);
+        if (t && !CompletionCounter::reached(count, *t)) {
+          number = n;
+          break;
+        }
+      }
+      throw Error(e.code(), e.backend(), "finish",
+                  e.status() + " in " + detail::describe_submission(number, r.labels.get()), e.hint())
+          .at(number);
+    }
+    throw;
+  }
+  std::lock_guard<detail::SubmitMutex> lock(timeline.submit_mutex());
+  bare_runs_.back().last = bare_last_;  // launches enqueued meanwhile: the run is not over
+  bare_runs_.back().target = bare_target_;
+  const std::uint32_t count = __atomic_load_n(count_host_, __ATOMIC_ACQUIRE);
+  // The latest run stays open, finished or not: the next enqueue of the same graph (a loop of
+  // enqueue and finish) opens none, and holds no reference count of its own.
+  bare_runs_.erase(std::remove_if(bare_runs_.begin(), bare_runs_.end() - 1,
+                                  [&](const BareRun& r) { return r.last <= last && CompletionCounter::reached(count, r.target); }),
+                   bare_runs_.end() - 1);
+  bare_first_ = bare_last_ == last ? 0 : last + 1;  // enqueued meanwhile: a later finish's
+}
+
+void CudaQueue::let_go_bare() noexcept {
+  try {
+    const auto now = detail::Clock::now();
+    finish_bare(std::max(detail::deadline_after(bare_timeout_), now + std::chrono::milliseconds(10)));
+  } catch (...) {
+    // Errors were finish()'s to report; a launch still running keeps what it runs (the destructor).
+  }
 }
 
 void CudaQueue::add_counts(Stats& stats) const {

@@ -140,6 +140,14 @@ class CudaQueue : public detail::QueueImpl, public std::enable_shared_from_this<
   // What this queue counts itself (the replay's launch, its packets and its completion): Device::stats.
   void add_counts(Stats& stats) const override;
 
+  // Queue::enqueue of the batch fast_replay would take: its graph's launch, counted in the
+  // timeline, with no submission; the code it runs held per run of launches of one graph (bare_).
+  bool enqueue_bare(const Batch& batch, const Options& options, std::chrono::milliseconds timeout) override;
+  // Waits for the count to reach the latest bare launch's; a fault names the first launch the
+  // count had not passed; a timeout abandons the launches still running (abandon()).
+  void finish_bare(detail::Clock::time_point deadline) override;
+  void let_go_bare() noexcept override;
+
  private:
   friend class CudaSubmission;
 
@@ -328,6 +336,13 @@ class CudaQueue : public detail::QueueImpl, public std::enable_shared_from_this<
   SignalPool& replay_events();
   // What a replayed submit reads and writes, side by side (LastReplay says why).
   LastReplay last_;
+  // Queue::enqueue's bare launches since the last finish: the latest's count, its number in the
+  // timeline and its enqueue's timeout (for let_go_bare), the first's number (0: none), and the
+  // labels (so the code) of the run of launches the latest belongs to. Under the submit mutex.
+  std::uint32_t bare_target_ = 0;
+  std::uint64_t bare_last_ = 0, bare_first_ = 0;
+  std::chrono::milliseconds bare_timeout_{0};
+  const std::vector<std::string>* bare_labels_ = nullptr;
   CUstream stream_ = nullptr;
   std::uint64_t serial_ = 0;  // under the timeline's submit mutex
   std::uint64_t graph_uses_ = 0;
@@ -344,6 +359,19 @@ class CudaQueue : public detail::QueueImpl, public std::enable_shared_from_this<
   // call on a stream can meet a capture in progress. The graphs below are under the same mutex.
   CUstream capture_stream_ = nullptr;
   std::map<std::uint64_t, Graph> graphs_;  // by batch id, at most kMaxGraphs
+  // What bare launches run, per run of launches of one graph, until the count passes its last
+  // (the graph's own labels may go first: a batch recorded again, a graph evicted); the latest run
+  // stays until another opens, so that enqueue and finish in turn touch no reference count. Each
+  // run's numbers in the timeline, for naming one that failed. Under the submit mutex.
+  struct BareRun {
+    std::shared_ptr<const std::vector<std::string>> labels;
+    std::uint64_t first = 0, last = 0;
+    std::uint32_t target = 0;  // the count at the end of its last launch
+  };
+  std::vector<BareRun> bare_runs_;
+  // A bare launch of another graph than the latest's: closes the latest run, lets go of runs the
+  // count has passed, opens one.
+  void open_bare_run(std::uint64_t number, std::uint32_t target);
   bool capturing_ = false;  // launches and copies build a graph: counted when it is launched
   struct Abandoned {
     CudaSignal signal;

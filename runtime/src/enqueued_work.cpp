@@ -1,0 +1,53 @@
+// EnqueuedWork: the bounded list of enqueued submissions and the first error found in them.
+#include "enqueued_work.hpp"
+
+#include <utility>
+
+#include "backends/backend.hpp"
+
+namespace hsad::detail {
+
+EnqueuedWork::EnqueuedWork() = default;
+EnqueuedWork::~EnqueuedWork() = default;
+
+void EnqueuedWork::reap() noexcept {
+  while (!held_.empty()) {
+    SubmissionImpl& oldest = *held_.front().sub;
+    if (oldest.loops || oldest.traced || oldest.failure || !oldest.release_if_complete()) return;
+    commands_ -= held_.front().commands;
+    held_.pop_front();
+  }
+}
+
+void EnqueuedWork::keep(std::unique_ptr<SubmissionImpl> sub, std::size_t commands) {
+  held_.push_back({std::move(sub), commands});
+  commands_ += commands;
+}
+
+std::optional<EnqueuedWork::Held> EnqueuedWork::take_oldest() {
+  if (held_.empty()) return std::nullopt;
+  Held oldest = std::move(held_.front());
+  held_.pop_front();
+  commands_ -= oldest.commands;
+  return oldest;
+}
+
+std::deque<EnqueuedWork::Held> EnqueuedWork::take_all() {
+  commands_ = 0;
+  return std::exchange(held_, {});
+}
+
+void EnqueuedWork::put_back(std::deque<Held> work) {
+  for (auto it = work.rbegin(); it != work.rend(); ++it) {
+    commands_ += it->commands;
+    held_.push_front(std::move(*it));
+  }
+}
+
+void EnqueuedWork::note_error(const Error& e) {
+  if (!error_) error_ = e;
+}
+
+std::optional<Error> EnqueuedWork::take_error() { return std::exchange(error_, std::nullopt); }
+
+}  // namespace hsad::detail
