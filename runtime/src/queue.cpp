@@ -326,13 +326,15 @@ HSAD_HOT void Queue::enqueue(const Batch& batch, const Options& options, std::ch
   if (!impl_) refuse_empty("enqueue");
   detail::QueueImpl& q = *impl_;
   std::unique_lock<detail::SubmitMutex> lock(q.timeline.submit_mutex());
+  // The backend's send without a submission, where it can: it checks for itself what would make
+  // the checks below refuse, in the lines it reads anyway (after a large graph's launch each line
+  // read costs about 0.1 us: docs/results.md, issue 60).
+  if (q.enqueue_bare(batch, options, timeout)) return;
   detail::DeviceImpl& device = q.owner();
   admit(q, device, batch);
   const Options& effective = options.replay && !options.nosync ? with_nosync(options) : options;
   std::shared_ptr<const TraceCallback> trace = device.trace();
   const detail::ToolRange range([&] { return range_name(q, batch); });
-  // A traced submission reports its completion later: it needs one to hold.
-  if (!trace && q.enqueue_bare(batch, effective, timeout)) return;
   const detail::Deadline deadline(timeout);
   if (q.enqueued.size()) {
     make_room(q, batch.size(), deadline.at(), lock);

@@ -5,6 +5,7 @@
 // end; a queue let go of with a launch held on the device neither hangs nor loses the device.
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <cstdlib>
 #include <numeric>
 #include <thread>
@@ -52,6 +53,20 @@ TEST(GpuEnqueue, AnEnqueuedReplayIsItsGraphsLaunchAlone) {
       const Stats before = device.stats();
       q.finish();
       EXPECT_EQ((device.stats() - before).driver_calls, 0u) << "a finish that found the count reached";
+      // Not asked to replay: the commands one by one, as submit sends them (n launches and the
+      // completion's write), though the batch's graph is current.
+      const Stats plain = device.stats();
+      q.enqueue(b, Options{});
+      EXPECT_GT((device.stats() - plain).driver_calls, n);
+      // Traced: a submission to report the completion of, sent the generic way, reported at finish.
+      std::atomic<int> completes{0};
+      device.set_trace([&](const TraceEvent& e) {
+        if (e.kind == TraceEvent::Kind::complete) ++completes;
+      });
+      q.enqueue(b, replayed());
+      q.finish();
+      device.set_trace(nullptr);
+      EXPECT_EQ(completes.load(), 1);
     }).join();
   }
 }

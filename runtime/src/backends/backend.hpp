@@ -236,7 +236,9 @@ class QueueImpl {
   // Queue::enqueue where the backend sends `batch` under `options` with no submission at all
   // (cuda: the replay of a batch whose one graph is current, completing on the queue's count):
   // true once it went out and the timeline counted it. False: the caller submits it as usual and
-  // holds the submission (`enqueued`). Under the submit mutex.
+  // holds the submission (`enqueued`). Asked first, under the submit mutex, before the generic
+  // checks: it declines wherever one of them might refuse or a trace or profiler range is wanted
+  // (a reset, abandoned work, Device::set_trace, ToolRanges), leaving those to the generic path.
   virtual bool enqueue_bare(const Batch& batch, const Options& options, std::chrono::milliseconds timeout) {
     (void)batch, (void)options, (void)timeout;
     return false;
@@ -353,6 +355,8 @@ class DeviceImpl : public std::enable_shared_from_this<DeviceImpl> {
 
   // Device::set_trace. trace() is nullptr where none is set: the one check a submit pays.
   void set_trace(TraceCallback callback);
+  // Whether a trace is set, without taking it: a submit that can report nothing later declines.
+  bool traced() const noexcept { return has_trace_.load(std::memory_order_acquire); }
   std::shared_ptr<const TraceCallback> trace() const {
     if (!has_trace_.load(std::memory_order_acquire)) return nullptr;
     std::lock_guard<std::mutex> lock(trace_mutex_);

@@ -18,6 +18,7 @@
 #include "command_labels.hpp"
 #include "graveyard.hpp"
 #include "hot_path.hpp"
+#include "tool_ranges.hpp"
 #include "hsad/error.hpp"
 
 namespace hsad::cuda {
@@ -530,12 +531,17 @@ HSAD_HOT [[gnu::flatten]] std::unique_ptr<CudaSubmission> CudaQueue::fast_replay
 
 HSAD_HOT [[gnu::flatten]] bool CudaQueue::enqueue_bare(const Batch& batch, const Options& o, std::chrono::milliseconds timeout) {
   // fast_replay's conditions, and its launch; what the submission would hold is the queue's
-  // (bare_*), what it would count is counted as record() counts a counted one.
+  // (bare_*), what it would count is counted as record() counts a counted one. Asked before the
+  // generic checks (QueueImpl::enqueue_bare): a device reset since the capture changed the
+  // generation (and shut the queue down), abandoned work and a trace or profiler range are left
+  // to the generic path, which refuses or reports them.
   if (!last_.graph || batch.id() != last_.batch || batch.version() != last_.version ||
-      batch.args_version() != last_.args_version || !o.signal || o.profile || device_->generation() != last_.generation) {
+      batch.args_version() != last_.args_version || !o.replay || !o.signal || o.profile ||
+      device_->generation() != last_.generation || device_->traced() || detail::ToolRanges::on() ||
+      any_abandoned_.load(std::memory_order_acquire) || shut_down_.load(std::memory_order_acquire)) {
     return false;
   }
-  if (shut_down_.load(std::memory_order_acquire)) throw Error(Errc::queue_stopped, "cuda", "submit", shut_down_why_, "create a new queue");
+  device_->release_parked();  // as the generic path does: memory parked behind work that ended
   const CUresult launched = d_.cuGraphLaunch(last_.exec, stream_);
   add_own(own_driver_calls_, 1);
   check(launched, "cuGraphLaunch");
