@@ -256,6 +256,8 @@ HSAD_HOT std::unique_ptr<detail::SubmissionImpl> Queue::submit_impl(const Batch&
                                                            const detail::Deadline& deadline) {
   detail::QueueImpl& q = *impl_;
   std::unique_lock<detail::SubmitMutex> lock(q.timeline.submit_mutex());
+  // As Queue::enqueue: the backend's own replay first, where it can tell the checks would pass.
+  if (auto sub = q.submit_bare(batch, options, deadline.timeout())) return sub;
   detail::DeviceImpl& device = q.owner();
   admit(q, device, batch);
   // A replayed batch is one image with one completion: replay implies nosync.

@@ -243,6 +243,14 @@ class QueueImpl {
     (void)batch, (void)options, (void)timeout;
     return false;
   }
+  // Queue::submit's counterpart of enqueue_bare: the backend's submission where it can make one
+  // with none of the generic checks (they would all pass), counted in the timeline, its timeout
+  // and device set; nullptr where it declines. Under the submit mutex.
+  virtual std::unique_ptr<SubmissionImpl> submit_bare(const Batch& batch, const Options& options,
+                                                      std::chrono::milliseconds timeout) {
+    (void)batch, (void)options, (void)timeout;
+    return nullptr;
+  }
   // Queue::finish: waits for what enqueue_bare sent until now; throws as a submission's wait,
   // naming the submission. Without the submit mutex.
   virtual void finish_bare(Clock::time_point deadline) { (void)deadline; }

@@ -529,18 +529,31 @@ HSAD_HOT [[gnu::flatten]] std::unique_ptr<CudaSubmission> CudaQueue::fast_replay
   return sub;
 }
 
+HSAD_HOT inline bool CudaQueue::bare_ready(const Batch& batch, const Options& o) const {
+  // fast_replay's conditions, asked before the generic checks (QueueImpl::enqueue_bare): a
+  // device reset since the capture changed the generation (and shut the queue down), abandoned
+  // work and a trace or profiler range are left to the generic path, which refuses or reports them.
+  return last_.graph && batch.id() == last_.batch && batch.version() == last_.version &&
+         batch.args_version() == last_.args_version && o.replay && o.signal && !o.profile &&
+         device_->generation() == last_.generation && !device_->traced() && !detail::ToolRanges::on() &&
+         !any_abandoned_.load(std::memory_order_acquire) && !shut_down_.load(std::memory_order_acquire);
+}
+
+HSAD_HOT [[gnu::flatten]] std::unique_ptr<detail::SubmissionImpl> CudaQueue::submit_bare(const Batch& batch, const Options& o,
+                                                                               std::chrono::milliseconds timeout) {
+  if (!bare_ready(batch, o)) return nullptr;
+  device_->release_parked();  // as the generic path does: memory parked behind work that ended
+  std::unique_ptr<CudaSubmission> sub = fast_replay(batch, o);
+  sub->timeout = timeout;
+  sub->device = device_.get();
+  record(*sub);
+  return sub;
+}
+
 HSAD_HOT [[gnu::flatten]] bool CudaQueue::enqueue_bare(const Batch& batch, const Options& o, std::chrono::milliseconds timeout) {
-  // fast_replay's conditions, and its launch; what the submission would hold is the queue's
-  // (bare_*), what it would count is counted as record() counts a counted one. Asked before the
-  // generic checks (QueueImpl::enqueue_bare): a device reset since the capture changed the
-  // generation (and shut the queue down), abandoned work and a trace or profiler range are left
-  // to the generic path, which refuses or reports them.
-  if (!last_.graph || batch.id() != last_.batch || batch.version() != last_.version ||
-      batch.args_version() != last_.args_version || !o.replay || !o.signal || o.profile ||
-      device_->generation() != last_.generation || device_->traced() || detail::ToolRanges::on() ||
-      any_abandoned_.load(std::memory_order_acquire) || shut_down_.load(std::memory_order_acquire)) {
-    return false;
-  }
+  // fast_replay's launch; what the submission would hold is the queue's (bare_*), what it would
+  // count is counted as record() counts a counted one.
+  if (!bare_ready(batch, o)) return false;
   device_->release_parked();  // as the generic path does: memory parked behind work that ended
   const CUresult launched = d_.cuGraphLaunch(last_.exec, stream_);
   add_own(own_driver_calls_, 1);

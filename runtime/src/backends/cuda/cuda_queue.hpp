@@ -143,6 +143,9 @@ class CudaQueue : public detail::QueueImpl, public std::enable_shared_from_this<
   // Queue::enqueue of the batch fast_replay would take: its graph's launch, counted in the
   // timeline, with no submission; the code it runs held per run of launches of one graph (bare_).
   bool enqueue_bare(const Batch& batch, const Options& options, std::chrono::milliseconds timeout) override;
+  // Queue::submit of the same batch: fast_replay's submission, counted as record() counts it.
+  std::unique_ptr<detail::SubmissionImpl> submit_bare(const Batch& batch, const Options& options,
+                                                      std::chrono::milliseconds timeout) override;
   // Waits for the count to reach the latest bare launch's; a fault names the first launch the
   // count had not passed; a timeout abandons the launches still running (abandon()).
   void finish_bare(detail::Clock::time_point deadline) override;
@@ -222,6 +225,9 @@ class CudaQueue : public detail::QueueImpl, public std::enable_shared_from_this<
     std::uint64_t packets = 0;
     std::shared_ptr<const std::vector<std::string>> labels;
   };
+  // Whether `batch` under `o` is last_'s replay and nothing the generic checks look at would
+  // refuse or report it: enqueue_bare's and submit_bare's condition.
+  bool bare_ready(const Batch& batch, const Options& o) const;
   // Sets last_ to `g` where it qualifies, else clears it.
   void remember_replay(const Batch& batch, const Options& o, Graph& g);
   // The replayed submit of last_'s batch: its one launch and its count. Null where `batch` is not
