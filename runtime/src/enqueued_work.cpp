@@ -10,6 +10,18 @@ namespace hsad::detail {
 EnqueuedWork::EnqueuedWork() = default;
 EnqueuedWork::~EnqueuedWork() = default;
 
+std::unique_lock<std::timed_mutex> EnqueuedWork::wait_turn(std::chrono::steady_clock::time_point deadline,
+                                                           const char* call) {
+  std::unique_lock<std::timed_mutex> turn(waiting_, std::defer_lock);
+  // A deadline of forever is a plain lock: a time point that far would overflow the wait's clock.
+  if (deadline == std::chrono::steady_clock::time_point::max()) turn.lock();
+  else if (!turn.try_lock_until(deadline)) {
+    throw Error(Errc::timeout, "queue", call, "another thread still waits for this queue's enqueued work",
+                "raise the timeout; that thread's wait ends with the work");
+  }
+  return turn;
+}
+
 void EnqueuedWork::reap() noexcept {
   while (!held_.empty()) {
     SubmissionImpl& oldest = *held_.front().sub;

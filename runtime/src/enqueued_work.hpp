@@ -4,9 +4,11 @@
 // work in flight, not everything it made, and the pools those submissions hold from stay usable.
 #pragma once
 
+#include <chrono>
 #include <cstddef>
 #include <deque>
 #include <memory>
+#include <mutex>
 #include <optional>
 
 #include "hsad/error.hpp"
@@ -32,6 +34,12 @@ class EnqueuedWork {
   EnqueuedWork(const EnqueuedWork&) = delete;
   EnqueuedWork& operator=(const EnqueuedWork&) = delete;
 
+  // Held by whoever waits for enqueued submissions it took out of the list (Queue::finish, an
+  // enqueue making room), so that a finish() on another thread, finding them gone, waits for that
+  // wait to end instead of returning before the work it follows has completed. Taken before the
+  // submit mutex, never while holding it. Throws Errc::timeout where `deadline` passes first.
+  std::unique_lock<std::timed_mutex> wait_turn(std::chrono::steady_clock::time_point deadline, const char* call);
+
   // All below: under the queue's submit mutex.
   // Lets go of the oldest submissions that completed with nothing left to report (no error, no
   // loop count to read, no trace to report), giving back what they held.
@@ -56,6 +64,7 @@ class EnqueuedWork {
   std::deque<Held> held_;
   std::size_t commands_ = 0;
   std::optional<Error> error_;
+  std::timed_mutex waiting_;
 };
 
 }  // namespace hsad::detail

@@ -20,8 +20,8 @@ Submission::Submission() = default;
 Submission::Submission(std::unique_ptr<detail::SubmissionImpl> impl) : impl_(std::move(impl)) {}
 Submission::Submission(Submission&&) noexcept = default;
 namespace {
-// One host-time event of a traced submission.
-void report(const detail::SubmissionImpl& sub, TraceEvent::Kind kind, std::int64_t command, std::string_view what) {
+// One host-time event of a traced submission, stamped now.
+TraceEvent event_of(const detail::SubmissionImpl& sub, TraceEvent::Kind kind, std::int64_t command, std::string_view what) {
   TraceEvent e;
   e.kind = kind;
   e.queue = sub.traced->queue;
@@ -30,7 +30,10 @@ void report(const detail::SubmissionImpl& sub, TraceEvent::Kind kind, std::int64
   e.what = what;
   e.start_ns = e.end_ns = std::uint64_t(
       std::chrono::duration_cast<std::chrono::nanoseconds>(detail::Clock::now().time_since_epoch()).count());
-  (*sub.traced->callback)(e);
+  return e;
+}
+void report(const detail::SubmissionImpl& sub, TraceEvent::Kind kind, std::int64_t command, std::string_view what) {
+  (*sub.traced->callback)(event_of(sub, kind, command, what));
 }
 }  // namespace
 
@@ -208,17 +211,22 @@ Options with_nosync(Options o) {
   return "hsad queue " + std::to_string(q.id) + " submission " + std::to_string(q.timeline.submitted() + 1) + ": " +
          (batch.labels() ? detail::summarize_commands(*batch.labels()) : std::string("empty"));
 }
-// Device::set_trace is on: the submission keeps what its later events need, and its submit is
-// reported, with the submit mutex given back first (the callback may submit, to this queue too).
-[[gnu::noinline]] void trace_submit(detail::SubmissionImpl& sub, std::shared_ptr<const TraceCallback> trace,
-                                    const detail::QueueImpl& q, const Batch& batch, const Options& effective,
-                                    std::unique_lock<detail::SubmitMutex>& lock) {
+// Device::set_trace is on: the submission keeps what its later events need.
+[[gnu::noinline]] void keep_trace(detail::SubmissionImpl& sub, std::shared_ptr<const TraceCallback> trace,
+                                  const detail::QueueImpl& q, const Batch& batch, const Options& effective) {
   auto t = std::make_unique<detail::SubmissionImpl::Traced>();
   t->callback = std::move(trace);
   t->queue = q.id;
   t->summary = batch.labels() ? detail::summarize_commands(*batch.labels()) : std::string();
   t->profiled = effective.profile;
   sub.traced = std::move(t);
+}
+// And its submit is reported, with the submit mutex given back first (the callback may submit,
+// to this queue too).
+[[gnu::noinline]] void trace_submit(detail::SubmissionImpl& sub, std::shared_ptr<const TraceCallback> trace,
+                                    const detail::QueueImpl& q, const Batch& batch, const Options& effective,
+                                    std::unique_lock<detail::SubmitMutex>& lock) {
+  keep_trace(sub, std::move(trace), q, batch, effective);
   lock.unlock();
   report(sub, TraceEvent::Kind::submit, -1, sub.traced->summary);
 }
@@ -270,34 +278,18 @@ HSAD_HOT std::unique_ptr<detail::SubmissionImpl> Queue::submit_impl(const Batch&
 }
 
 namespace {
-// A traced enqueued submission: its later events need what trace_submit keeps. The submit event,
-// made now, is reported by the caller once the submit mutex is given back (trace_submit says why).
-TraceEvent trace_enqueued(detail::SubmissionImpl& sub, std::shared_ptr<const TraceCallback> trace,
-                          const detail::QueueImpl& q, const Batch& batch, const Options& effective) {
-  auto t = std::make_unique<detail::SubmissionImpl::Traced>();
-  t->callback = std::move(trace);
-  t->queue = q.id;
-  t->summary = batch.labels() ? detail::summarize_commands(*batch.labels()) : std::string();
-  t->profiled = effective.profile;
-  sub.traced = std::move(t);
-  TraceEvent e;
-  e.kind = TraceEvent::Kind::submit;
-  e.queue = q.id;
-  e.submission = sub.serial;
-  e.command = -1;
-  e.what = sub.traced->summary;
-  e.start_ns = e.end_ns = std::uint64_t(
-      std::chrono::duration_cast<std::chrono::nanoseconds>(detail::Clock::now().time_since_epoch()).count());
-  return e;
-}
-
 // The queue holds as much enqueued work as EnqueuedWork's bounds allow: past them, the oldest is
 // waited for here, without the submit mutex (its wait may report to a trace callback, which may
-// submit), as a full ring makes a submit wait. Its error is kept for the next finish(); a wait
-// past the deadline puts it back and throws, the submission abandoned as a wait abandons it.
+// submit) and in the wait's turn (a finish() meanwhile waits for it), as a full ring makes a
+// submit wait. Its error is kept for the next finish(); a wait past the deadline puts it back and
+// throws, the submission abandoned as a wait abandons it.
 [[gnu::noinline]] void make_room(detail::QueueImpl& q, std::size_t commands, detail::Clock::time_point deadline,
                                  std::unique_lock<detail::SubmitMutex>& lock) {
   q.enqueued.reap();
+  if (!q.enqueued.full_for(commands)) return;
+  lock.unlock();  // the wait's turn first, then the submit mutex (EnqueuedWork::wait_turn)
+  const std::unique_lock<std::timed_mutex> turn = q.enqueued.wait_turn(deadline, "enqueue");
+  lock.lock();
   while (q.enqueued.full_for(commands)) {
     std::optional<detail::EnqueuedWork::Held> oldest = q.enqueued.take_oldest();
     lock.unlock();
@@ -339,7 +331,7 @@ HSAD_HOT void Queue::enqueue(const Batch& batch, const Options& options, std::ch
   const detail::ToolRange range([&] { return range_name(q, batch); });
   const detail::Deadline deadline(timeout);
   if (q.enqueued.size()) {
-    make_room(q, batch.size(), deadline.at(), lock);
+    make_room(q, batch.size(), deadline, lock);
     admit(q, device, batch);  // what the mutex let happen meanwhile (a reset, an abandon)
   }
   auto sub = make_submission(q, device, batch, effective, deadline);
@@ -347,7 +339,9 @@ HSAD_HOT void Queue::enqueue(const Batch& batch, const Options& options, std::ch
     q.enqueued.keep(std::move(sub), batch.size());
     return;
   }
-  const TraceEvent submitted = trace_enqueued(*sub, trace, q, batch, effective);
+  // Reported from a copy: once the mutex is given back, a finish() on another thread may end it.
+  keep_trace(*sub, trace, q, batch, effective);
+  const TraceEvent submitted = event_of(*sub, TraceEvent::Kind::submit, -1, sub->traced->summary);
   q.enqueued.keep(std::move(sub), batch.size());
   lock.unlock();
   (*trace)(submitted);
@@ -357,6 +351,7 @@ void Queue::finish(std::chrono::milliseconds timeout) {
   if (!impl_) refuse_empty("finish");
   detail::QueueImpl& q = *impl_;
   const detail::Clock::time_point deadline = detail::deadline_after(timeout);
+  const std::unique_lock<std::timed_mutex> turn = q.enqueued.wait_turn(deadline, "finish");
   std::deque<detail::EnqueuedWork::Held> mine;
   std::optional<Error> first;  // in enqueue order: one found while making room came first
   {

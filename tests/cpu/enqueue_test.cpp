@@ -162,6 +162,23 @@ TEST(Enqueue, FourThreadsEnqueueToOneQueueAndOneFinishes) {
   for (auto v : read(d, buf, 64)) ASSERT_EQ(v, 800u);
 }
 
+TEST(Enqueue, AFinishWhoseWorkAnotherFinishTookStillWaitsForIt) {
+  // Thread B's finish takes the queue's list and waits for the slow batch; this thread's finish,
+  // started after, finds the list empty: it must still not return before that batch has run.
+  const Device d = cpu_device();
+  Queue q = d.create_queue();
+  Buffer buf = zeroed(d, 64);
+  Batch slow;
+  slow.exec(d.kernel("test_sleep"), Dim3{1}, Dim3{1}, {std::uint32_t(150)});
+  q.enqueue(slow, async());
+  q.enqueue(add_batch(d, buf, 64, 1), async());
+  std::thread other([&] { q.finish(10s); });
+  std::this_thread::sleep_for(20ms);  // mostly enough for the other finish to go first; never wrong if not
+  q.finish(10s);
+  for (auto v : read(d, buf, 64)) ASSERT_EQ(v, 1u) << "finish returned before the work enqueued before it ran";
+  other.join();
+}
+
 TEST(Enqueue, AnEmptyQueueHandleRefusesByName) {
   Queue empty;
   try {

@@ -259,8 +259,16 @@ class Worker {
     }
     fill(r.in(), n);
     const std::vector<std::uint32_t> input(r.in(), r.in() + n);
-    Submission s = q.submit(r.batch, o, kLongWait);
-    const char* how = wait(s, !on_shared);
+    const char* how = "enqueued, then finished";
+    if (chance(15)) {
+      // No handle: on the shared queue another thread's finish may be the one waiting for it.
+      q.enqueue(r.batch, o, kLongWait);
+      q.finish(kLongWait);
+      shared_.count([](LoadReport& rep) { ++rep.enqueued; });
+    } else {
+      Submission s = q.submit(r.batch, o, kLongWait);
+      how = wait(s, !on_shared);
+    }
     check_sorted(input, r.out(), r.ascending, n, o, how);
     shared_.count([on_shared, turned, &o](LoadReport& rep) {
       ++rep.sorts, rep.on_shared_queue += on_shared, rep.replayed += o.replay, rep.args_changed += turned;
@@ -372,7 +380,7 @@ std::string to_text(const LoadReport& r) {
       << "sorts checked: " << r.sorts << " (replayed " << r.replayed << ", turned around by set_args " << r.args_changed
       << ", on the shared queue " << r.on_shared_queue << ", buffer and batch freed in flight " << r.freed_in_flight << ")\n"
       << "waits: dropped " << r.dropped << ", polled " << r.polled << ", callbacks " << r.callbacks << ", 1 ms first "
-      << r.short_waits << " (ran out " << r.timeouts << ")\n"
+      << r.short_waits << " (ran out " << r.timeouts << "), enqueued and finished " << r.enqueued << "\n"
       << "Jacobi solves: device loop " << r.device_loops << ", host loop " << r.host_loops << "\n"
       << "buffers allocated and freed beside: " << r.allocations << "\n"
       << "memory: VmRSS " << r.rss_kib_warm << " KiB after the warm-up, " << r.rss_kib_end << " KiB at the end ("
@@ -397,7 +405,7 @@ std::string to_json(const LoadReport& r) {
       << ", \"seed\": " << r.config.seed << ", \"sorts\": " << r.sorts << ", \"replayed\": " << r.replayed
       << ", \"args_changed\": " << r.args_changed << ", \"on_shared_queue\": " << r.on_shared_queue
       << ", \"freed_in_flight\": " << r.freed_in_flight << ", \"dropped\": " << r.dropped << ", \"polled\": " << r.polled
-      << ", \"callbacks\": " << r.callbacks << ", \"short_waits\": " << r.short_waits << ", \"timeouts\": " << r.timeouts
+      << ", \"callbacks\": " << r.callbacks << ", \"short_waits\": " << r.short_waits << ", \"timeouts\": " << r.timeouts << ", \"enqueued\": " << r.enqueued
       << ", \"device_loops\": " << r.device_loops << ", \"host_loops\": " << r.host_loops
       << ", \"allocations\": " << r.allocations << ", \"rss_kib_warm\": " << r.rss_kib_warm
       << ", \"rss_kib_end\": " << r.rss_kib_end << ", \"wrong\": " << r.wrong << ", \"errors\": " << r.errors

@@ -37,6 +37,7 @@ struct LoadReport {
   std::uint64_t callbacks = 0;         // waited through on_complete
   std::uint64_t short_waits = 0;       // waited first with a timeout of 1 ms
   std::uint64_t timeouts = 0;          // of those, that ran out (expected: then waited again)
+  std::uint64_t enqueued = 0;          // sorts enqueued with no handle, then finished (Queue::finish)
   std::uint64_t device_loops = 0;      // Jacobi solves in a device-run loop, iterations checked
   std::uint64_t host_loops = 0;        // the same from the host
   std::uint64_t allocations = 0;       // buffers allocated and freed beside the work
