@@ -10,8 +10,12 @@ namespace hsad::detail {
 EnqueuedWork::EnqueuedWork() = default;
 EnqueuedWork::~EnqueuedWork() = default;
 
-std::unique_lock<std::timed_mutex> EnqueuedWork::wait_turn(std::chrono::steady_clock::time_point deadline,
-                                                           const char* call) {
+EnqueuedWork::Turn EnqueuedWork::wait_turn(std::chrono::steady_clock::time_point deadline, const char* call) {
+  if (waiter_.load(std::memory_order_acquire) == std::this_thread::get_id()) {
+    throw Error(Errc::invalid_argument, "queue", call,
+                "called from within this queue's own wait for its enqueued work (a trace callback of it)",
+                "finish the queue from another thread, or after the callback returns");
+  }
   std::unique_lock<std::timed_mutex> turn(waiting_, std::defer_lock);
   // A deadline of forever is a plain lock: a time point that far would overflow the wait's clock.
   if (deadline == std::chrono::steady_clock::time_point::max()) turn.lock();
@@ -19,7 +23,8 @@ std::unique_lock<std::timed_mutex> EnqueuedWork::wait_turn(std::chrono::steady_c
     throw Error(Errc::timeout, "queue", call, "another thread still waits for this queue's enqueued work",
                 "raise the timeout; that thread's wait ends with the work");
   }
-  return turn;
+  waiter_.store(std::this_thread::get_id(), std::memory_order_release);
+  return Turn(waiter_, std::move(turn));
 }
 
 void EnqueuedWork::reap() noexcept {

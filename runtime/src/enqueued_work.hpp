@@ -4,12 +4,14 @@
 // work in flight, not everything it made, and the pools those submissions hold from stay usable.
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <cstddef>
 #include <deque>
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <thread>
 
 #include "hsad/error.hpp"
 
@@ -37,8 +39,21 @@ class EnqueuedWork {
   // Held by whoever waits for enqueued submissions it took out of the list (Queue::finish, an
   // enqueue making room), so that a finish() on another thread, finding them gone, waits for that
   // wait to end instead of returning before the work it follows has completed. Taken before the
-  // submit mutex, never while holding it. Throws Errc::timeout where `deadline` passes first.
-  std::unique_lock<std::timed_mutex> wait_turn(std::chrono::steady_clock::time_point deadline, const char* call);
+  // submit mutex, never while holding it. Throws Errc::timeout where `deadline` passes first, and
+  // Errc::invalid_argument on the thread that holds it (a trace callback called from its wait).
+  class Turn {
+   public:
+    Turn(std::atomic<std::thread::id>& waiter, std::unique_lock<std::timed_mutex> lock)
+        : waiter_(waiter), lock_(std::move(lock)) {}
+    Turn(const Turn&) = delete;
+    Turn& operator=(const Turn&) = delete;
+    ~Turn() { waiter_.store(std::thread::id(), std::memory_order_release); }  // then lock_ unlocks
+
+   private:
+    std::atomic<std::thread::id>& waiter_;
+    std::unique_lock<std::timed_mutex> lock_;
+  };
+  Turn wait_turn(std::chrono::steady_clock::time_point deadline, const char* call);
 
   // All below: under the queue's submit mutex.
   // Lets go of the oldest submissions that completed with nothing left to report (no error, no
@@ -65,6 +80,7 @@ class EnqueuedWork {
   std::size_t commands_ = 0;
   std::optional<Error> error_;
   std::timed_mutex waiting_;
+  std::atomic<std::thread::id> waiter_{};  // who holds waiting_ (a trace callback may call finish)
 };
 
 }  // namespace hsad::detail

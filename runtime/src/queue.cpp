@@ -43,11 +43,13 @@ namespace {
 // that has passed): then the submission is abandoned, and its queue keeps what the work still
 // uses. One already abandoned is not waited for again. Errors were the caller's to see through
 // wait(); this must not throw.
-void release(detail::SubmissionImpl* impl) noexcept {
+// `hurry`: a little only (work behind one that was abandoned will not end sooner).
+void release(detail::SubmissionImpl* impl, bool hurry = false) noexcept {
   try {
     if (!impl || impl->release_if_complete() || impl->abandoned()) return;
     const auto now = detail::Clock::now();
-    impl->wait(std::max(detail::deadline_after(impl->timeout), now + std::chrono::milliseconds(10)));
+    const auto little = now + std::chrono::milliseconds(10);
+    impl->wait(hurry ? little : std::max(detail::deadline_after(impl->timeout), little));
   } catch (...) {
   }
 }
@@ -288,7 +290,7 @@ namespace {
   q.enqueued.reap();
   if (!q.enqueued.full_for(commands)) return;
   lock.unlock();  // the wait's turn first, then the submit mutex (EnqueuedWork::wait_turn)
-  const std::unique_lock<std::timed_mutex> turn = q.enqueued.wait_turn(deadline, "enqueue");
+  const detail::EnqueuedWork::Turn turn = q.enqueued.wait_turn(deadline, "enqueue");
   lock.lock();
   while (q.enqueued.full_for(commands)) {
     std::optional<detail::EnqueuedWork::Held> oldest = q.enqueued.take_oldest();
@@ -309,6 +311,12 @@ namespace {
       lock.lock();
       q.enqueued.note_error(e);
       continue;
+    } catch (...) {
+      lock.lock();  // a trace callback's own exception: the work is still the queue's
+      std::deque<detail::EnqueuedWork::Held> back;
+      back.push_back(std::move(*oldest));
+      q.enqueued.put_back(std::move(back));
+      throw;
     }
     oldest.reset();  // what it held goes back before the next look
     lock.lock();
@@ -351,7 +359,7 @@ void Queue::finish(std::chrono::milliseconds timeout) {
   if (!impl_) refuse_empty("finish");
   detail::QueueImpl& q = *impl_;
   const detail::Clock::time_point deadline = detail::deadline_after(timeout);
-  const std::unique_lock<std::timed_mutex> turn = q.enqueued.wait_turn(deadline, "finish");
+  const detail::EnqueuedWork::Turn turn = q.enqueued.wait_turn(deadline, "finish");
   std::deque<detail::EnqueuedWork::Held> mine;
   std::optional<Error> first;  // in enqueue order: one found while making room came first
   {
@@ -359,6 +367,13 @@ void Queue::finish(std::chrono::milliseconds timeout) {
     mine = q.enqueued.take_all();
     first = q.enqueued.take_error();
   }
+  // What is not waited for yet goes back, before anything enqueued since, for a later finish();
+  // so does an error found before it.
+  const auto put_back = [&] {
+    std::lock_guard<detail::SubmitMutex> lock(q.timeline.submit_mutex());
+    q.enqueued.put_back(std::move(mine));
+    if (first) q.enqueued.note_error(*first);
+  };
   for (; !mine.empty(); mine.pop_front()) {
     try {
       wait_naming_errors(*mine.front().sub, deadline);
@@ -367,20 +382,19 @@ void Queue::finish(std::chrono::milliseconds timeout) {
         if (!first) first = e;
         continue;
       }
-      // Abandoned and still running: it and what follows stay enqueued, before anything enqueued
-      // since, for a later finish(); so does an error found before it.
-      {
-        std::lock_guard<detail::SubmitMutex> lock(q.timeline.submit_mutex());
-        q.enqueued.put_back(std::move(mine));
-        if (first) q.enqueued.note_error(*first);
-      }
+      put_back();  // abandoned and still running: it and what follows
+      throw;
+    } catch (...) {
+      put_back();  // a trace callback's own exception: the work is still the queue's
       throw;
     }
   }
   try {
     q.finish_bare(deadline);
-  } catch (const Error&) {
-    if (!first) throw;
+  } catch (const Error& e) {
+    // The earlier of the two in the queue's numbering: a fault of a launch the count had not
+    // passed comes before the held submissions behind it that failed with the stream.
+    if (!first || (e.code() != Errc::timeout && e.submission() != 0 && e.submission() < first->submission())) throw;
   }
   if (first) throw *first;
 }
@@ -402,7 +416,11 @@ class QueueFront {
       left = queue_->enqueued.take_all();
       (void)queue_->enqueued.take_error();
     }
-    for (const auto& held : left) release(held.sub.get());
+    bool hurry = false;
+    for (const auto& held : left) {
+      release(held.sub.get(), hurry);
+      hurry = hurry || held.sub->abandoned();
+    }
     left.clear();
     queue_->let_go_bare();
   }

@@ -4,6 +4,7 @@
 // several threads enqueueing to one queue.
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <chrono>
 #include <memory>
 #include <thread>
@@ -110,7 +111,7 @@ TEST(Enqueue, FinishPastItsTimeoutAbandonsAndALaterFinishWaitsAgain) {
 TEST(Enqueue, ManyEnqueuesWithoutFinishHoldOnlyBoundedWork) {
   // An application that enqueues and never finishes: the queue's pools (64 signals, a MiB of
   // kernarg blocks) must not run dry behind submissions that completed long ago, and what the
-  // queue holds stays within its bounds; a short timeout would expose a wait for the pool.
+  // queue holds stays within its bounds (a pool's wait behind them would never end: it times out).
   const Device d = cpu_device();
   Queue q = d.create_queue();
   Buffer buf = zeroed(d, 64);
@@ -118,10 +119,10 @@ TEST(Enqueue, ManyEnqueuesWithoutFinishHoldOnlyBoundedWork) {
   const Batch large = add_batch(d, buf, 64, 5000);  // 5000 kernarg blocks
   for (const Options& o : {Options::all(), async()}) {
     for (int i = 0; i < 3000; ++i) {
-      q.enqueue(one, o, 2000ms);
+      q.enqueue(one, o, 10s);
       ASSERT_LE(q.impl().enqueued.size(), detail::EnqueuedWork::kMaxSubmissions);
     }
-    for (int i = 0; i < 8; ++i) q.enqueue(large, o, 5000ms);
+    for (int i = 0; i < 8; ++i) q.enqueue(large, o, 10s);
   }
   q.finish();
   for (auto v : read(d, buf, 64)) ASSERT_EQ(v, 2u * (3000 + 8 * 5000));
@@ -136,9 +137,9 @@ TEST(Enqueue, AQueueLetGoOfWithWorkEnqueuedWaitsForItAndIsFreed) {
     Queue q = d.create_queue();
     queue_impl = static_cast<detail::AqlQueue&>(q.impl()).shared_from_this();
     Batch slow;
-    slow.exec(d.kernel("test_sleep"), Dim3{1}, Dim3{1}, {std::uint32_t(50)});
-    q.enqueue(slow, Options::none());
-    q.enqueue(add_batch(d, buf, 64, 1), Options::none());
+    slow.exec(d.kernel("test_sleep"), Dim3{1}, Dim3{1}, {std::uint32_t(100)});
+    q.enqueue(slow, async());
+    q.enqueue(add_batch(d, buf, 64, 1), async());
     Queue copy = q;  // the last handle, not the first, lets go
   }
   EXPECT_TRUE(queue_impl.expired()) << "its enqueued submissions kept the queue alive";
@@ -177,6 +178,32 @@ TEST(Enqueue, AFinishWhoseWorkAnotherFinishTookStillWaitsForIt) {
   q.finish(10s);
   for (auto v : read(d, buf, 64)) ASSERT_EQ(v, 1u) << "finish returned before the work enqueued before it ran";
   other.join();
+}
+
+TEST(Enqueue, ATraceCallbackThatFinishesItsOwnQueueIsRefusedNotStuck) {
+  // finish() reports a traced submission's completion from its wait: a callback that finishes the
+  // same queue there would wait for itself.
+  const Device d = cpu_device();
+  Queue q = d.create_queue();
+  Buffer buf = zeroed(d, 64);
+  std::atomic<int> refused{0}, others{0};
+  d.set_trace([&](const TraceEvent& e) {
+    if (e.kind != TraceEvent::Kind::complete) return;
+    try {
+      q.finish(10s);
+      ++others;
+    } catch (const Error& err) {
+      if (err.code() == Errc::invalid_argument) ++refused;
+    }
+  });
+  q.enqueue(add_batch(d, buf, 64, 1), async());
+  q.finish(10s);
+  d.set_trace(nullptr);
+  EXPECT_EQ(refused.load(), 1);
+  EXPECT_EQ(others.load(), 0);
+  q.enqueue(add_batch(d, buf, 64, 1), async());
+  EXPECT_NO_THROW(q.finish(10s)) << "the same thread finishes again once its wait is over";
+  for (auto v : read(d, buf, 64)) ASSERT_EQ(v, 2u);
 }
 
 TEST(Enqueue, AnEmptyQueueHandleRefusesByName) {

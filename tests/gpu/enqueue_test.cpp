@@ -50,9 +50,7 @@ TEST(GpuEnqueue, AnEnqueuedReplayIsItsGraphsLaunchAlone) {
         EXPECT_EQ(enqueued.doorbells, 1u);
         EXPECT_EQ(q.submissions(), made + 1);
       }
-      const Stats before = device.stats();
       q.finish();
-      EXPECT_EQ((device.stats() - before).driver_calls, 0u) << "a finish that found the count reached";
       // Not asked to replay: the commands one by one, as submit sends them (n launches and the
       // completion's write), though the batch's graph is current.
       const Stats plain = device.stats();
@@ -91,9 +89,9 @@ TEST(GpuEnqueue, ReplaysOfTwoBatchesInTurnAndOfABatchRecordedAgainComputeWhatSub
   one.exec(copy, Dim3{kCount}, Dim3{256}, {dst, src_a, kCount});
   other.exec(copy, Dim3{kCount}, Dim3{256}, {dst2, src_b, kCount});
   Queue q = device.create_queue();
-  for (int i = 0; i < 50; ++i) {
-    q.enqueue(one, replayed());
-    q.enqueue(other, replayed());
+  for (int i = 0; i < 10; ++i) {  // runs of five: the first of each captured or submitted, the rest bare
+    for (int k = 0; k < 5; ++k) q.enqueue(one, replayed());
+    for (int k = 0; k < 5; ++k) q.enqueue(other, replayed());
   }
   q.finish();
   EXPECT_TRUE(holds(dst, a));
@@ -141,16 +139,19 @@ TEST(GpuEnqueue, AFinishPastItsTimeoutAbandonsAndTheQueueGoesOnOnceTheWorkEnds) 
   q.finish();
   EXPECT_EQ(__atomic_load_n(x.host_as<unsigned>(), __ATOMIC_ACQUIRE), 3u);
 
-  // Let go of while held on the device: its enqueue's timeout is waited, then it is left to run.
+  // Let go of while held on the device: the last handle's going waits for the work (within its
+  // enqueue's timeout), which ends when the flag is set from another thread meanwhile.
+  std::thread release;
   {
     Queue dropped = device.create_queue();
-    __atomic_store_n(flag.host_as<unsigned>(), 1u, __ATOMIC_RELEASE);
     dropped.run(held, replayed());
     __atomic_store_n(flag.host_as<unsigned>(), 0u, __ATOMIC_RELEASE);
-    dropped.enqueue(held, replayed(), std::chrono::milliseconds(20));
+    dropped.enqueue(held, replayed(), std::chrono::seconds(10));
+    release = std::thread([&] {
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+      __atomic_store_n(flag.host_as<unsigned>(), 1u, __ATOMIC_RELEASE);
+    });
   }
-  __atomic_store_n(flag.host_as<unsigned>(), 1u, __ATOMIC_RELEASE);
-  Queue fresh = device.create_queue();
-  fresh.run(held, replayed());
-  fresh.finish();
+  release.join();
+  EXPECT_EQ(__atomic_load_n(x.host_as<unsigned>(), __ATOMIC_ACQUIRE), 5u) << "the queue went before its work ended";
 }

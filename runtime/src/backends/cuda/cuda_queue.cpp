@@ -98,6 +98,8 @@ CudaQueue::~CudaQueue() {
   std::free(kernarg_memory_);
   if (guard_->reset.load(std::memory_order_acquire)) return;  // the reset destroyed every handle
   const CurrentContext scope = device_->current();
+  // Abandoned work that has ended since holds nothing: the context's frees need not wait for it.
+  if (any_abandoned_.load(std::memory_order_acquire)) (void)still_running();
   if (!guard_->can_free()) {
     // A kernel still runs: synchronizing, or freeing its slots, would wait for it. The stream is
     // released once its work ends; the rest is kept until exit.
@@ -516,13 +518,14 @@ HSAD_HOT [[gnu::flatten]] std::unique_ptr<CudaSubmission> CudaQueue::fast_replay
   // The submission is written whole before the launch: the lines written after it miss the
   // caches a large graph's launch has swept (hot_path.hpp).
   auto sub = std::make_unique<CudaSubmission>(shared_from_this());
-  sub->serial = ++serial_;
+  sub->serial = serial_ + 1;  // the queue's count moves once the launch went out
   sub->labels = last_.labels;  // and, through it, the batch's code
   sub->signal = counter_signal(counter_->next());
   sub->set_pending();  // where the launch fails, it goes unused: nothing of it was handed out
   const CUresult launched = d_.cuGraphLaunch(last_.exec, stream_);
   add_own(own_driver_calls_, 1);
   check(launched, "cuGraphLaunch");
+  ++serial_;
   counted_launch();  // sub->signal.target
   add_own(own_packets_, last_.packets);
   add_own(own_doorbells_, 1);
@@ -590,7 +593,6 @@ void CudaQueue::open_bare_run(std::uint64_t number, std::uint32_t target) {
 void CudaQueue::finish_bare(detail::Clock::time_point deadline) {
   std::uint32_t target = 0;
   std::uint64_t first = 0, last = 0;
-  std::vector<BareRun> runs;  // what a failure names
   {
     std::lock_guard<detail::SubmitMutex> lock(timeline.submit_mutex());
     if (!bare_first_) return;
@@ -617,8 +619,10 @@ void CudaQueue::finish_bare(detail::Clock::time_point deadline) {
                                "the queue runs nothing more until they end; the process's exit stops them");
   } catch (const Error& e) {
     // The first launch the count had not passed is the one that failed (a fault stops the stream).
+    // Reported once, as a submission's fault is: a later finish finds nothing of it to wait for.
     const std::uint32_t count = __atomic_load_n(count_host_, __ATOMIC_ACQUIRE);
     std::lock_guard<detail::SubmitMutex> lock(timeline.submit_mutex());
+    bare_first_ = 0;
     for (const BareRun& r : bare_runs_) {
       if (r.first > last || CompletionCounter::reached(count, r.target)) continue;
       std::uint64_t number = r.first;
@@ -635,7 +639,11 @@ void CudaQueue::finish_bare(detail::Clock::time_point deadline) {
     }
     throw;
   }
+  // Waited for again after a timeout: the abandoned launches have ended, and the queue (and the
+  // context's frees, ContextGuard) no longer waits for them.
+  if (any_abandoned_.load(std::memory_order_acquire)) (void)still_running();
   std::lock_guard<detail::SubmitMutex> lock(timeline.submit_mutex());
+  if (bare_runs_.empty()) return;  // a reset cleared them meanwhile
   bare_runs_.back().last = bare_last_;  // launches enqueued meanwhile: the run is not over
   bare_runs_.back().target = bare_target_;
   const std::uint32_t count = __atomic_load_n(count_host_, __ATOMIC_ACQUIRE);
