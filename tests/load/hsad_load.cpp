@@ -15,7 +15,7 @@ using namespace hsad;
 
 int main(int argc, char** argv) {
   std::string backend, format;
-  unsigned threads = 0, seconds = 0, keys_log2 = 0;
+  unsigned threads = 0, seconds = 0, keys_log2 = 0, enqueue_percent = 0;
   std::uint64_t seed = 0;
   long max_growth_mib = 0;
   int jacobi_n = 0;
@@ -29,6 +29,8 @@ int main(int argc, char** argv) {
       ("max-keys-log2", po::value(&keys_log2)->default_value(14), "sorts of 2 to 2^this keys (1 to 20)")
       ("jacobi-n", po::value(&jacobi_n)->default_value(10), "points per side of the loops' Jacobi grid")
       ("no-loops", po::bool_switch(&no_loops), "no device-run or host-run Jacobi loops")
+      ("enqueue-percent", po::value(&enqueue_percent)->default_value(15),
+       "of the recorded sorts, how many go out by Queue::enqueue and finish (0 to 100)")
       ("max-growth-mib", po::value(&max_growth_mib)->default_value(64), "the most VmRSS may grow after the warm-up")
       ("format", po::value(&format)->default_value("text"), "text | json");
   if (auto status = bench::parse_cli(argc, argv, desc, "hsad-load")) return *status;
@@ -44,6 +46,8 @@ int main(int argc, char** argv) {
     c.max_keys_log2 = keys_log2;
     c.loops = !no_loops;
     c.jacobi_n = jacobi_n;
+    if (enqueue_percent > 100) throw Error("hsad-load", "--enqueue-percent", "from 0 to 100");
+    c.enqueue_percent = enqueue_percent;
     const load::LoadReport r = load::run_load(rt.device(), c);
     std::cout << (format == "json" ? load::to_json(r) : load::to_text(r));
     const bool ok = load::passed(r, max_growth_mib * 1024);

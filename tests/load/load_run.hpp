@@ -21,6 +21,7 @@ struct LoadConfig {
   std::uint32_t shared_queue_packets = 128;  // smaller than a few large sorts: its ring fills up
   bool loops = true;                         // Jacobi solves in device-run and host-run loops
   int jacobi_n = 10;                         // their grid's points per side
+  unsigned enqueue_percent = 15;             // recorded sorts sent by Queue::enqueue and finish
 };
 
 struct LoadReport {
