@@ -11,20 +11,30 @@ EnqueuedWork::EnqueuedWork() = default;
 EnqueuedWork::~EnqueuedWork() = default;
 
 EnqueuedWork::Turn EnqueuedWork::wait_turn(std::chrono::steady_clock::time_point deadline, const char* call) {
-  if (waiter_.load(std::memory_order_acquire) == std::this_thread::get_id()) {
+  std::unique_lock<std::mutex> lock(turn_mutex_);
+  if (waiter_ == std::this_thread::get_id()) {
     throw Error(Errc::invalid_argument, "queue", call,
                 "called from within this queue's own wait for its enqueued work (a trace callback of it)",
                 "finish the queue from another thread, or after the callback returns");
   }
-  std::unique_lock<std::timed_mutex> turn(waiting_, std::defer_lock);
-  // A deadline of forever is a plain lock: a time point that far would overflow the wait's clock.
-  if (deadline == std::chrono::steady_clock::time_point::max()) turn.lock();
-  else if (!turn.try_lock_until(deadline)) {
+  const auto free = [this] { return waiter_ == std::thread::id(); };
+  // A deadline of forever is a plain wait: a time point that far would overflow the wait's clock.
+  if (deadline == std::chrono::steady_clock::time_point::max()) {
+    turn_free_.wait(lock, free);
+  } else if (!turn_free_.wait_until(lock, deadline, free)) {
     throw Error(Errc::timeout, "queue", call, "another thread still waits for this queue's enqueued work",
                 "raise the timeout; that thread's wait ends with the work");
   }
-  waiter_.store(std::this_thread::get_id(), std::memory_order_release);
-  return Turn(waiter_, std::move(turn));
+  waiter_ = std::this_thread::get_id();
+  return Turn(*this);
+}
+
+void EnqueuedWork::end_turn() noexcept {
+  {
+    std::lock_guard<std::mutex> lock(turn_mutex_);
+    waiter_ = std::thread::id();
+  }
+  turn_free_.notify_all();
 }
 
 void EnqueuedWork::reap() noexcept {

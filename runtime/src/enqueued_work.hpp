@@ -4,8 +4,8 @@
 // work in flight, not everything it made, and the pools those submissions hold from stay usable.
 #pragma once
 
-#include <atomic>
 #include <chrono>
+#include <condition_variable>
 #include <cstddef>
 #include <deque>
 #include <memory>
@@ -43,15 +43,13 @@ class EnqueuedWork {
   // Errc::invalid_argument on the thread that holds it (a trace callback called from its wait).
   class Turn {
    public:
-    Turn(std::atomic<std::thread::id>& waiter, std::unique_lock<std::timed_mutex> lock)
-        : waiter_(waiter), lock_(std::move(lock)) {}
+    explicit Turn(EnqueuedWork& work) : work_(work) {}
     Turn(const Turn&) = delete;
     Turn& operator=(const Turn&) = delete;
-    ~Turn() { waiter_.store(std::thread::id(), std::memory_order_release); }  // then lock_ unlocks
+    ~Turn() { work_.end_turn(); }
 
    private:
-    std::atomic<std::thread::id>& waiter_;
-    std::unique_lock<std::timed_mutex> lock_;
+    EnqueuedWork& work_;
   };
   Turn wait_turn(std::chrono::steady_clock::time_point deadline, const char* call);
 
@@ -79,8 +77,12 @@ class EnqueuedWork {
   std::deque<Held> held_;
   std::size_t commands_ = 0;
   std::optional<Error> error_;
-  std::timed_mutex waiting_;
-  std::atomic<std::thread::id> waiter_{};  // who holds waiting_ (a trace callback may call finish)
+  void end_turn() noexcept;
+  // The wait turn: who holds it (none: a default id), under its own mutex. A mutex and a condition
+  // rather than std::timed_mutex, whose timed lock ThreadSanitizer's runtime here does not see.
+  std::mutex turn_mutex_;
+  std::condition_variable turn_free_;
+  std::thread::id waiter_;
 };
 
 }  // namespace hsad::detail

@@ -21,14 +21,27 @@ CudaCompletion::~CudaCompletion() {
 }
 
 std::uint64_t CudaCompletion::native_handle() {
-  std::lock_guard<std::mutex> lock(mutex_);
-  if (signal_.event) return reinterpret_cast<std::uint64_t>(signal_.event);
-  if (!native_) {
+  CudaSignal signal;
+  bool pending = false;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (signal_.event) return reinterpret_cast<std::uint64_t>(signal_.event);
+    if (native_) return reinterpret_cast<std::uint64_t>(native_);
     if (!signal_.flag && !failed_.empty()) {
       throw Error(Errc::timeout, "cuda", "native_handle", "the submission was abandoned: " + failed_,
                   "no event can complete with it; wait for it again (Submission::wait)");
     }
-    native_ = queue_->native_event(signal_, pending_ && signal_.flag, serial_);
+    signal = signal_;
+    pending = pending_ && signal_.flag;
+  }
+  // Made without this lock: native_event takes the queue's submit mutex, and a submit that holds
+  // it may ask this completion whether it ended (memory parked behind it): the two orders deadlock.
+  CUevent made = queue_->native_event(signal, pending, serial_);
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (native_) {
+    queue_->destroy_event(made);  // another thread's came first
+  } else {
+    native_ = made;
   }
   return reinterpret_cast<std::uint64_t>(native_);
 }
