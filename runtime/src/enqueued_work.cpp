@@ -65,10 +65,12 @@ std::deque<EnqueuedWork::Held> EnqueuedWork::take_all() {
 }
 
 void EnqueuedWork::put_back(std::deque<Held> work) {
-  for (auto it = work.rbegin(); it != work.rend(); ++it) {
-    commands_ += it->commands;
-    held_.push_front(std::move(*it));
-  }
+  for (auto it = work.rbegin(); it != work.rend(); ++it) put_back(std::move(*it));
+}
+
+void EnqueuedWork::put_back(Held oldest) {
+  commands_ += oldest.commands;
+  held_.push_front(std::move(oldest));
 }
 
 void EnqueuedWork::note_error(const Error& e) {

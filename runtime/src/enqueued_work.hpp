@@ -68,6 +68,7 @@ class EnqueuedWork {
   std::deque<Held> take_all();
   // Back in front of anything enqueued since (a wait that timed out), oldest first.
   void put_back(std::deque<Held> work);
+  void put_back(Held oldest);
   // An error a wait found before a finish: the first one is kept for it.
   void note_error(const Error& e);
   std::optional<Error> take_error();

@@ -298,24 +298,19 @@ namespace {
     try {
       wait_naming_errors(*oldest->sub, deadline);
     } catch (const Error& e) {
-      if (e.code() == Errc::timeout) {
-        lock.lock();
-        std::deque<detail::EnqueuedWork::Held> back;
-        back.push_back(std::move(*oldest));
-        q.enqueued.put_back(std::move(back));
-        throw Error(Errc::timeout, e.backend(), "enqueue",
-                    e.status() + " (waited for as the oldest of " + std::to_string(detail::EnqueuedWork::kMaxSubmissions) +
-                        " unfinished enqueued submissions)",
-                    "call finish() now and then, or raise the timeout");
-      }
       lock.lock();
-      q.enqueued.note_error(e);
-      continue;
+      if (e.code() != Errc::timeout) {
+        q.enqueued.note_error(e);
+        continue;
+      }
+      q.enqueued.put_back(std::move(*oldest));
+      throw Error(Errc::timeout, e.backend(), "enqueue",
+                  e.status() + " (waited for as the oldest of " + std::to_string(detail::EnqueuedWork::kMaxSubmissions) +
+                      " unfinished enqueued submissions)",
+                  "call finish() now and then, or raise the timeout");
     } catch (...) {
       lock.lock();  // a trace callback's own exception: the work is still the queue's
-      std::deque<detail::EnqueuedWork::Held> back;
-      back.push_back(std::move(*oldest));
-      q.enqueued.put_back(std::move(back));
+      q.enqueued.put_back(std::move(*oldest));
       throw;
     }
     oldest.reset();  // what it held goes back before the next look

@@ -455,8 +455,9 @@ HSAD_HOT std::unique_ptr<detail::SubmissionImpl> CudaQueue::submit(const Batch& 
   // The deadline is read from the clock only where something may wait (a pool, a host wait): a
   // replay completing on the queue's count never does.
   const detail::Deadline& deadline = when;
-  if (o.replay) {
-    if (std::unique_ptr<CudaSubmission> fast = fast_replay(batch, o)) return fast;
+  if (o.replay && replays_last(batch, o)) {
+    if (shut_down_.load(std::memory_order_acquire)) throw Error(Errc::queue_stopped, "cuda", "submit", shut_down_why_, "create a new queue");
+    return fast_replay();
   }
   Graph* current = o.replay ? current_graph(batch) : nullptr;  // one lookup: a replay's common case
   // The context current for the driver calls that need it. A replay that is only its graphs'
@@ -507,28 +508,41 @@ void CudaQueue::remember_replay(const Batch& batch, const Options& o, Graph& g) 
 }
 
 
-HSAD_HOT [[gnu::flatten]] std::unique_ptr<CudaSubmission> CudaQueue::fast_replay(const Batch& batch, const Options& o) {
+HSAD_HOT inline bool CudaQueue::replays_last(const Batch& batch, const Options& o) const {
   // What launches_only asked of the options, and the batch still the one captured (its graph
   // current: same version and arguments, captured in this device generation).
-  if (!last_.graph || batch.id() != last_.batch || batch.version() != last_.version ||
-      batch.args_version() != last_.args_version || !o.signal || o.profile || device_->generation() != last_.generation) {
-    return nullptr;
-  }
-  if (shut_down_.load(std::memory_order_acquire)) throw Error(Errc::queue_stopped, "cuda", "submit", shut_down_why_, "create a new queue");
-  // The submission is written whole before the launch: the lines written after it miss the
-  // caches a large graph's launch has swept (hot_path.hpp).
-  auto sub = std::make_unique<CudaSubmission>(shared_from_this());
-  sub->serial = serial_ + 1;  // the queue's count moves once the launch went out
-  sub->labels = last_.labels;  // and, through it, the batch's code
-  sub->signal = counter_signal(counter_->next());
-  sub->set_pending();  // where the launch fails, it goes unused: nothing of it was handed out
+  return last_.graph && batch.id() == last_.batch && batch.version() == last_.version &&
+         batch.args_version() == last_.args_version && o.signal && !o.profile &&
+         device_->generation() == last_.generation;
+}
+
+HSAD_HOT inline std::uint32_t CudaQueue::launch_last() {
   const CUresult launched = d_.cuGraphLaunch(last_.exec, stream_);
   add_own(own_driver_calls_, 1);
   check(launched, "cuGraphLaunch");
-  ++serial_;
-  counted_launch();  // sub->signal.target
+  ++serial_;  // the queue's count moves once the launch went out
+  const std::uint32_t target = counted_launch();
   add_own(own_packets_, last_.packets);
   add_own(own_doorbells_, 1);
+  return target;
+}
+
+HSAD_HOT inline std::uint64_t CudaQueue::count_in_timeline(std::uint32_t target) {
+  const std::uint64_t number = timeline.submitted() + 1;
+  counter_->note(number, target);
+  timeline.count();
+  return number;
+}
+
+HSAD_HOT [[gnu::flatten]] std::unique_ptr<CudaSubmission> CudaQueue::fast_replay() {
+  // The submission is written whole before the launch: the lines written after it miss the
+  // caches a large graph's launch has swept (hot_path.hpp).
+  auto sub = std::make_unique<CudaSubmission>(shared_from_this());
+  sub->serial = serial_ + 1;
+  sub->labels = last_.labels;  // and, through it, the batch's code
+  sub->signal = counter_signal(counter_->next());
+  sub->set_pending();  // where the launch fails, it goes unused: nothing of it was handed out
+  launch_last();       // sub->signal.target
   return sub;
 }
 
@@ -536,9 +550,7 @@ HSAD_HOT inline bool CudaQueue::bare_ready(const Batch& batch, const Options& o)
   // fast_replay's conditions, asked before the generic checks (QueueImpl::enqueue_bare): a
   // device reset since the capture changed the generation (and shut the queue down), abandoned
   // work and a trace or profiler range are left to the generic path, which refuses or reports them.
-  return last_.graph && batch.id() == last_.batch && batch.version() == last_.version &&
-         batch.args_version() == last_.args_version && o.replay && o.signal && !o.profile &&
-         device_->generation() == last_.generation && !device_->traced() && !detail::ToolRanges::on() &&
+  return o.replay && replays_last(batch, o) && !device_->traced() && !detail::ToolRanges::on() &&
          !any_abandoned_.load(std::memory_order_acquire) && !shut_down_.load(std::memory_order_acquire);
 }
 
@@ -546,10 +558,10 @@ HSAD_HOT [[gnu::flatten]] std::unique_ptr<detail::SubmissionImpl> CudaQueue::sub
                                                                                std::chrono::milliseconds timeout) {
   if (!bare_ready(batch, o)) return nullptr;
   device_->release_parked();  // as the generic path does: memory parked behind work that ended
-  std::unique_ptr<CudaSubmission> sub = fast_replay(batch, o);
+  std::unique_ptr<CudaSubmission> sub = fast_replay();
   sub->timeout = timeout;
   sub->device = device_.get();
-  record(*sub);
+  count_in_timeline(sub->signal.target);  // record()'s counted case
   return sub;
 }
 
@@ -558,16 +570,8 @@ HSAD_HOT [[gnu::flatten]] bool CudaQueue::enqueue_bare(const Batch& batch, const
   // count is counted as record() counts a counted one.
   if (!bare_ready(batch, o)) return false;
   device_->release_parked();  // as the generic path does: memory parked behind work that ended
-  const CUresult launched = d_.cuGraphLaunch(last_.exec, stream_);
-  add_own(own_driver_calls_, 1);
-  check(launched, "cuGraphLaunch");
-  const std::uint32_t target = counted_launch();
-  add_own(own_packets_, last_.packets);
-  add_own(own_doorbells_, 1);
-  ++serial_;
-  const std::uint64_t number = timeline.submitted() + 1;
-  counter_->note(number, target);
-  timeline.count();
+  const std::uint32_t target = launch_last();
+  const std::uint64_t number = count_in_timeline(target);
   if (bare_labels_ != last_.labels.get()) open_bare_run(number, target);
   if (!bare_first_) bare_first_ = number;
   bare_target_ = target;
@@ -576,11 +580,14 @@ HSAD_HOT [[gnu::flatten]] bool CudaQueue::enqueue_bare(const Batch& batch, const
   return true;
 }
 
+void CudaQueue::close_bare_run() noexcept {
+  if (bare_runs_.empty()) return;
+  bare_runs_.back().last = bare_last_;
+  bare_runs_.back().target = bare_target_;
+}
+
 void CudaQueue::open_bare_run(std::uint64_t number, std::uint32_t target) {
-  if (!bare_runs_.empty()) {
-    bare_runs_.back().last = bare_last_;
-    bare_runs_.back().target = bare_target_;
-  }
+  close_bare_run();
   // Runs the count has passed hold nothing the device still runs (the count only grows in launch order).
   const std::uint32_t count = __atomic_load_n(count_host_, __ATOMIC_ACQUIRE);
   bare_runs_.erase(std::remove_if(bare_runs_.begin(), bare_runs_.end(),
@@ -606,8 +613,7 @@ void CudaQueue::finish_bare(detail::Clock::time_point deadline) {
     target = bare_target_;
     first = bare_first_;
     last = bare_last_;
-    bare_runs_.back().last = last;
-    bare_runs_.back().target = target;
+    close_bare_run();
   }
   const CudaSignal latest = counter_signal(target);
   try {
@@ -644,8 +650,7 @@ void CudaQueue::finish_bare(detail::Clock::time_point deadline) {
   if (any_abandoned_.load(std::memory_order_acquire)) (void)still_running();
   std::lock_guard<detail::SubmitMutex> lock(timeline.submit_mutex());
   if (bare_runs_.empty()) return;  // a reset cleared them meanwhile
-  bare_runs_.back().last = bare_last_;  // launches enqueued meanwhile: the run is not over
-  bare_runs_.back().target = bare_target_;
+  close_bare_run();  // launches enqueued meanwhile: the run is not over
   const std::uint32_t count = __atomic_load_n(count_host_, __ATOMIC_ACQUIRE);
   // The latest run stays open, finished or not: the next enqueue of the same graph (a loop of
   // enqueue and finish) opens none, and holds no reference count of its own.
@@ -709,8 +714,7 @@ void CudaQueue::wait_for(const detail::ResolvedWaits& waits, std::size_t index) 
 HSAD_HOT void CudaQueue::record(detail::SubmissionImpl& s) {
   auto& sub = static_cast<CudaSubmission&>(s);
   if (sub.signal.counter) {
-    counter_->note(timeline.submitted() + 1, sub.signal.target);
-    timeline.count();
+    count_in_timeline(sub.signal.target);
     return;
   }
   timeline.record(sub.completion());

@@ -230,9 +230,16 @@ class CudaQueue : public detail::QueueImpl, public std::enable_shared_from_this<
   bool bare_ready(const Batch& batch, const Options& o) const;
   // Sets last_ to `g` where it qualifies, else clears it.
   void remember_replay(const Batch& batch, const Options& o, Graph& g);
-  // The replayed submit of last_'s batch: its one launch and its count. Null where `batch` is not
-  // last_'s, or `o` asks more than a launch (a signal of its own, profiling).
-  std::unique_ptr<CudaSubmission> fast_replay(const Batch& batch, const Options& o);
+  // Whether `batch` under `o` is last_'s replay: its graph current, a launch all `o` asks (no
+  // signal of its own, no profiling).
+  bool replays_last(const Batch& batch, const Options& o) const;
+  // The replayed submit of last_'s batch (replays_last): its submission, its one launch and its count.
+  std::unique_ptr<CudaSubmission> fast_replay();
+  // last_'s launch, counted as the queue counts it itself; the count the launch ends with.
+  std::uint32_t launch_last();
+  // A counted submission's number in the timeline, and its target in the count's ring: record()
+  // for one that completes on the count.
+  std::uint64_t count_in_timeline(std::uint32_t target);
   // Graphs kept per queue (the AQL backends keep as many images): an application that records a
   // new batch per iteration must not grow without bound. Evicting one in flight is safe:
   // cuGraphExecDestroy frees an executable graph still running once it completes.
@@ -378,6 +385,9 @@ class CudaQueue : public detail::QueueImpl, public std::enable_shared_from_this<
   // A bare launch of another graph than the latest's: closes the latest run, lets go of runs the
   // count has passed, opens one.
   void open_bare_run(std::uint64_t number, std::uint32_t target);
+  // The latest run's last launch and count, which enqueue_bare keeps in bare_last_ and
+  // bare_target_ (not in the vector, on the hot path), written into it.
+  void close_bare_run() noexcept;
   bool capturing_ = false;  // launches and copies build a graph: counted when it is launched
   struct Abandoned {
     CudaSignal signal;
