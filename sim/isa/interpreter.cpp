@@ -15,6 +15,7 @@
 #include <mutex>
 
 #include "semantics.hpp"
+#include "whole_words.hpp"
 
 namespace hsad::isa {
 
@@ -147,7 +148,7 @@ void WorkGroup::write_global(const Wave& wave, const Inst& inst, std::uint64_t a
   CachedRange* lines = nullptr;
   std::uint8_t* p = global(wave, inst, address, bytes, &lines);
   if (!lines) {
-    std::memcpy(p, src, bytes);
+    write_whole_words(p, src, bytes);
     return;
   }
   lines->write(address, src, bytes, dispatch.writer);

@@ -111,7 +111,7 @@ void CachedRange::write(std::uint64_t address, const void* src, std::uint32_t by
     const std::uint32_t n = std::min(bytes, kLineBytes - offset);
     Line& l = lines_[i];
     const std::uint32_t epoch = lock_current(l, i);
-    std::memcpy(shadow_ + (address - base_), from, n);
+    write_whole_words(shadow_ + (address - base_), from, n);
     mark_dirty(l, i, offset, n, writer);
     unlock(l, epoch);
     address += n, from += n, bytes -= n;

@@ -19,6 +19,8 @@
 #include <utility>
 #include <vector>
 
+#include "whole_words.hpp"
+
 namespace hsad::isa {
 
 class L2Cache;
@@ -103,7 +105,7 @@ class CachedRange {
         held_epoch_ = r_.lock_current(r_.lines_[i], i);
         held_ = i;
       }
-      std::memcpy(r_.shadow_ + (address - r_.base_), src, bytes);
+      write_whole_words(r_.shadow_ + (address - r_.base_), src, bytes);
       add_bits(pending_, offset, bytes);  // marked in the line once, when it is let go
     }
     // The lanes of `exec` in order, each writing the 4 bytes data(lane) at address[lane]: write()

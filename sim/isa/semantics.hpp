@@ -154,6 +154,10 @@ struct Src32 {
   std::uint32_t operator[](std::uint32_t lane) const { return p[lane * stride]; }
 };
 
+// GCC (12) warns that a copy's `value` may be uninitialised where it inlines this into a larger
+// caller: it cannot tell that `p` points at `value` only where `value` was set.
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
 inline Src32 src32(const Wave& w, const Operand& o, std::uint32_t part, std::uint8_t role_bit) {
   Src32 s;
   if (o.kind == Operand::vgpr) {
@@ -169,6 +173,7 @@ inline Src32 src32(const Wave& w, const Operand& o, std::uint32_t part, std::uin
   }
   return s;
 }
+#pragma GCC diagnostic pop
 
 inline std::uint32_t* dst32(Wave& w, const Operand& o, std::uint32_t part) {
   if (o.kind == Operand::agpr) return w.a + (o.reg + part) * w.lanes;

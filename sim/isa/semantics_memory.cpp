@@ -9,6 +9,7 @@
 #include <utility>
 
 #include "valu.hpp"
+#include "whole_words.hpp"
 
 namespace hsad::isa {
 namespace {
@@ -229,7 +230,13 @@ void load(WorkGroup& g, Wave& w, const Inst& in) {
     std::uint32_t* rows[4];
     for (std::uint32_t k = 0; k < a.count; ++k) rows[k] = dst32(w, in.dst[0], k);
     const auto put = [&](std::uint32_t lane, const std::uint8_t* p) {
-      for (std::uint32_t k = 0; k < a.count; ++k) std::memcpy(&rows[k][lane], p + 4 * k, 4);
+      if (a.count == 1) {
+        std::memcpy(&rows[0][lane], p, 4);
+        return;
+      }
+      std::uint32_t v[4];
+      read_whole_words(v, p, a.count);  // aligned 64-bit pieces whole, as a store on another thread leaves them
+      for (std::uint32_t k = 0; k < a.count; ++k) rows[k][lane] = v[k];
     };
     if (ad.cached) {
       CachedRange::Lanes l2(*ad.cached);
@@ -256,6 +263,12 @@ void load(WorkGroup& g, Wave& w, const Inst& in) {
   }
   for_lanes(w, [&](std::uint32_t lane) {
     const Where at = where_of(w, in, int(lane), Flat, Scratch);
+    if (at.space == Space::global && a.count > 1) {  // in one read: aligned 64-bit pieces whole
+      std::uint32_t v[4];
+      read_whole_words(v, g.read_global(w, in, at.address, 4 * a.count), a.count);
+      for (std::uint32_t k = 0; k < a.count; ++k) write_loaded(w, in.dst[0], int(lane), k, v[k], a);
+      return;
+    }
     for (std::uint32_t k = 0; k < a.count; ++k) {
       const std::uint32_t v = extend(load_element(g, w, in, at, k, a.bytes, int(lane)), a);
       write_loaded(w, in.dst[0], int(lane), k, v, a);
@@ -306,15 +319,25 @@ void store(WorkGroup& g, Wave& w, const Inst& in) {
   if (ad.one_allocation) {
     for_lanes(w, [&](std::uint32_t lane) {
       auto* p = reinterpret_cast<std::uint8_t*>(ad.address[lane]);
-      for (std::uint32_t k = 0; k < a.count; ++k) {
-        const std::uint32_t v = data(k, lane) >> shift;
-        std::memcpy(p + 4 * k, &v, a.bytes);
+      if (a.count > 1) {  // whole dwords: aligned 64-bit pieces in one store, as a load on another thread reads them
+        std::uint32_t v[4];
+        for (std::uint32_t k = 0; k < a.count; ++k) v[k] = data(k, lane);
+        write_whole_words(p, v, 4 * a.count);
+        return;
       }
+      const std::uint32_t v = data(0, lane) >> shift;
+      std::memcpy(p, &v, a.bytes);
     });
     return;
   }
   for_lanes(w, [&](std::uint32_t lane) {
     const Where at = where_of(w, in, int(lane), Flat, Scratch);
+    if (at.space == Space::global && a.count > 1) {  // in one write: aligned 64-bit pieces whole
+      std::uint32_t v[4];
+      for (std::uint32_t k = 0; k < a.count; ++k) v[k] = data(k, lane);
+      g.write_global(w, in, at.address, v, 4 * a.count);
+      return;
+    }
     for (std::uint32_t k = 0; k < a.count; ++k) {
       std::uint32_t v = src32(w, in.src[1], k, 2)[lane];
       if (a.d16 == 2) v >>= 16;

@@ -407,6 +407,46 @@ extern "C" __global__ void __launch_bounds__(64) isa_buffer_bounds(const unsigne
   out[threadIdx.x] = r;
 }
 
+// Two work-groups on two threads, each lane on its own word: work-group 0 stores rounds of words
+// whose dwords are all equal ({r, r} or {r, r, r, r}) while work-group 1 loads them and counts the
+// words whose dwords differ, which only a load or a store done in pieces can give. 64-bit words
+// through atomics; 128-bit ones through volatile vectors (global_load_dwordx4, as rocPRIM's
+// 128-bit atomic_load is). Each work-group waits for the other to start (a flag, then the first
+// round), so their rounds overlap wherever two threads run at once.
+typedef unsigned u32x4 __attribute__((ext_vector_type(4)));
+extern "C" __global__ void __launch_bounds__(64) isa_whole_words(unsigned long long* words, unsigned* started,
+                                                                 unsigned* torn, unsigned rounds, unsigned quads) {
+  unsigned long long* word = words + threadIdx.x;
+  volatile u32x4* quad = reinterpret_cast<volatile u32x4*>(words) + threadIdx.x;
+  if (blockIdx.x == 0) {
+    while (__hip_atomic_load(started, __ATOMIC_RELAXED, __HIP_MEMORY_SCOPE_AGENT) == 0) {
+    }
+    for (unsigned r = 1; r <= rounds; ++r) {
+      if (quads) {
+        *quad = u32x4{r, r, r, r};
+      } else {
+        __hip_atomic_store(word, (static_cast<unsigned long long>(r) << 32) | r, __ATOMIC_RELAXED, __HIP_MEMORY_SCOPE_AGENT);
+      }
+    }
+    return;
+  }
+  if (threadIdx.x == 0) __hip_atomic_store(started, 1u, __ATOMIC_RELAXED, __HIP_MEMORY_SCOPE_AGENT);
+  while (__hip_atomic_load(reinterpret_cast<unsigned*>(quads ? (unsigned long long*)(quad) : word), __ATOMIC_RELAXED,
+                           __HIP_MEMORY_SCOPE_AGENT) == 0) {
+  }
+  unsigned count = 0;
+  for (unsigned r = 0; r < rounds; ++r) {
+    if (quads) {
+      const u32x4 v = *quad;
+      count += v.x != v.y || v.x != v.z || v.x != v.w;
+    } else {
+      const unsigned long long v = __hip_atomic_load(word, __ATOMIC_RELAXED, __HIP_MEMORY_SCOPE_AGENT);
+      count += static_cast<unsigned>(v) != static_cast<unsigned>(v >> 32);
+    }
+  }
+  atomicAdd(torn, count);
+}
+
 // Never ends: every item spins on a word no one sets (a load each turn), four waves to a group.
 extern "C" __global__ void __launch_bounds__(256) isa_spin_forever(const unsigned* flag, unsigned* out) {
   while (__atomic_load_n(flag, __ATOMIC_RELAXED) == 0) {

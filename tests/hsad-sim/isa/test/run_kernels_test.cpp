@@ -106,6 +106,27 @@ TEST_P(TestKernels, SystemScopeAccessesGoPastTheL2) {
   EXPECT_EQ(words[128], 128u) << "system-scope atomics are done at memory (the L2's 64 went first)";
 }
 
+// An aligned 64-bit or 128-bit load or store is one access on AMD GPUs, and code relies on it
+// across work-groups: rocPRIM's look-back reads a block's prefix and its flag as one word, of 128
+// bits for 64-bit sums (its scans failed now and then before the interpreter copied them whole).
+// Work-groups run on threads of their own here: the words must be whole in memory and in the L2's
+// lines. (On one CPU the two threads rarely overlap: there it seldom could fail.)
+TEST_P(TestKernels, AlignedSixtyFourAndHundredTwentyEightBitWordsAreLoadedAndStoredWhole) {
+  const LoadedCode& code = code_for(GetParam());
+  constexpr unsigned kRounds = 20000;
+  for (const unsigned quads : {0u, 1u}) {
+    for (const bool through_l2 : {false, true}) {
+      CachedHostMemory m;
+      auto* words = through_l2 ? m.make_cached<std::uint64_t>(128) : m.make<std::uint64_t>(128);
+      auto* started = m.make<std::uint32_t>(1);
+      auto* torn = m.make<std::uint32_t>(1);
+      code.run("isa_whole_words", {128}, {64}, {words, started, torn, kRounds, quads}, m, 2);
+      EXPECT_EQ(*torn, 0u) << (quads ? "128-bit words " : "64-bit words ") << (through_l2 ? "through the L2" : "in memory")
+                           << ": loads that saw part of a store, of " << 64 * kRounds;
+    }
+  }
+}
+
 // One code object per target built (isa_gfx90a.co ...), and gfx90a's as code object v5.
 std::vector<const char*> test_kernel_files() {
   static const std::vector<std::string> files = [] {
