@@ -5,8 +5,9 @@
 #  - five rounds of dispatch-bench --peers, each repetition of cudaGraphLaunch right after one of
 #    the library's: in each round this library (lib/) and then the previous one, each its submit
 #    (a Submission per submit) and then its enqueue (none; finish waits), so that the machine's
-#    drift meets both alike. This library writes everything a bare replay's launch changes before
-#    the launch (the count, the ring's note, the queue's counters), the previous one after it.
+#    drift meets both alike. Measured with an experimental library (6340ef6, reverted: no gain
+#    beyond the noise) that wrote everything a bare replay's launch changes before the launch (the
+#    count, the ring's note, the queue's counters), the previous one after it.
 set -u
 cd "$(dirname "$0")"
 export HSAD_TEST_MODULES_DIR=$PWD/modules HSAD_FAULT_PROBE=$PWD/hsad-fault-probe

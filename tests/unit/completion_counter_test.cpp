@@ -52,29 +52,6 @@ TEST(CompletionCounter, NumbersWithoutACountAreNotFoundAndGapsKeepTheirOwn) {
   }
 }
 
-// A bare replay counts its launch before making it (so that nothing after the launch touches
-// the count's lines); where the launch fails, the count and the ring go back: the number is not
-// found, the next launch ends with the same target, and what the note pushed out stays found.
-TEST(CompletionCounter, ALaunchTakenBackLeavesNoTrace) {
-  std::uint32_t count = 0;  // nothing reached: submissions pushed out of the ring are kept aside
-  CompletionCounter c(&count);
-  const std::uint64_t n = CompletionCounter::kRing;
-  for (std::uint64_t number = 1; number <= n; ++number) c.note(number, c.launched());
-  const std::uint32_t latest = c.latest();
-  const std::uint64_t failed = n + 1;  // its place held submission 1, which still runs
-  c.note(failed, c.launched());
-  c.take_back(latest, failed);
-  EXPECT_EQ(c.latest(), latest);
-  EXPECT_EQ(c.next(), latest + 1) << "the next launch ends where the failed one would have";
-  EXPECT_FALSE(c.target_of(failed)) << "a number the timeline never counted";
-  ASSERT_TRUE(c.target_of(1)) << "pushed out by the note, still running: kept aside";
-  EXPECT_EQ(*c.target_of(1), 1u);
-  c.note(failed, c.launched());  // the launch again, made this time
-  ASSERT_TRUE(c.target_of(failed));
-  EXPECT_EQ(*c.target_of(failed), latest + 1);
-  EXPECT_EQ(*c.target_of(1), 1u);
-}
-
 TEST(CompletionCounter, WhatIsReachedWhenPushedOutIsForgotten) {
   std::uint32_t count = 0;
   CompletionCounter c(&count);

@@ -42,13 +42,6 @@ class CompletionCounter {
   std::uint32_t latest() const noexcept { return launches_; }
   // Under the submit mutex: submission `number` completes at `target`.
   void note(std::uint64_t number, std::uint32_t target);
-  // Under the submit mutex, where a launch counted (launched(), note()) before it was made failed:
-  // the latest count back to `latest`, and `number`'s place empty (0: none was noted). A lookup
-  // meanwhile finds no submission of that number: the timeline never counted one.
-  void take_back(std::uint32_t latest, std::uint64_t number) noexcept {
-    launches_ = latest;
-    if (number) ring_[number % kRing].store(0, std::memory_order_release);
-  }
   // The target of submission `number`, or nothing where it was not counted here (or has long
   // completed: pushed out of the ring after its target was reached). Any thread.
   std::optional<std::uint32_t> target_of(std::uint64_t number);

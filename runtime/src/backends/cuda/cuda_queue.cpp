@@ -516,40 +516,25 @@ HSAD_HOT inline bool CudaQueue::replays_last(const Batch& batch, const Options& 
          device_->generation() == last_.generation;
 }
 
-HSAD_HOT inline std::uint32_t CudaQueue::launch_last(std::uint64_t number) {
-  // Everything the launch changes is written before it: a large graph's launch sweeps the host's
-  // caches, and each line touched after it costs about 0.1 us (docs/results.md, issue 60), so
-  // after it only its result is read (and, for the bare paths, the timeline's count written).
-  const std::uint32_t latest = counter_->latest();
-  const std::uint32_t target = counted_launch();
-  if (number) counter_->note(number, target);
-  ++serial_;  // the queue's count moves once the launch went out
+HSAD_HOT inline std::uint32_t CudaQueue::launch_last() {
+  const CUresult launched = d_.cuGraphLaunch(last_.exec, stream_);
   add_own(own_driver_calls_, 1);
+  check(launched, "cuGraphLaunch");
+  ++serial_;  // the queue's count moves once the launch went out
+  const std::uint32_t target = counted_launch();
   add_own(own_packets_, last_.packets);
   add_own(own_doorbells_, 1);
-  const CUresult launched = d_.cuGraphLaunch(last_.exec, stream_);
-  if (launched != CUDA_SUCCESS) [[unlikely]] take_back_launch(launched, latest, number);  // throws
   return target;
 }
 
-void CudaQueue::take_back_launch(CUresult launched, std::uint32_t latest, std::uint64_t number) {
-  // The driver call was made and is counted; nothing went out.
-  --serial_;
-  take_back_own(own_packets_, last_.packets);
-  take_back_own(own_doorbells_, 1);
-  counter_->take_back(latest, number);
-  latest_count_.store(latest, std::memory_order_release);
-  check(launched, "cuGraphLaunch");  // throws: the launch failed
-}
-
 HSAD_HOT inline std::uint64_t CudaQueue::count_in_timeline(std::uint32_t target) {
-  const std::uint64_t number = in_timeline_next();
+  const std::uint64_t number = timeline.submitted() + 1;
   counter_->note(number, target);
   timeline.count();
   return number;
 }
 
-HSAD_HOT [[gnu::flatten]] std::unique_ptr<CudaSubmission> CudaQueue::fast_replay(std::uint64_t number) {
+HSAD_HOT [[gnu::flatten]] std::unique_ptr<CudaSubmission> CudaQueue::fast_replay() {
   // The submission is written whole before the launch: the lines written after it miss the
   // caches a large graph's launch has swept (hot_path.hpp).
   auto sub = std::make_unique<CudaSubmission>(shared_from_this());
@@ -557,7 +542,7 @@ HSAD_HOT [[gnu::flatten]] std::unique_ptr<CudaSubmission> CudaQueue::fast_replay
   sub->labels = last_.labels;  // and, through it, the batch's code
   sub->signal = counter_signal(counter_->next());
   sub->set_pending();  // where the launch fails, it goes unused: nothing of it was handed out
-  launch_last(number);  // sub->signal.target
+  launch_last();       // sub->signal.target
   return sub;
 }
 
@@ -573,10 +558,10 @@ HSAD_HOT [[gnu::flatten]] std::unique_ptr<detail::SubmissionImpl> CudaQueue::sub
                                                                                std::chrono::milliseconds timeout) {
   if (!bare_ready(batch, o)) return nullptr;
   device_->release_parked();  // as the generic path does: memory parked behind work that ended
-  std::unique_ptr<CudaSubmission> sub = fast_replay(in_timeline_next());  // noted as record() notes a counted one
+  std::unique_ptr<CudaSubmission> sub = fast_replay();
   sub->timeout = timeout;
   sub->device = device_.get();
-  timeline.count();
+  count_in_timeline(sub->signal.target);  // record()'s counted case
   return sub;
 }
 
@@ -585,9 +570,8 @@ HSAD_HOT [[gnu::flatten]] bool CudaQueue::enqueue_bare(const Batch& batch, const
   // count is counted as record() counts a counted one.
   if (!bare_ready(batch, o)) return false;
   device_->release_parked();  // as the generic path does: memory parked behind work that ended
-  const std::uint64_t number = in_timeline_next();
-  const std::uint32_t target = launch_last(number);  // noted as record() notes a counted one
-  timeline.count();
+  const std::uint32_t target = launch_last();
+  const std::uint64_t number = count_in_timeline(target);
   if (bare_labels_ != last_.labels.get()) open_bare_run(number, target);
   if (!bare_first_) bare_first_ = number;
   bare_target_ = target;

@@ -233,18 +233,10 @@ class CudaQueue : public detail::QueueImpl, public std::enable_shared_from_this<
   // Whether `batch` under `o` is last_'s replay: its graph current, a launch all `o` asks (no
   // signal of its own, no profiling).
   bool replays_last(const Batch& batch, const Options& o) const;
-  // The replayed submit of last_'s batch (replays_last): its submission, its one launch and its
-  // count. `number`: as launch_last's.
-  std::unique_ptr<CudaSubmission> fast_replay(std::uint64_t number = 0);
+  // The replayed submit of last_'s batch (replays_last): its submission, its one launch and its count.
+  std::unique_ptr<CudaSubmission> fast_replay();
   // last_'s launch, counted as the queue counts it itself; the count the launch ends with.
-  // `number`: the launch's number in the timeline where it is counted there too (the bare paths:
-  // the next one, in_timeline_next()), noted in the count's ring before the launch; 0: record()
-  // counts it afterwards. Everything the launch changes is written before it, and taken back
-  // where it fails (take_back_launch, which throws).
-  std::uint32_t launch_last(std::uint64_t number = 0);
-  [[gnu::cold, gnu::noinline]] void take_back_launch(CUresult launched, std::uint32_t latest, std::uint64_t number);
-  // The number the next submission gets in the timeline.
-  std::uint64_t in_timeline_next() const { return timeline.submitted() + 1; }
+  std::uint32_t launch_last();
   // A counted submission's number in the timeline, and its target in the count's ring: record()
   // for one that completes on the count.
   std::uint64_t count_in_timeline(std::uint32_t target);
@@ -325,10 +317,6 @@ class CudaQueue : public detail::QueueImpl, public std::enable_shared_from_this<
     const std::uint32_t target = counter_->launched();
     latest_count_.store(target, std::memory_order_release);
     return target;
-  }
-  // A count that moved for a launch that failed, back where it was (under the submit mutex).
-  static void take_back_own(std::atomic<std::uint64_t>& count, std::uint64_t n) {
-    count.store(count.load(std::memory_order_relaxed) - n, std::memory_order_relaxed);
   }
   // A count only this queue's submits write (under its submit mutex): a load and a store.
   static void add_own(std::atomic<std::uint64_t>& count, std::uint64_t n) {
