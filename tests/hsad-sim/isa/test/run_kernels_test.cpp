@@ -112,7 +112,8 @@ TEST_P(TestKernels, SystemScopeAccessesGoPastTheL2) {
 // Work-groups run on threads of their own here: the words must be whole in memory and in the L2's
 // lines. (On one CPU the two threads rarely overlap: there it seldom could fail.)
 TEST_P(TestKernels, AlignedSixtyFourAndHundredTwentyEightBitWordsAreLoadedAndStoredWhole) {
-  const LoadedCode& code = code_for(GetParam());
+  const std::string file = GetParam();  // named: code_for's reference outlives no temporary
+  const LoadedCode& code = code_for(file);
   constexpr unsigned kRounds = 20000;
   for (const unsigned quads : {0u, 1u}) {
     for (const bool through_l2 : {false, true}) {
