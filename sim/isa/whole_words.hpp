@@ -21,6 +21,13 @@
 
 namespace hsad::isa {
 
+// Whether this build copies an aligned 16-byte piece in one access (else as two 8-byte ones).
+#if defined(__SSE2__)
+inline constexpr bool kWhole128 = true;
+#else
+inline constexpr bool kWhole128 = false;
+#endif
+
 inline bool aligned_at(const void* p, std::uintptr_t bytes) { return (reinterpret_cast<std::uintptr_t>(p) & (bytes - 1)) == 0; }
 
 // `count` dwords at `from` into `to`, each aligned 16 or 8 bytes in one load.
