@@ -10,6 +10,7 @@
 // medians of the same launch differ by more than the library's own cost.
 #pragma once
 
+#include <cstdint>
 #include <functional>
 #include <string>
 #include <vector>
@@ -30,6 +31,11 @@ std::vector<DispatchPeerSamples> run_dispatch_peers(const std::string& backend, 
 
 // The CUDA peers (vendor_peers.cu by nvcc, or vendor_peers_unavailable.cpp without nvcc).
 std::vector<DispatchPeerSamples> run_cuda_dispatch_peers(int count, int reps, const Between& between);
+// cudaStreamSynchronize of `stream`, a CUstream of the device's primary context as an integer (the
+// library's queue's: Queue::native()), for --stream-sync: the library's repetitions then end with
+// the wait the CUDA peer's end with, so that each timed launch follows the same kind of wait.
+// Throws std::runtime_error where it cannot (no nvcc at build time, a failing call).
+void sync_cuda_stream(std::uint64_t stream);
 
 }  // namespace hsad::bench
 

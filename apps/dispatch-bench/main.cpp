@@ -63,6 +63,7 @@ struct LibraryRuns {
   int count;
   bool set_args = false;
   bool enqueue = false;
+  std::uint64_t stream_sync = 0;  // --stream-sync: the queue's CUstream, synchronized before the library's own wait
   std::vector<double> us, host;
 
   void warm_up() { q.run(batch, options); }  // the first submit builds what later ones reuse
@@ -72,6 +73,7 @@ struct LibraryRuns {
       if (set_args) batch.set_args(0, {});
       q.enqueue(batch, options);
       const auto t1 = std::chrono::steady_clock::now();
+      if (stream_sync) bench::sync_cuda_stream(stream_sync);
       q.finish();
       note(t0, t1, std::chrono::steady_clock::now());
       return;
@@ -80,6 +82,7 @@ struct LibraryRuns {
     if (set_args) batch.set_args(0, {});
     Submission s = q.submit(batch, options);
     const auto t1 = std::chrono::steady_clock::now();
+    if (stream_sync) bench::sync_cuda_stream(stream_sync);
     s.wait();
     note(t0, t1, std::chrono::steady_clock::now());
   }
@@ -116,7 +119,7 @@ double paired_ratio(const std::vector<double>& peer, const std::vector<double>& 
 int main(int argc, char** argv) {
   std::string opt_text, backend, format, count_text;
   int reps = 0;
-  bool peers = false, set_args = false, enqueue = false;
+  bool peers = false, set_args = false, enqueue = false, stream_sync = false;
   po::options_description desc("dispatch-bench: per-dispatch cost of the runtime (empty kernels)");
   desc.add_options()("help,h", "this text")
       ("opt", po::value(&opt_text)->default_value("all"), "all | none | comma list of flags")
@@ -128,6 +131,9 @@ int main(int argc, char** argv) {
        "also a row where each submit follows Batch::set_args of one dispatch (with --opt ...,replay: one block rewritten)")
       ("enqueue", po::bool_switch(&enqueue),
        "the library's submits as Queue::enqueue, then Queue::finish: no Submission handle (cudaGraphLaunch returns none)")
+      ("stream-sync", po::bool_switch(&stream_sync),
+       "with --peers on cuda: each library repetition waits with cudaStreamSynchronize on the queue's stream before its "
+       "own wait, as the CUDA peer's do, so that every timed launch follows the same kind of wait")
       ("format", po::value(&format)->default_value("table"), "table | csv | json");
   if (auto status = bench::parse_cli(argc, argv, desc, "dispatch-bench")) return *status;
   try {
@@ -146,6 +152,10 @@ int main(int argc, char** argv) {
                   "the " + rt.backend() + " backend has no vendor runtime to compare with",
                   "--backend cuda (the CUDA runtime) or rocr (HIP; hsad-sim runs it without an AMD GPU)");
     }
+    if (stream_sync && (!peers || rt.backend() != "cuda")) {
+      throw Error("dispatch-bench", "--stream-sync", "it pairs the library's waits with the CUDA peer's",
+                  "use it with --peers on --backend cuda");
+    }
     Queue queue = device.create_queue();
     const Kernel empty = device.kernel("hsad_empty");
     std::vector<bench::Row> rows;
@@ -163,6 +173,7 @@ int main(int argc, char** argv) {
       }
       // The library's repetitions alternate with each peer's: `reps` of them before each peer's.
       LibraryRuns runs{queue, batch, options, count, false, enqueue};
+      if (stream_sync) runs.stream_sync = queue.native().queue;
       runs.warm_up();
       std::vector<bench::DispatchPeerSamples> vendor;
       try {

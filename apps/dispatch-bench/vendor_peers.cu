@@ -78,5 +78,9 @@ std::vector<DispatchPeerSamples> run_cuda_dispatch_peers(int count, int reps, co
   return run_peers(count, reps, between);
 }
 
+void sync_cuda_stream(std::uint64_t stream) {
+  vendor_check(cudaStreamSynchronize(reinterpret_cast<cudaStream_t>(stream)), "stream synchronize (--stream-sync)");
+}
+
 }  // namespace hsad::bench
 #endif

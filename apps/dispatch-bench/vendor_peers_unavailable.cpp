@@ -7,4 +7,7 @@ namespace hsad::bench {
 std::vector<DispatchPeerSamples> run_cuda_dispatch_peers(int, int, const Between&) {
   throw std::runtime_error("the CUDA peers need the CUDA toolkit at build time (nvcc was not found)");
 }
+void sync_cuda_stream(std::uint64_t) {
+  throw std::runtime_error("--stream-sync needs the CUDA toolkit at build time (nvcc was not found)");
+}
 }  // namespace hsad::bench
