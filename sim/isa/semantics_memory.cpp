@@ -235,7 +235,7 @@ void load(WorkGroup& g, Wave& w, const Inst& in) {
         return;
       }
       std::uint32_t v[4];
-      read_whole_words(v, p, a.count);  // aligned 64-bit pieces whole, as a store on another thread leaves them
+      read_whole_words(v, p, a.count);  // aligned 8 and 16 bytes whole, as a store on another thread leaves them
       for (std::uint32_t k = 0; k < a.count; ++k) rows[k][lane] = v[k];
     };
     if (ad.cached) {
@@ -263,7 +263,7 @@ void load(WorkGroup& g, Wave& w, const Inst& in) {
   }
   for_lanes(w, [&](std::uint32_t lane) {
     const Where at = where_of(w, in, int(lane), Flat, Scratch);
-    if (at.space == Space::global && a.count > 1) {  // in one read: aligned 64-bit pieces whole
+    if (at.space == Space::global && a.count > 1) {  // in one read: aligned 8 and 16 bytes whole
       std::uint32_t v[4];
       read_whole_words(v, g.read_global(w, in, at.address, 4 * a.count), a.count);
       for (std::uint32_t k = 0; k < a.count; ++k) write_loaded(w, in.dst[0], int(lane), k, v[k], a);
@@ -319,7 +319,7 @@ void store(WorkGroup& g, Wave& w, const Inst& in) {
   if (ad.one_allocation) {
     for_lanes(w, [&](std::uint32_t lane) {
       auto* p = reinterpret_cast<std::uint8_t*>(ad.address[lane]);
-      if (a.count > 1) {  // whole dwords: aligned 64-bit pieces in one store, as a load on another thread reads them
+      if (a.count > 1) {  // whole dwords: aligned 8 and 16 bytes in one store, as a load on another thread reads them
         std::uint32_t v[4];
         for (std::uint32_t k = 0; k < a.count; ++k) v[k] = data(k, lane);
         write_whole_words(p, v, 4 * a.count);
@@ -332,7 +332,7 @@ void store(WorkGroup& g, Wave& w, const Inst& in) {
   }
   for_lanes(w, [&](std::uint32_t lane) {
     const Where at = where_of(w, in, int(lane), Flat, Scratch);
-    if (at.space == Space::global && a.count > 1) {  // in one write: aligned 64-bit pieces whole
+    if (at.space == Space::global && a.count > 1) {  // in one write: aligned 8 and 16 bytes whole
       std::uint32_t v[4];
       for (std::uint32_t k = 0; k < a.count; ++k) v[k] = data(k, lane);
       g.write_global(w, in, at.address, v, 4 * a.count);
