@@ -87,6 +87,11 @@ Where where_of(const Wave& w, const Inst& in, int lane, bool flat, bool scratch)
   return {Space::global, address};
 }
 
+// Whether a lane's wide access lies within one 4 KiB page, so within one allocation (the driver's
+// are page-granular) wherever it lies in one at all: then it is checked, and copied, as one piece
+// (whole_words.hpp); one that crosses a page goes dword by dword, each found on its own, as before.
+bool within_page(std::uint64_t address, std::uint32_t bytes) { return (address & 4095) + bytes <= 4096; }
+
 // Reads `bytes` (<= 4) at element `k` of the access into a dword.
 std::uint32_t load_element(WorkGroup& g, Wave& w, const Inst& in, const Where& at, std::uint32_t k, std::uint32_t bytes,
                            int lane) {
@@ -263,7 +268,7 @@ void load(WorkGroup& g, Wave& w, const Inst& in) {
   }
   for_lanes(w, [&](std::uint32_t lane) {
     const Where at = where_of(w, in, int(lane), Flat, Scratch);
-    if (at.space == Space::global && a.count > 1) {  // in one read: aligned 8 and 16 bytes whole
+    if (at.space == Space::global && a.count > 1 && within_page(at.address, 4 * a.count)) {  // aligned 8 and 16 bytes whole
       std::uint32_t v[4];
       read_whole_words(v, g.read_global(w, in, at.address, 4 * a.count), a.count);
       for (std::uint32_t k = 0; k < a.count; ++k) write_loaded(w, in.dst[0], int(lane), k, v[k], a);
@@ -332,7 +337,7 @@ void store(WorkGroup& g, Wave& w, const Inst& in) {
   }
   for_lanes(w, [&](std::uint32_t lane) {
     const Where at = where_of(w, in, int(lane), Flat, Scratch);
-    if (at.space == Space::global && a.count > 1) {  // in one write: aligned 8 and 16 bytes whole
+    if (at.space == Space::global && a.count > 1 && within_page(at.address, 4 * a.count)) {  // aligned 8 and 16 bytes whole
       std::uint32_t v[4];
       for (std::uint32_t k = 0; k < a.count; ++k) v[k] = data(k, lane);
       g.write_global(w, in, at.address, v, 4 * a.count);
@@ -518,6 +523,24 @@ void buffer(WorkGroup& g, Wave& w, const Inst& in) {
   const std::uint32_t soffset = scalar32(w, in.src[3]);
   for_lanes(w, [&](std::uint32_t lane) {
     const auto [index, voffset] = buffer_index_and_offset(w, in, r, lane);
+    if (a.count > 1 && !r.swizzle) {
+      // Every dword in range and the dwords contiguous in one page: one piece, aligned 8 and 16 bytes
+      // whole, as a global access is (whole_words.hpp).
+      const std::uint64_t first = U(voffset) + U(std::int64_t(in.offset)), last = first + U(a.count - 1) * 4;
+      const std::uint64_t at = buffer_address(r, index, first, soffset);
+      if (in_buffer_range(r, in, index, first, soffset, 4) && in_buffer_range(r, in, index, last, soffset, 4) &&
+          buffer_address(r, index, last, soffset) == at + U(a.count - 1) * 4 && within_page(at, 4 * a.count)) {
+        std::uint32_t v[4];
+        if (Load) {
+          read_whole_words(v, g.read_global(w, in, at, 4 * a.count), a.count);
+          for (std::uint32_t k = 0; k < a.count; ++k) write_loaded(w, in.dst[0], int(lane), k, v[k], a);
+        } else {
+          for (std::uint32_t k = 0; k < a.count; ++k) v[k] = src32(w, in.src[1], k, 2)[lane];
+          g.write_global(w, in, at, v, 4 * a.count);
+        }
+        return;
+      }
+    }
     for (std::uint32_t k = 0; k < a.count; ++k) {
       const std::uint64_t offset = U(voffset) + U(std::int64_t(in.offset)) + U(k) * 4;
       // Loads beyond the buffer read 0, stores vanish (each dword of a dwordxN on its own).

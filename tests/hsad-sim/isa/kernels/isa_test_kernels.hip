@@ -412,15 +412,20 @@ extern "C" __global__ void __launch_bounds__(64) isa_buffer_bounds(const unsigne
 // words whose dwords differ, which only a load or a store done in pieces can give. 64-bit words
 // through atomics; 128-bit ones through volatile vectors (global_load_dwordx4, as rocPRIM's
 // 128-bit atomic_load is). Each work-group waits for the other to start (a flag, then the first
-// round), so their rounds overlap wherever two threads run at once.
+// round), so their rounds overlap wherever two threads run at once; a wait gives up after 2^22
+// looks (a partner that faulted or never ran), counted in `gave_up`, rather than spin on.
 typedef unsigned u32x4 __attribute__((ext_vector_type(4)));
 extern "C" __global__ void __launch_bounds__(64) isa_whole_words(unsigned long long* words, unsigned* started,
-                                                                 unsigned* torn, unsigned rounds, unsigned quads) {
+                                                                 unsigned* torn, unsigned rounds, unsigned quads,
+                                                                 unsigned* gave_up) {
+  constexpr unsigned kLooks = 1u << 22;
   unsigned long long* word = words + threadIdx.x;
   volatile u32x4* quad = reinterpret_cast<volatile u32x4*>(words) + threadIdx.x;
   if (blockIdx.x == 0) {
-    while (__hip_atomic_load(started, __ATOMIC_RELAXED, __HIP_MEMORY_SCOPE_AGENT) == 0) {
+    unsigned looks = 0;
+    while (__hip_atomic_load(started, __ATOMIC_RELAXED, __HIP_MEMORY_SCOPE_AGENT) == 0 && ++looks < kLooks) {
     }
+    if (looks == kLooks) atomicAdd(gave_up, 1u);
     for (unsigned r = 1; r <= rounds; ++r) {
       if (quads) {
         *quad = u32x4{r, r, r, r};
@@ -431,9 +436,11 @@ extern "C" __global__ void __launch_bounds__(64) isa_whole_words(unsigned long l
     return;
   }
   if (threadIdx.x == 0) __hip_atomic_store(started, 1u, __ATOMIC_RELAXED, __HIP_MEMORY_SCOPE_AGENT);
+  unsigned looks = 0;
   while (__hip_atomic_load(reinterpret_cast<unsigned*>(quads ? (unsigned long long*)(quad) : word), __ATOMIC_RELAXED,
-                           __HIP_MEMORY_SCOPE_AGENT) == 0) {
+                           __HIP_MEMORY_SCOPE_AGENT) == 0 && ++looks < kLooks) {
   }
+  if (looks == kLooks) atomicAdd(gave_up, 1u);
   unsigned count = 0;
   for (unsigned r = 0; r < rounds; ++r) {
     if (quads) {

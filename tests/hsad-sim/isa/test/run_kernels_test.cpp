@@ -122,7 +122,9 @@ TEST_P(TestKernels, AlignedSixtyFourAndHundredTwentyEightBitWordsAreLoadedAndSto
       auto* words = through_l2 ? m.make_cached<std::uint64_t>(128) : m.make<std::uint64_t>(128);
       auto* started = m.make<std::uint32_t>(1);
       auto* torn = m.make<std::uint32_t>(1);
-      code.run("isa_whole_words", {128}, {64}, {words, started, torn, kRounds, quads}, m, 2);
+      auto* gave_up = m.make<std::uint32_t>(1);
+      code.run("isa_whole_words", {128}, {64}, {words, started, torn, kRounds, quads, gave_up}, m, 2);
+      EXPECT_EQ(*gave_up, 0u) << "lanes that waited for the other work-group in vain";
       if (quads && !kWhole128) continue;  // a host without SSE2: 16 bytes go as two 8-byte pieces (whole_words.hpp)
       EXPECT_EQ(*torn, 0u) << (quads ? "128-bit words " : "64-bit words ") << (through_l2 ? "through the L2" : "in memory")
                            << ": loads that saw part of a store, of " << 64 * kRounds;
