@@ -131,6 +131,14 @@ void write_loaded(Wave& w, const Operand& dst, int lane, std::uint32_t k, std::u
   r = a.d16 == 1 ? (kept & 0xffff0000u) | (v & 0xffff) : (kept & 0xffffu) | (v << 16);
 }
 
+// A lane's wide global access (within_page) read as one piece into its registers: aligned 8 and 16
+// bytes whole, as a store on another thread leaves them.
+void load_whole(WorkGroup& g, Wave& w, const Inst& in, const Access& a, std::uint64_t address, int lane) {
+  std::uint32_t v[4];
+  read_whole_words(v, g.read_global(w, in, address, 4 * a.count), a.count);
+  for (std::uint32_t k = 0; k < a.count; ++k) write_loaded(w, in.dst[0], lane, k, v[k], a);
+}
+
 // Every active lane's address, and whether all are global and within one allocation: then the
 // accesses need no check each (one for the instruction). `cached`: that allocation's L2 lines,
 // where the GPU's L2 caches it.
@@ -268,10 +276,8 @@ void load(WorkGroup& g, Wave& w, const Inst& in) {
   }
   for_lanes(w, [&](std::uint32_t lane) {
     const Where at = where_of(w, in, int(lane), Flat, Scratch);
-    if (at.space == Space::global && a.count > 1 && within_page(at.address, 4 * a.count)) {  // aligned 8 and 16 bytes whole
-      std::uint32_t v[4];
-      read_whole_words(v, g.read_global(w, in, at.address, 4 * a.count), a.count);
-      for (std::uint32_t k = 0; k < a.count; ++k) write_loaded(w, in.dst[0], int(lane), k, v[k], a);
+    if (at.space == Space::global && a.count > 1 && within_page(at.address, 4 * a.count)) {
+      load_whole(g, w, in, a, at.address, int(lane));
       return;
     }
     for (std::uint32_t k = 0; k < a.count; ++k) {
@@ -530,11 +536,10 @@ void buffer(WorkGroup& g, Wave& w, const Inst& in) {
       const std::uint64_t at = buffer_address(r, index, first, soffset);
       if (in_buffer_range(r, in, index, first, soffset, 4) && in_buffer_range(r, in, index, last, soffset, 4) &&
           buffer_address(r, index, last, soffset) == at + U(a.count - 1) * 4 && within_page(at, 4 * a.count)) {
-        std::uint32_t v[4];
         if (Load) {
-          read_whole_words(v, g.read_global(w, in, at, 4 * a.count), a.count);
-          for (std::uint32_t k = 0; k < a.count; ++k) write_loaded(w, in.dst[0], int(lane), k, v[k], a);
+          load_whole(g, w, in, a, at, int(lane));
         } else {
+          std::uint32_t v[4];
           for (std::uint32_t k = 0; k < a.count; ++k) v[k] = src32(w, in.src[1], k, 2)[lane];
           g.write_global(w, in, at, v, 4 * a.count);
         }
