@@ -146,34 +146,37 @@ inline void write_scalar64(Wave& w, const Operand& o, std::uint64_t v) {
   if (o.width > 1) write_scalar32(w, o, std::uint32_t(v >> 32), 1);
 }
 
-// A per-lane read of a source: VGPR (or AGPR) lanes, or one value for all lanes.
-struct Src32 {
+// A per-lane read of a source: VGPR (or AGPR) lanes, or one value for all lanes. A broadcast
+// points at its own `value`, so a Src32 is made where it is used and never copied or moved: src32
+// returns a prvalue, which C++17 constructs in the caller's object (a copy would point at the
+// original's value, and a trivially copyable Src32 is returned in registers, its pointer left
+// behind in the callee's frame).
+class Src32 {
+ public:
+  Src32(const Wave& w, const Operand& o, std::uint32_t part, std::uint8_t role_bit) {
+    if (o.kind == Operand::vgpr) {
+      p = w.v + (vreg_of(w, o, role_bit) + part) * w.lanes;
+      stride = 1;
+    } else if (o.kind == Operand::agpr) {
+      p = w.a + (o.reg + part) * w.lanes;
+      stride = 1;
+    } else {
+      value = scalar32(w, o, part);
+      p = &value;
+      stride = 0;
+    }
+  }
+  Src32(const Src32&) = delete;
+  Src32& operator=(const Src32&) = delete;
+  std::uint32_t operator[](std::uint32_t lane) const { return p[lane * stride]; }
+
   const std::uint32_t* p;
   std::uint32_t stride;  // 1 for registers, 0 for a broadcast scalar
-  std::uint32_t value;
-  std::uint32_t operator[](std::uint32_t lane) const { return p[lane * stride]; }
+  std::uint32_t value = 0;
 };
-
-// GCC (12) warns that a copy's `value` may be uninitialised where it inlines this into a larger
-// caller: it cannot tell that `p` points at `value` only where `value` was set.
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
 inline Src32 src32(const Wave& w, const Operand& o, std::uint32_t part, std::uint8_t role_bit) {
-  Src32 s;
-  if (o.kind == Operand::vgpr) {
-    s.p = w.v + (vreg_of(w, o, role_bit) + part) * w.lanes;
-    s.stride = 1;
-  } else if (o.kind == Operand::agpr) {
-    s.p = w.a + (o.reg + part) * w.lanes;
-    s.stride = 1;
-  } else {
-    s.value = scalar32(w, o, part);
-    s.p = &s.value;
-    s.stride = 0;
-  }
-  return s;
+  return Src32(w, o, part, role_bit);
 }
-#pragma GCC diagnostic pop
 
 inline std::uint32_t* dst32(Wave& w, const Operand& o, std::uint32_t part) {
   if (o.kind == Operand::agpr) return w.a + (o.reg + part) * w.lanes;

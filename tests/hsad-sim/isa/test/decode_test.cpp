@@ -10,6 +10,8 @@
 #include "loaded_code.hpp"
 #include "semantics.hpp"
 
+#include <type_traits>
+
 namespace hsad::isa::testing {
 namespace {
 
@@ -83,6 +85,20 @@ TEST(Decode, ConstantsTakeTheOperandsType) {
   EXPECT_EQ(mov64.src[0].bits, 0x3ff0000000000000ull);
   const Inst smov64 = parse("gfx90a", "s_mov_b64 s[0:1], -2.0");
   EXPECT_EQ(smov64.src[0].bits, 0xc000000000000000ull);
+}
+
+// A broadcast source points at its own value, so a Src32 cannot be copied (a copy would read the
+// original's) and src32 builds it in the caller's object: its value is read there.
+static_assert(!std::is_copy_constructible_v<Src32> && !std::is_copy_assignable_v<Src32>);
+TEST(Semantics, ABroadcastSourceIsReadWhereItWasMade) {
+  register_all_ops();
+  const Inst add = parse("gfx90a", "v_add_u32_e32 v0, 7, v1");
+  const Wave w;
+  const Src32 constant = src32(w, add.src[0], 0, 1);
+  ASSERT_EQ(constant.stride, 0u);
+  ASSERT_EQ(constant.p, &constant.value);
+  EXPECT_EQ(constant[5], 7u);
+  EXPECT_EQ(src32(w, add.src[0], 0, 1)[63], 7u);
 }
 
 // Clamp on an integer result saturates; where the interpreter does not model that for an
