@@ -27,20 +27,24 @@ if [ -x /usr/local/cuda/bin/nvcc ]; then
     -L/usr/local/cuda/lib64/stubs -lcuda
   # Issue 60, seventh session: how the host's wait, the stream, the CPU and the graph's shape change
   # what a launch costs (cuda-graph-shapes also takes the library's own kernels from their fatbin).
-  for probe in cuda-wait-probe cuda-launch-levels; do
+  for probe in cuda-wait-probe cuda-wait-paired cuda-launch-levels; do
     g++ -O2 -std=c++17 -pthread -I/usr/local/cuda/include -o .dev/$probe docs/measurements/$probe.cpp \
       -L/usr/local/cuda/lib64/stubs -lcuda
   done
   g++ -O2 -std=c++17 -pthread -I/usr/local/cuda/include -o .dev/cuda-graph-shapes docs/measurements/cuda-graph-shapes.cpp \
     -L/usr/local/cuda/lib64/stubs -L/usr/local/cuda/lib64 -lcudart_static -lcuda -ldl -lrt
   cp $b/kernels/kernels.fatbin .dev/
+  # Issue 60, eleventh session: launches of other kinds (a graph for device launch, a trampoline
+  # that tail-launches one, plain kernels) against cudaGraphLaunch; nvcc -rdc for libcudadevrt.
+  /usr/local/cuda/bin/nvcc -O2 -std=c++17 -arch=sm_90 -rdc=true -Idocs/measurements -o .dev/cuda-launch-kinds \
+    docs/measurements/cuda-launch-kinds.cu -L/usr/local/cuda/lib64/stubs -lcudadevrt -lcuda
   # A boundary between the application's CUDA work and a batch: host waits against native handles (issue 34).
   /usr/local/cuda/bin/nvcc -O3 -std=c++17 -arch=sm_90 -Iruntime/include -I$b/include -o .dev/interop-boundary \
     docs/measurements/interop-boundary.cu -L$b/runtime -lhsadispatch
 fi
 # The measurement scripts, run from .dev/ (bash h100-issue15.sh, bash h100-memory.sh 1, ...).
 cp docs/measurements/h100-*.sh docs/measurements/multi-gpu-*.sh docs/measurements/gpu-sanitizers.sh docs/measurements/gpu-modes.sh docs/measurements/gpu-load.sh \
-   docs/measurements/mpi-laplacian.sh docs/measurements/h100-recovery.sh docs/measurements/h100-plots.sh .dev/
+   docs/measurements/mpi-laplacian.sh .dev/
 # Open MPI's runtime for laplacian-bench --mpi (the GPU machine has none): .dev/openmpi/env.sh.
 if command -v orterun >/dev/null; then bash scripts/openmpi-bundle.sh .dev/openmpi >/dev/null; fi
 # The device machine has no Boost: the apps' one shared library travels (LD_LIBRARY_PATH=lib).

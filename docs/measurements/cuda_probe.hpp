@@ -1,6 +1,7 @@
 // What the standalone CUDA driver probes of docs/measurements/ share (cuda-replay-probe,
-// cuda-wait-probe, cuda-launch-levels, cuda-graph-shapes): a driver call checked (a failure ends
-// the probe, naming the call), device 0 opened, the clock, and the median of a set of samples.
+// cuda-wait-probe, cuda-wait-paired, cuda-launch-levels, cuda-graph-shapes, cuda-launch-kinds): a
+// driver call checked (a failure ends the probe, naming the call), device 0 opened, the clock, and
+// the median of a set of samples.
 #pragma once
 
 #include <cuda.h>
