@@ -69,24 +69,14 @@ int main(int argc, char** argv) {
   check(cuModuleGetFunction(&empty, mod, "empty"), "cuModuleGetFunction");
   check(cuModuleGetFunction(&gdc, mod, "empty_gdc"), "cuModuleGetFunction");
   check(cuModuleGetFunction(&bump, mod, "bump"), "cuModuleGetFunction");
-  std::FILE* file = std::fopen(fatbin_path, "rb");
-  if (!file) return std::fprintf(stderr, "cannot open %s\n", fatbin_path), 1;
-  std::vector<char> image(1 << 26);
-  image.resize(std::fread(image.data(), 1, image.size(), file));
-  std::fclose(file);
-  CUmodule lib;
-  check(cuModuleLoadData(&lib, image.data()), "cuModuleLoadData (the library's fatbin)");
+  const CUmodule lib = probe::load_fatbin(fatbin_path);
   CUfunction lib_empty, lib_count;
   check(cuModuleGetFunction(&lib_empty, lib, "hsad_empty"), "cuModuleGetFunction (hsad_empty)");
   check(cuModuleGetFunction(&lib_count, lib, "hsad_count_completion"), "cuModuleGetFunction (hsad_count_completion)");
   cudaStream_t s;
   check(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking), "cudaStreamCreateWithFlags");
-  CUdeviceptr counter;
-  check(cuMemAlloc(&counter, 64), "cuMemAlloc");
-  void* host = nullptr;
-  check(cuMemHostAlloc(&host, 64, CU_MEMHOSTALLOC_DEVICEMAP | CU_MEMHOSTALLOC_PORTABLE), "cuMemHostAlloc");
-  CUdeviceptr host_dev;
-  check(cuMemHostGetDevicePointer(&host_dev, host, 0), "cuMemHostGetDevicePointer");
+  const probe::CountWord count = probe::count_word();
+  CUdeviceptr counter = count.counter, host_dev = count.host_dev;
 
   auto graph = [&](int n, CUfunction f, bool count, bool early, CUfunction counting = nullptr) {
     check(cuStreamBeginCapture(s, CU_STREAM_CAPTURE_MODE_THREAD_LOCAL), "cuStreamBeginCapture");

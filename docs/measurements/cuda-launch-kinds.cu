@@ -59,13 +59,7 @@ int main(int argc, char** argv) {
   cudaDeviceProp prop{};
   must(cudaGetDeviceProperties(&prop, 0), "cudaGetDeviceProperties");
   std::printf("# %s\n", prop.name);
-  std::FILE* file = std::fopen(fatbin_path, "rb");
-  if (!file) return std::fprintf(stderr, "cannot open %s\n", fatbin_path), 1;
-  std::vector<char> image(1 << 26);
-  image.resize(std::fread(image.data(), 1, image.size(), file));
-  std::fclose(file);
-  CUmodule lib;
-  probe::check(cuModuleLoadData(&lib, image.data()), "cuModuleLoadData (the library's fatbin)");
+  const CUmodule lib = probe::load_fatbin(fatbin_path);
   CUfunction lib_empty, lib_count;
   probe::check(cuModuleGetFunction(&lib_empty, lib, "hsad_empty"), "hsad_empty");
   probe::check(cuModuleGetFunction(&lib_count, lib, "hsad_count_completion"), "hsad_count_completion");

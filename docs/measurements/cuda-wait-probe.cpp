@@ -20,25 +20,7 @@
 #include <vector>
 
 namespace {
-const char* kPtx = R"(
-.version 8.0
-.target sm_80
-.address_size 64
-.visible .entry empty() { ret; }
-.visible .entry bump(.param .u64 dev, .param .u64 host) {
-  .reg .u64 %d;
-  .reg .u64 %h;
-  .reg .u32 %v;
-  ld.param.u64 %d, [dev];
-  ld.param.u64 %h, [host];
-  ld.global.u32 %v, [%d];
-  add.u32 %v, %v, 1;
-  st.global.u32 [%d], %v;
-  membar.sys;
-  st.volatile.global.u32 [%h], %v;
-  ret;
-}
-)";
+using probe::kEmptyAndBumpPtx;
 
 using probe::check;
 using probe::Clock;
@@ -67,26 +49,20 @@ int main(int argc, char** argv) {
   const probe::Device device = probe::primary_device();
   const char* name = device.name;
   CUmodule mod;
-  check(cuModuleLoadData(&mod, kPtx), "cuModuleLoadData");
+  check(cuModuleLoadData(&mod, kEmptyAndBumpPtx), "cuModuleLoadData");
   CUfunction empty, bump;
   check(cuModuleGetFunction(&empty, mod, "empty"), "cuModuleGetFunction");
   check(cuModuleGetFunction(&bump, mod, "bump"), "cuModuleGetFunction");
   CUstream s;
   check(cuStreamCreate(&s, CU_STREAM_NON_BLOCKING), "cuStreamCreate");
-  void* host = nullptr;
-  check(cuMemHostAlloc(&host, 64, CU_MEMHOSTALLOC_DEVICEMAP | CU_MEMHOSTALLOC_PORTABLE), "cuMemHostAlloc");
-  auto* word = static_cast<volatile std::uint32_t*>(host);
-  *word = 0;
-  CUdeviceptr host_dev, counter;
-  check(cuMemHostGetDevicePointer(&host_dev, host, 0), "cuMemHostGetDevicePointer");
-  check(cuMemAlloc(&counter, 64), "cuMemAlloc");
-  check(cuMemsetD32(counter, 0, 16), "cuMemsetD32");
+  probe::CountWord count = probe::count_word();
+  volatile std::uint32_t* word = count.word;
 
   auto graph_of = [&](bool with_empty, bool with_bump) {
     check(cuStreamBeginCapture(s, CU_STREAM_CAPTURE_MODE_THREAD_LOCAL), "cuStreamBeginCapture");
     if (with_empty) check(cuLaunchKernel(empty, 1, 1, 1, 1, 1, 1, 0, s, nullptr, nullptr), "cuLaunchKernel");
     if (with_bump) {
-      void* params[] = {&counter, &host_dev};
+      void* params[] = {&count.counter, &count.host_dev};
       check(cuLaunchKernel(bump, 1, 1, 1, 1, 1, 1, 0, s, params, nullptr), "cuLaunchKernel");
     }
     CUgraph g;
