@@ -8,7 +8,8 @@
 //  sync      cuStreamSynchronize (what cudaStreamSynchronize does);
 //  spin      a spin on the count word with the CPU's pause;
 //  yield64   the library's wait: a look at the clock and the word each time, sched_yield after 64;
-//  spin+q    spin, then one cuStreamQuery once the word arrived.
+//  spin+q    spin, then one cuStreamQuery once the word arrived (the query's own host time is
+//            printed too: query_ns, the median).
 // Per N, each way's figure is the median over cycles of its launch's host time over the launch after
 // sync in the same cycle (1.04: 4% dearer); the order of the ways rotates from cycle to cycle.
 #include <cuda.h>
@@ -42,6 +43,7 @@ int main(int argc, char** argv) {
   probe::CountWord count = probe::count_word();
   volatile std::uint32_t* word = count.word;
   std::uint32_t expected = 0;
+  std::vector<double> query_ns;
 
   auto wait = [&](Way how) {
     const std::uint32_t target = ++expected;
@@ -57,14 +59,16 @@ int main(int argc, char** argv) {
       }
     }
     if (how == kSpinQuery) {
+      const auto t0 = Clock::now();
       const CUresult r = cuStreamQuery(s);  // not ready yet where the word came before the stream's end
+      query_ns.push_back(probe::ns_between(t0, Clock::now()));
       if (r != CUDA_ERROR_NOT_READY) check(r, "cuStreamQuery");
     }
   };
 
   std::printf("# %s\ndispatches,after_sync_ns", device.name);
   for (int w = 1; w < kWays; ++w) std::printf(",%s", kNames[w]);
-  std::printf("\n");
+  std::printf(",query_ns\n");
   for (int n : {1, 16, 1024}) {
     check(cuStreamBeginCapture(s, CU_STREAM_CAPTURE_MODE_THREAD_LOCAL), "cuStreamBeginCapture");
     for (int i = 0; i < n; ++i) check(cuLaunchKernel(empty, 1, 1, 1, 1, 1, 1, 0, s, nullptr, nullptr), "cuLaunchKernel");
@@ -82,6 +86,7 @@ int main(int argc, char** argv) {
     launch();
     std::vector<double> after_sync;
     std::vector<std::vector<double>> ratios(kWays);
+    query_ns.clear();
     for (int c = -3; c < cycles; ++c) {
       double ns[kWays] = {};
       for (int i = 0; i < kWays; ++i) {
@@ -96,7 +101,7 @@ int main(int argc, char** argv) {
     wait(kSync);
     std::printf("%d,%.0f", n, probe::median(after_sync));
     for (int w = 1; w < kWays; ++w) std::printf(",%.3f", probe::median(ratios[w]));
-    std::printf("\n");
+    std::printf(",%.0f\n", probe::median(query_ns));
     std::fflush(stdout);
   }
   return 0;
