@@ -6,11 +6,10 @@
 #include <cstring>
 #include <iostream>
 #include <set>
+#include <type_traits>
 
 #include "loaded_code.hpp"
 #include "semantics.hpp"
-
-#include <type_traits>
 
 namespace hsad::isa::testing {
 namespace {
@@ -87,9 +86,10 @@ TEST(Decode, ConstantsTakeTheOperandsType) {
   EXPECT_EQ(smov64.src[0].bits, 0xc000000000000000ull);
 }
 
-// A broadcast source points at its own value, so a Src32 cannot be copied (a copy would read the
-// original's) and src32 builds it in the caller's object: its value is read there.
-static_assert(!std::is_copy_constructible_v<Src32> && !std::is_copy_assignable_v<Src32>);
+// A broadcast source points at its own value, so a Src32 cannot be copied or moved (a copy would
+// read the original's) and src32 builds it in the caller's object: its value is read there.
+static_assert(!std::is_copy_constructible_v<Src32> && !std::is_copy_assignable_v<Src32> &&
+              !std::is_move_constructible_v<Src32> && !std::is_move_assignable_v<Src32>);
 TEST(Semantics, ABroadcastSourceIsReadWhereItWasMade) {
   register_all_ops();
   const Inst add = parse("gfx90a", "v_add_u32_e32 v0, 7, v1");
