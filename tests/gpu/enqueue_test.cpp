@@ -13,6 +13,7 @@
 
 #include "error_text.hpp"
 #include "gpu_backend.hpp"
+#include "two_copies.hpp"
 #include "hsad/hsad.hpp"
 
 using namespace hsad;
@@ -71,39 +72,23 @@ TEST(GpuEnqueue, AnEnqueuedReplayIsItsGraphsLaunchAlone) {
 
 TEST(GpuEnqueue, ReplaysOfTwoBatchesInTurnAndOfABatchRecordedAgainComputeWhatSubmitsDo) {
   REQUIRE_GPU();
-  constexpr std::uint64_t kCount = 4096;
-  std::vector<double> a(kCount), b(kCount);
-  std::iota(a.begin(), a.end(), 0.5);
-  std::iota(b.begin(), b.end(), -7.25);
-  Buffer src_a = device.alloc(kCount * 8), src_b = device.alloc(kCount * 8);
-  Buffer dst = device.alloc(kCount * 8), dst2 = device.alloc(kCount * 8);
-  device.copy_to_device(src_a, a.data(), kCount * 8);
-  device.copy_to_device(src_b, b.data(), kCount * 8);
-  const auto holds = [&](const Buffer& buffer, const std::vector<double>& want) {
-    std::vector<double> got(kCount);
-    device.copy_to_host(got.data(), buffer, kCount * 8);
-    return got == want;
-  };
-  const Kernel copy = device.kernel("hsad_copy_f64");
-  Batch one, other;
-  one.exec(copy, Dim3{kCount}, Dim3{256}, {dst, src_a, kCount});
-  other.exec(copy, Dim3{kCount}, Dim3{256}, {dst2, src_b, kCount});
+  test::TwoCopies t(device);
   Queue q = device.create_queue();
   for (int i = 0; i < 10; ++i) {  // runs of five: the first of each captured or submitted, the rest bare
-    for (int k = 0; k < 5; ++k) q.enqueue(one, replayed());
-    for (int k = 0; k < 5; ++k) q.enqueue(other, replayed());
+    for (int k = 0; k < 5; ++k) q.enqueue(t.one, replayed());
+    for (int k = 0; k < 5; ++k) q.enqueue(t.other, replayed());
   }
   q.finish();
-  EXPECT_TRUE(holds(dst, a));
-  EXPECT_TRUE(holds(dst2, b));
-  for (int i = 0; i < 20; ++i) q.enqueue(one, replayed());
+  EXPECT_TRUE(t.holds(t.dst, t.a));
+  EXPECT_TRUE(t.holds(t.dst2, t.b));
+  for (int i = 0; i < 20; ++i) q.enqueue(t.one, replayed());
   // Recorded again while those may still run: its graph is captured anew, the old one's code
   // stays held by the launches that run it.
-  one.clear();
-  one.exec(copy, Dim3{kCount}, Dim3{256}, {dst, src_b, kCount});
-  for (int i = 0; i < 20; ++i) q.enqueue(one, replayed());
+  t.one.clear();
+  t.one.exec(t.copy, Dim3{t.kCount}, Dim3{256}, {t.dst, t.src_b, t.kCount});
+  for (int i = 0; i < 20; ++i) q.enqueue(t.one, replayed());
   q.finish();
-  EXPECT_TRUE(holds(dst, b));
+  EXPECT_TRUE(t.holds(t.dst, t.b));
   EXPECT_EQ(q.submissions(), 140u);
 }
 

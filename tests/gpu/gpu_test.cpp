@@ -17,6 +17,7 @@
 #include "bitonic_workload.hpp"
 #include "error_text.hpp"
 #include "gpu_backend.hpp"
+#include "two_copies.hpp"
 #include "grid_cases.hpp"
 #include "ladder.hpp"
 #include "hsad/hsad.hpp"
@@ -485,43 +486,27 @@ TEST(GpuReplay, AReplayedSubmitMakesTheSameFewDriverCallsWhateverItsSize) {
 // batch replayed in between; and what the queue counted itself outlives it in Device::stats.
 TEST(GpuReplay, AReplaySubmittedAgainFollowsItsBatch) {
   REQUIRE_GPU();
-  constexpr std::uint64_t kCount = 4096;
-  std::vector<double> a(kCount), b(kCount);
-  std::iota(a.begin(), a.end(), 0.5);
-  std::iota(b.begin(), b.end(), -7.25);
-  Buffer src_a = device.alloc(kCount * 8), src_b = device.alloc(kCount * 8);
-  Buffer dst = device.alloc(kCount * 8), dst2 = device.alloc(kCount * 8);
-  device.copy_to_device(src_a, a.data(), kCount * 8);
-  device.copy_to_device(src_b, b.data(), kCount * 8);
-  const auto holds = [&](const Buffer& buffer, const std::vector<double>& want) {
-    std::vector<double> got(kCount);
-    device.copy_to_host(got.data(), buffer, kCount * 8);
-    return got == want;
-  };
-  const Kernel copy = device.kernel("hsad_copy_f64");
-  Batch one, other;
-  one.exec(copy, Dim3{kCount}, Dim3{256}, {dst, src_a, kCount});
-  other.exec(copy, Dim3{kCount}, Dim3{256}, {dst2, src_b, kCount});
+  test::TwoCopies t(device);
   Options o = Options::all();
   o.replay = true;
   const Stats before = device.stats();
   {
     Queue q = device.create_queue();
-    q.run(one, o);  // captured
-    q.run(one, o);  // submitted again
-    EXPECT_TRUE(holds(dst, a));
-    one.set_args(0, {dst, src_b, kCount});
-    q.run(one, o);
-    EXPECT_TRUE(holds(dst, b)) << "new arguments";
-    one.set_args(0, {dst, src_a, kCount});
-    q.run(other, o);
-    q.run(one, o);
-    q.run(one, o);
-    EXPECT_TRUE(holds(dst, a)) << "after another batch";
-    EXPECT_TRUE(holds(dst2, b));
-    one.exec(copy, Dim3{kCount}, Dim3{256}, {dst2, src_a, kCount});  // recorded after
-    q.run(one, o);
-    EXPECT_TRUE(holds(dst2, a)) << "the command recorded after the replays";
+    q.run(t.one, o);  // captured
+    q.run(t.one, o);  // submitted again
+    EXPECT_TRUE(t.holds(t.dst, t.a));
+    t.one.set_args(0, {t.dst, t.src_b, t.kCount});
+    q.run(t.one, o);
+    EXPECT_TRUE(t.holds(t.dst, t.b)) << "new arguments";
+    t.one.set_args(0, {t.dst, t.src_a, t.kCount});
+    q.run(t.other, o);
+    q.run(t.one, o);
+    q.run(t.one, o);
+    EXPECT_TRUE(t.holds(t.dst, t.a)) << "after another batch";
+    EXPECT_TRUE(t.holds(t.dst2, t.b));
+    t.one.exec(t.copy, Dim3{t.kCount}, Dim3{256}, {t.dst2, t.src_a, t.kCount});  // recorded after
+    q.run(t.one, o);
+    EXPECT_TRUE(t.holds(t.dst2, t.a)) << "the command recorded after the replays";
     EXPECT_EQ(q.submissions(), 7u);
   }
   if (device.info().backend != "cuda") return;
