@@ -19,9 +19,12 @@ std::vector<DispatchPeerSamples> run_hip_dispatch_peers(int count, int reps, con
 }  // namespace
 
 std::vector<DispatchPeerSamples> run_dispatch_peers(const std::string& backend, int count, int reps,
-                                                    const Between& between) {
-  if (backend == "cuda") return run_cuda_dispatch_peers(count, reps, between);
-  if (backend == "rocr") return run_hip_dispatch_peers(count, reps, between);
+                                                    const Between& between, bool steady) {
+  if (backend == "cuda") return run_cuda_dispatch_peers(count, reps, between, steady);
+  if (backend == "rocr") {
+    if (steady) throw std::runtime_error("--steady: the HIP peers are timed as they alternate, not in loops of their own");
+    return run_hip_dispatch_peers(count, reps, between);
+  }
   throw std::runtime_error("--peers: the " + backend + " backend has no vendor runtime to compare with (cuda: the CUDA "
                            "runtime; rocr: HIP)");
 }

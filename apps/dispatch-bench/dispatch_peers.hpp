@@ -25,12 +25,14 @@ struct DispatchPeerSamples {
 
 // The peers of `backend` ("cuda" or "rocr"); throws std::runtime_error naming why they cannot run
 // (another backend, built without nvcc or hipcc, the vendor runtime missing or failing).
+// `steady` (cuda only, --steady): each timed repetition of a peer follows an untimed one of its
+// own, launch and wait, after `between`, so that it runs as it would in a loop of its own.
 using Between = std::function<void()>;
 std::vector<DispatchPeerSamples> run_dispatch_peers(const std::string& backend, int count, int reps,
-                                                    const Between& between = {});
+                                                    const Between& between = {}, bool steady = false);
 
 // The CUDA peers (vendor_peers.cu by nvcc, or vendor_peers_unavailable.cpp without nvcc).
-std::vector<DispatchPeerSamples> run_cuda_dispatch_peers(int count, int reps, const Between& between);
+std::vector<DispatchPeerSamples> run_cuda_dispatch_peers(int count, int reps, const Between& between, bool steady);
 // cudaStreamSynchronize of `stream`, a CUstream of the device's primary context as an integer (the
 // library's queue's: Queue::native()), for --stream-sync: the library's repetitions then end with
 // the wait the CUDA peer's end with, so that each timed launch follows the same kind of wait.

@@ -64,10 +64,12 @@ struct LibraryRuns {
   bool set_args = false;
   bool enqueue = false;
   std::uint64_t stream_sync = 0;  // --stream-sync: the queue's CUstream, synchronized before the library's own wait
+  bool steady = false;            // --steady: an untimed repetition of the library's own before each timed one
   std::vector<double> us, host;
 
   void warm_up() { q.run(batch, options); }  // the first submit builds what later ones reuse
   void rep() {
+    if (steady) untimed_rep();
     if (enqueue) {
       const auto t0 = std::chrono::steady_clock::now();
       if (set_args) batch.set_args(0, {});
@@ -85,6 +87,14 @@ struct LibraryRuns {
     if (stream_sync) bench::sync_cuda_stream(stream_sync);
     s.wait();
     note(t0, t1, std::chrono::steady_clock::now());
+  }
+  void untimed_rep() {
+    if (enqueue) {
+      q.enqueue(batch, options);
+      q.finish();
+    } else {
+      q.submit(batch, options).wait();
+    }
   }
   void note(std::chrono::steady_clock::time_point t0, std::chrono::steady_clock::time_point t1,
             std::chrono::steady_clock::time_point t2) {
@@ -119,7 +129,7 @@ double paired_ratio(const std::vector<double>& peer, const std::vector<double>& 
 int main(int argc, char** argv) {
   std::string opt_text, backend, format, count_text;
   int reps = 0;
-  bool peers = false, set_args = false, enqueue = false, stream_sync = false;
+  bool peers = false, set_args = false, enqueue = false, stream_sync = false, steady = false;
   po::options_description desc("dispatch-bench: per-dispatch cost of the runtime (empty kernels)");
   desc.add_options()("help,h", "this text")
       ("opt", po::value(&opt_text)->default_value("all"), "all | none | comma list of flags")
@@ -134,6 +144,9 @@ int main(int argc, char** argv) {
       ("stream-sync", po::bool_switch(&stream_sync),
        "with --peers on cuda: each library repetition waits with cudaStreamSynchronize on the queue's stream before its "
        "own wait, as the CUDA peer's do, so that every timed launch follows the same kind of wait")
+      ("steady", po::bool_switch(&steady),
+       "with --peers on cuda: each timed repetition, the library's and each peer's, follows an untimed one of its own "
+       "(submit or launch, and wait), as in a loop of its own; the repetitions still alternate")
       ("format", po::value(&format)->default_value("table"), "table | csv | json");
   if (auto status = bench::parse_cli(argc, argv, desc, "dispatch-bench")) return *status;
   try {
@@ -156,6 +169,10 @@ int main(int argc, char** argv) {
       throw Error("dispatch-bench", "--stream-sync", "it pairs the library's waits with the CUDA peer's",
                   "use it with --peers on --backend cuda");
     }
+    if (steady && (!peers || rt.backend() != "cuda" || stream_sync)) {
+      throw Error("dispatch-bench", "--steady", "it times the library and the CUDA peers each after its own repetition",
+                  "use it with --peers on --backend cuda, without --stream-sync");
+    }
     Queue queue = device.create_queue();
     const Kernel empty = device.kernel("hsad_empty");
     std::vector<bench::Row> rows;
@@ -174,10 +191,11 @@ int main(int argc, char** argv) {
       // The library's repetitions alternate with each peer's: `reps` of them before each peer's.
       LibraryRuns runs{queue, batch, options, count, false, enqueue};
       if (stream_sync) runs.stream_sync = queue.native().queue;
+      runs.steady = steady;
       runs.warm_up();
       std::vector<bench::DispatchPeerSamples> vendor;
       try {
-        vendor = bench::run_dispatch_peers(rt.backend(), count, reps, [&] { runs.rep(); });
+        vendor = bench::run_dispatch_peers(rt.backend(), count, reps, [&] { runs.rep(); }, steady);
       } catch (const std::runtime_error& e) {
         throw Error("dispatch-bench", "--peers", e.what());
       }

@@ -18,11 +18,17 @@ double ns(Clock::time_point a, Clock::time_point b) { return std::chrono::durati
 
 
 // Repetition -1 is the warm-up; `launch` submits the count's dispatches; `between` (where given)
-// is the caller's repetition before each timed one.
+// is the caller's repetition before each timed one; `steady`: then an untimed launch and wait of
+// this peer's own, so that the timed one follows what it follows in a loop of its own.
 template <class Launch>
-void measure(DispatchPeerSamples& out, cudaStream_t s, int count, int reps, const Between& between, Launch launch) {
+void measure(DispatchPeerSamples& out, cudaStream_t s, int count, int reps, const Between& between, bool steady,
+             Launch launch) {
   for (int r = -1; r < reps; ++r) {
     if (r >= 0 && between) between();
+    if (r >= 0 && steady) {
+      launch();
+      vendor_check(cudaStreamSynchronize(s), "stream synchronize");
+    }
     const auto t0 = Clock::now();
     launch();
     const auto t1 = Clock::now();
@@ -35,13 +41,13 @@ void measure(DispatchPeerSamples& out, cudaStream_t s, int count, int reps, cons
   }
 }
 
-std::vector<DispatchPeerSamples> run_peers(int count, int reps, const Between& between) {
+std::vector<DispatchPeerSamples> run_peers(int count, int reps, const Between& between, bool steady) {
   std::vector<DispatchPeerSamples> out(2);
   out[0].name = HSAD_VENDOR " runtime <<<>>>";
   out[1].name = HSAD_VENDOR "GraphLaunch";
   cudaStream_t s;
   vendor_check(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking), "stream create");
-  measure(out[0], s, count, reps, between, [&] {
+  measure(out[0], s, count, reps, between, steady, [&] {
     for (int i = 0; i < count; ++i) peer_empty<<<1, 1, 0, s>>>();
   });
   // The same launches captured once into a graph, instantiated once (neither timed).
@@ -51,7 +57,7 @@ std::vector<DispatchPeerSamples> run_peers(int count, int reps, const Between& b
   for (int i = 0; i < count; ++i) peer_empty<<<1, 1, 0, s>>>();
   vendor_check(cudaStreamEndCapture(s, &graph), "end capture");
   vendor_check(instantiate_graph(&exec, graph), "graph instantiation");
-  measure(out[1], s, count, reps, between, [&] { vendor_check(cudaGraphLaunch(exec, s), "graph launch"); });
+  measure(out[1], s, count, reps, between, steady, [&] { vendor_check(cudaGraphLaunch(exec, s), "graph launch"); });
   vendor_check(cudaGraphExecDestroy(exec), "graph exec destroy");
   vendor_check(cudaGraphDestroy(graph), "graph destroy");
   vendor_check(cudaStreamDestroy(s), "stream destroy");
@@ -66,7 +72,7 @@ extern "C" __attribute__((visibility("default"))) int hsad_hip_dispatch_peers(
     int count, int reps, const hsad::bench::Between* between, std::vector<hsad::bench::DispatchPeerSamples>* out,
     std::string* why) {
   try {
-    *out = hsad::bench::run_peers(count, reps, *between);
+    *out = hsad::bench::run_peers(count, reps, *between, false);
     return 0;
   } catch (const std::exception& e) {
     *why = e.what();
@@ -74,8 +80,8 @@ extern "C" __attribute__((visibility("default"))) int hsad_hip_dispatch_peers(
   }
 }
 #else
-std::vector<DispatchPeerSamples> run_cuda_dispatch_peers(int count, int reps, const Between& between) {
-  return run_peers(count, reps, between);
+std::vector<DispatchPeerSamples> run_cuda_dispatch_peers(int count, int reps, const Between& between, bool steady) {
+  return run_peers(count, reps, between, steady);
 }
 
 void sync_cuda_stream(std::uint64_t stream) {
