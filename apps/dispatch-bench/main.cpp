@@ -69,35 +69,22 @@ struct LibraryRuns {
 
   void warm_up() { q.run(batch, options); }  // the first submit builds what later ones reuse
   void rep() {
-    if (steady) untimed_rep();
-    if (enqueue) {
-      const auto t0 = std::chrono::steady_clock::now();
-      if (set_args) batch.set_args(0, {});
-      q.enqueue(batch, options);
-      const auto t1 = std::chrono::steady_clock::now();
-      if (stream_sync) bench::sync_cuda_stream(stream_sync);
-      q.finish();
-      note(t0, t1, std::chrono::steady_clock::now());
-      return;
-    }
+    if (steady) once(false);
+    once(true);
+  }
+  // One repetition: submit (or enqueue), then wait (or finish); `timed` records its host time and
+  // its time end to end.
+  void once(bool timed) {
+    Submission s;
     const auto t0 = std::chrono::steady_clock::now();
-    if (set_args) batch.set_args(0, {});
-    Submission s = q.submit(batch, options);
+    if (timed && set_args) batch.set_args(0, {});
+    if (enqueue) q.enqueue(batch, options);
+    else s = q.submit(batch, options);
     const auto t1 = std::chrono::steady_clock::now();
     if (stream_sync) bench::sync_cuda_stream(stream_sync);
-    s.wait();
-    note(t0, t1, std::chrono::steady_clock::now());
-  }
-  void untimed_rep() {
-    if (enqueue) {
-      q.enqueue(batch, options);
-      if (stream_sync) bench::sync_cuda_stream(stream_sync);
-      q.finish();
-    } else {
-      Submission s = q.submit(batch, options);
-      if (stream_sync) bench::sync_cuda_stream(stream_sync);
-      s.wait();
-    }
+    if (enqueue) q.finish();
+    else s.wait();
+    if (timed) note(t0, t1, std::chrono::steady_clock::now());
   }
   void note(std::chrono::steady_clock::time_point t0, std::chrono::steady_clock::time_point t1,
             std::chrono::steady_clock::time_point t2) {
