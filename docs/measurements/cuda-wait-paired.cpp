@@ -23,7 +23,6 @@
 #include <vector>
 
 namespace {
-using probe::kEmptyAndBumpPtx;
 using probe::check;
 using probe::Clock;
 enum Way { kSync, kSpin, kYield64, kSpinQuery, kWays };
@@ -33,11 +32,8 @@ const char* kNames[kWays] = {"sync", "spin", "yield64", "spin+q"};
 int main(int argc, char** argv) {
   const int cycles = argc > 1 ? std::atoi(argv[1]) : 301;
   const probe::Device device = probe::primary_device();
-  CUmodule mod;
-  check(cuModuleLoadData(&mod, kEmptyAndBumpPtx), "cuModuleLoadData");
-  CUfunction empty, bump;
-  check(cuModuleGetFunction(&empty, mod, "empty"), "cuModuleGetFunction");
-  check(cuModuleGetFunction(&bump, mod, "bump"), "cuModuleGetFunction");
+  const probe::EmptyAndBump kernels = probe::load_empty_and_bump();
+  const CUfunction empty = kernels.empty, bump = kernels.bump;
   CUstream s;
   check(cuStreamCreate(&s, CU_STREAM_NON_BLOCKING), "cuStreamCreate");
   probe::CountWord count = probe::count_word();

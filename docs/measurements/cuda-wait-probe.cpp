@@ -20,7 +20,6 @@
 #include <vector>
 
 namespace {
-using probe::kEmptyAndBumpPtx;
 
 using probe::check;
 using probe::Clock;
@@ -48,11 +47,8 @@ int main(int argc, char** argv) {
   const int rounds = argc > 2 ? std::atoi(argv[2]) : 5;
   const probe::Device device = probe::primary_device();
   const char* name = device.name;
-  CUmodule mod;
-  check(cuModuleLoadData(&mod, kEmptyAndBumpPtx), "cuModuleLoadData");
-  CUfunction empty, bump;
-  check(cuModuleGetFunction(&empty, mod, "empty"), "cuModuleGetFunction");
-  check(cuModuleGetFunction(&bump, mod, "bump"), "cuModuleGetFunction");
+  const probe::EmptyAndBump kernels = probe::load_empty_and_bump();
+  const CUfunction empty = kernels.empty, bump = kernels.bump;
   CUstream s;
   check(cuStreamCreate(&s, CU_STREAM_NON_BLOCKING), "cuStreamCreate");
   probe::CountWord count = probe::count_word();

@@ -73,6 +73,19 @@ inline constexpr const char* kEmptyAndBumpPtx = R"(
 }
 )";
 
+// kEmptyAndBumpPtx loaded into the current context.
+struct EmptyAndBump {
+  CUmodule module = nullptr;
+  CUfunction empty = nullptr, bump = nullptr;
+};
+inline EmptyAndBump load_empty_and_bump() {
+  EmptyAndBump k;
+  check(cuModuleLoadData(&k.module, kEmptyAndBumpPtx), "cuModuleLoadData");
+  check(cuModuleGetFunction(&k.empty, k.module, "empty"), "cuModuleGetFunction (empty)");
+  check(cuModuleGetFunction(&k.bump, k.module, "bump"), "cuModuleGetFunction (bump)");
+  return k;
+}
+
 // The count `bump` raises (zero to begin with) and the host word it is copied to.
 struct CountWord {
   CUdeviceptr counter = 0;   // device memory
