@@ -301,6 +301,7 @@ bool apply_modifier(Inst& in, std::string_view m) {
   else if (starts_with(m, "cbsz:")) in.cbsz = std::uint8_t(modifier_value(m, "cbsz:"));
   else if (starts_with(m, "abid:")) in.abid = std::uint8_t(modifier_value(m, "abid:"));
   else if (starts_with(m, "blgp:")) in.blgp = std::uint8_t(modifier_value(m, "blgp:"));
+  else if (starts_with(m, "index_key:")) in.index_key = std::uint8_t(modifier_value(m, "index_key:"));
   else if (starts_with(m, "bitop3:")) in.bitop3 = std::uint8_t(modifier_value(m, "bitop3:"));
   else if (starts_with(m, "quad_perm:")) {
     const auto v = list_of(m);

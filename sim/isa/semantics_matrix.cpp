@@ -364,6 +364,148 @@ void register_forms(std::index_sequence<I...>) {
       ...);
 }
 
+// CDNA3's and CDNA4's sparse forms (v_smfmac_*): D += A x B of one M x M block, A 2:4 sparse along
+// K (of each four consecutive k, two are stored), C read from D's own registers. The operands
+// (LLVM's VOPProfileSMFMAC; AMD's Matrix Instruction Calculator, rocm-libraries' CK layouts):
+//   A (src0), compressed: lane M*g + i holds row i's dense k in [g*KL, (g+1)*KL), KL = K*M/64, as
+//     KL/4 groups of four, each two stored values (slots 2q and 2q+1, packed low bits first: a
+//     16-bit slot per half register, an 8-bit one per byte);
+//   the index (src2, one VGPR, read at A's lane): slot 2q+s's position in its group (0-3) in bits
+//     set + 4q + 2s, 2 bits each; the lane uses KL bits of the 32, the set `set` picked by abid
+//     (set = KL * abid) where cbsz is 0, else set 0 (the calculator's CDNA3 rule, fixed in its
+//     v1.3.1). CDNA4's own 8-bit forms use all 32 bits and ignore both fields.
+//   B (src1), dense: lane M*g + j holds column j's k in [g*KL, (g+1)*KL), in order; CDNA4's own
+//     forms split K in halves instead, registers 0-3 holding the first K/2 so laid out, 4-7 the second.
+//   D and C: the dense forms' one-block layout.
+// The arithmetic is the dense forms' (exact products summed in k order in double precision, C
+// added, one rounding; f16 and bf16 flushed; i32 wraps). Two slots naming one position both count.
+struct SparseForm {
+  const char* name;
+  std::uint8_t m, k;  // the dense K
+  In in, in_b;
+  bool cdna4 = false;  // CDNA4's own forms: B's K split in halves, the index's sets as above
+};
+
+constexpr SparseForm kSparse[] = {
+    {"v_smfmac_f32_16x16x32_f16", 16, 32, In::f16, In::f16},
+    {"v_smfmac_f32_32x32x16_f16", 32, 16, In::f16, In::f16},
+    {"v_smfmac_f32_16x16x32_bf16", 16, 32, In::bf16, In::bf16},
+    {"v_smfmac_f32_32x32x16_bf16", 32, 16, In::bf16, In::bf16},
+    {"v_smfmac_i32_16x16x64_i8", 16, 64, In::i8, In::i8},
+    {"v_smfmac_i32_32x32x32_i8", 32, 32, In::i8, In::i8},
+    {"v_smfmac_f32_16x16x64_bf8_bf8", 16, 64, In::bf8, In::bf8},
+    {"v_smfmac_f32_16x16x64_bf8_fp8", 16, 64, In::bf8, In::fp8},
+    {"v_smfmac_f32_16x16x64_fp8_bf8", 16, 64, In::fp8, In::bf8},
+    {"v_smfmac_f32_16x16x64_fp8_fp8", 16, 64, In::fp8, In::fp8},
+    {"v_smfmac_f32_32x32x32_bf8_bf8", 32, 32, In::bf8, In::bf8},
+    {"v_smfmac_f32_32x32x32_bf8_fp8", 32, 32, In::bf8, In::fp8},
+    {"v_smfmac_f32_32x32x32_fp8_bf8", 32, 32, In::fp8, In::bf8},
+    {"v_smfmac_f32_32x32x32_fp8_fp8", 32, 32, In::fp8, In::fp8},
+    // CDNA4's (gfx950), twice the K.
+    {"v_smfmac_f32_16x16x64_f16", 16, 64, In::f16, In::f16, true},
+    {"v_smfmac_f32_32x32x32_f16", 32, 32, In::f16, In::f16, true},
+    {"v_smfmac_f32_16x16x64_bf16", 16, 64, In::bf16, In::bf16, true},
+    {"v_smfmac_f32_32x32x32_bf16", 32, 32, In::bf16, In::bf16, true},
+    {"v_smfmac_i32_16x16x128_i8", 16, 128, In::i8, In::i8, true},
+    {"v_smfmac_i32_32x32x64_i8", 32, 64, In::i8, In::i8, true},
+    {"v_smfmac_f32_16x16x128_bf8_bf8", 16, 128, In::bf8, In::bf8, true},
+    {"v_smfmac_f32_16x16x128_bf8_fp8", 16, 128, In::bf8, In::fp8, true},
+    {"v_smfmac_f32_16x16x128_fp8_bf8", 16, 128, In::fp8, In::bf8, true},
+    {"v_smfmac_f32_16x16x128_fp8_fp8", 16, 128, In::fp8, In::fp8, true},
+    {"v_smfmac_f32_32x32x64_bf8_bf8", 32, 64, In::bf8, In::bf8, true},
+    {"v_smfmac_f32_32x32x64_bf8_fp8", 32, 64, In::bf8, In::fp8, true},
+    {"v_smfmac_f32_32x32x64_fp8_bf8", 32, 64, In::fp8, In::bf8, true},
+    {"v_smfmac_f32_32x32x64_fp8_fp8", 32, 64, In::fp8, In::fp8, true},
+};
+constexpr std::size_t kSparseForms = sizeof kSparse / sizeof kSparse[0];
+
+template <std::size_t Form>
+void smfmac(WorkGroup& g, Wave& w, const Inst& in) {
+  constexpr SparseForm s = kSparse[Form];
+  constexpr std::uint32_t M = s.m, K = s.k, KL = K * M / 64, KH = KL / 2;
+  constexpr Shape block{s.name, s.m, s.k, 1, In::f32};  // where D's elements live
+  const std::uint32_t bits_a = bits_of_element(s.in), bits_b = bits_of_element(s.in_b);
+  if (w.lanes != 64) g.fault(w, in, "a matrix instruction in a wave of " + std::to_string(w.lanes) + " lanes (it needs 64)");
+  const std::uint32_t widths[2] = {KH * bits_a / 32, KL * bits_b / 32};
+  for (int x = 0; x < 2; ++x) {
+    const Operand& o = in.src[x];
+    if ((o.kind != Operand::vgpr && o.kind != Operand::agpr) || o.width != widths[x]) {
+      g.fault(w, in, "source " + std::to_string(x) + " is not " + std::to_string(widths[x]) + " registers");
+    }
+  }
+  if (in.src[2].kind != Operand::vgpr || in.src[2].width != 1) g.fault(w, in, "the sparse index is not one VGPR");
+  const Operand& d = in.dst[0];
+  if (d.width != M * M / 64) g.fault(w, in, "the result is " + std::to_string(d.width) + " registers, the form has " + std::to_string(M * M / 64));
+  const bool whole_word = s.cdna4 && bits_a == 8;  // CDNA4's 8-bit forms: the index's 32 bits, cbsz and abid unused
+  const std::uint32_t set = whole_word || in.cbsz ? 0 : KL * in.abid;
+  if (set + KL > 32) {
+    g.fault(w, in, "abid:" + std::to_string(in.abid) + " names no set of the index (" + std::to_string(32 / KL) + " sets of " +
+                       std::to_string(KL) + " bits)");
+  }
+  const bool ocp = g.program.target().ocp_fp8, integer = s.in == In::i8;
+
+  // B as numbers, B[k][j] at k*M + j; then each row's stored A values and the k each multiplies.
+  double bm[2048], av[1024];
+  std::int64_t bi[2048], ai[1024];
+  std::uint32_t ak[1024];  // row i's t-th stored value at i*K/2 + t, in k order where the index is sorted
+  for (std::uint32_t lane = 0; lane < 64; ++lane) {
+    const std::uint32_t group = lane / M, col = lane % M;
+    for (std::uint32_t e = 0; e < KL; ++e) {
+      const std::uint32_t k = s.cdna4 ? (e / KH) * (K / 2) + group * KH + e % KH : group * KL + e;
+      const std::uint64_t y = element(w, in.src[1], bits_b, e, lane, 2);
+      if (integer) bi[k * M + col] = std::int8_t(y);
+      else bm[k * M + col] = input_value(s.in_b, y, ocp);
+    }
+    const std::uint32_t index = dword(w, in.src[2], 0, lane, 4);
+    for (std::uint32_t c = 0; c < KH; ++c) {
+      const std::uint32_t position = (index >> (set + 2 * c)) & 3;  // slot c = 2q + s: bits 4q + 2s
+      const std::uint32_t at = col * (K / 2) + group * KH + c;
+      const std::uint64_t x = element(w, in.src[0], bits_a, c, lane, 1);
+      ak[at] = group * KL + 4 * (c / 2) + position;
+      if (integer) ai[at] = std::int8_t(x);
+      else av[at] = input_value(s.in, x, ocp);
+    }
+  }
+
+  std::uint32_t out[M * M];  // D[i][j] at i*M + j
+  for (std::uint32_t i = 0; i < M; ++i) {
+    for (std::uint32_t j = 0; j < M; ++j) {
+      const auto [reg, lane] = result_place(block, 0, i, j);
+      const std::uint32_t cv = dword(w, d, reg, lane, 8);
+      if (integer) {
+        std::uint32_t sum = cv;
+        for (std::uint32_t t = 0; t < K / 2; ++t) sum += std::uint32_t(ai[i * (K / 2) + t] * bi[ak[i * (K / 2) + t] * M + j]);
+        out[i * M + j] = sum;
+      } else {
+        double acc = 0;
+        for (std::uint32_t t = 0; t < K / 2; ++t) acc += av[i * (K / 2) + t] * bm[ak[i * (K / 2) + t] * M + j];
+        float r = float(acc + double(as_f32(cv)));
+        if (s.in == In::f16 || s.in == In::bf16) r = flush(r);
+        out[i * M + j] = bits32(r);
+      }
+    }
+  }
+  const std::uint64_t exec = w.exec();
+  for (std::uint32_t i = 0; i < M; ++i) {
+    for (std::uint32_t j = 0; j < M; ++j) {
+      const auto [reg, lane] = result_place(block, 0, i, j);
+      if ((exec >> lane) & 1) dst32(w, d, reg)[lane] = out[i * M + j];
+    }
+  }
+}
+
+template <std::size_t... I>
+void register_sparse(std::index_sequence<I...>) {
+  (
+      [] {
+        OpInfo info;
+        info.fn = &smfmac<I>;
+        info.nsrc = 3;  // A, B and the index; C is the destination's registers
+        register_op(kSparse[I].name, info);
+      }(),
+      ...);
+}
+
 // v_dot2c_f32_f16: D += a.lo * b.lo + a.hi * b.hi (f16 halves, exact products, one rounding).
 void v_dot2c_f32_f16(WorkGroup& g, Wave& w, const Inst& in) {
   if (in.dpp != Dpp::none || in.sdwa) g.fault(w, in, "v_dot2c_f32_f16 with DPP or SDWA (not implemented)");
@@ -525,6 +667,24 @@ void wmma(WorkGroup& g, Wave& w, const Inst& in) {
   }
 }
 
+// D[i][j] of a gfx12 tile into the lanes EXEC enables: 32-bit results in register i % 8, 16-bit ones
+// packed two a register; lane j + 16(i/8).
+void write_gfx12_tile(Wave& w, const Operand& d, const std::uint32_t (&out)[16][16], bool sixteen_out) {
+  const std::uint64_t exec = w.exec();
+  for (std::uint32_t i = 0; i < 16; ++i) {
+    for (std::uint32_t j = 0; j < 16; ++j) {
+      const std::uint32_t lane = j + 16 * (i / 8);
+      if (!((exec >> lane) & 1)) continue;
+      if (!sixteen_out) {
+        dst32(w, d, i % 8)[lane] = out[i][j];
+      } else {
+        std::uint32_t& word = dst32(w, d, (i % 8) / 2)[lane];
+        word = (i % 2) ? (word & 0xffffu) | (out[i][j] << 16) : (word & 0xffff0000u) | out[i][j];
+      }
+    }
+  }
+}
+
 template <std::size_t Form>
 void wmma_gfx12(WorkGroup& g, Wave& w, const Inst& in) {
   constexpr WmmaForm f = kWmma[Form];
@@ -586,19 +746,124 @@ void wmma_gfx12(WorkGroup& g, Wave& w, const Inst& in) {
       out[i][j] = wmma_result(f.out, sum, isum, cv, in.flags & kClamp);
     }
   }
-  const std::uint64_t exec = w.exec();
-  for (std::uint32_t i = 0; i < 16; ++i) {
-    for (std::uint32_t j = 0; j < 16; ++j) {
-      const std::uint32_t lane = j + 16 * (i / 8);
-      if (!((exec >> lane) & 1)) continue;
-      if (!sixteen_out) {
-        dst32(w, d, i % 8)[lane] = out[i][j];
-      } else {
-        std::uint32_t& word = dst32(w, d, (i % 8) / 2)[lane];
-        word = (i % 2) ? (word & 0xffffu) | (out[i][j] << 16) : (word & 0xffff0000u) | out[i][j];
-      }
+  write_gfx12_tile(w, d, out, sixteen_out);
+}
+
+// RDNA4's sparse forms (v_swmmac_*, wave32): D += A x B of one 16x16 tile, A 2:4 sparse along K (K
+// = 32, or 64 for v_swmmac_i32_16x16x64_iu4), C read from D's own registers. Where each element
+// lives (AMD's Matrix Instruction Calculator, rdna4; LLVM's gfx12 SWMMAC profiles):
+//   A (src0), compressed: the lanes of half h (lane 16h + i) hold row i's stored values, two of each
+//     four consecutive k, slot 2q + s of group q packed low bits first; 16-bit: group q (register
+//     q) covers k from 16(q/2) + 8h + 4(q%2); 8- and 4-bit: k from (K/2)h + 4q;
+//   the index (src2, one VGPR, read at A's lane): slot c's position in its group in bits set + 2c,
+//     set = 16 * index_key (v_swmmac_i32_16x16x64_iu4 uses the whole word and has no index_key);
+//   B (src1), dense: lane 16h + j holds column j's k, element e at 16(e/8) + 8h + e%8 (16-bit) or
+//     (K/2)h + e (8- and 4-bit);
+//   D and C: the dense gfx12 forms' layout (32-bit: register i % 8; 16-bit: packed; lane j + 16(i/8)).
+// The arithmetic and the modifiers are the dense gfx12 forms' (neg_lo/neg_hi negate A's and B's low
+// and high 16-bit halves; for iu8 and iu4 neg_lo says which are signed; clamp saturates i32).
+struct SwmmacForm {
+  const char* name;
+  WmmaIn in;
+  WmmaOut out;
+  WmmaIn in_b;
+  std::uint8_t k = 32;
+};
+
+constexpr SwmmacForm kSwmmac[] = {
+    {"v_swmmac_f32_16x16x32_f16", WmmaIn::f16, WmmaOut::f32, WmmaIn::f16},
+    {"v_swmmac_f32_16x16x32_bf16", WmmaIn::bf16, WmmaOut::f32, WmmaIn::bf16},
+    {"v_swmmac_f16_16x16x32_f16", WmmaIn::f16, WmmaOut::f16, WmmaIn::f16},
+    {"v_swmmac_bf16_16x16x32_bf16", WmmaIn::bf16, WmmaOut::bf16, WmmaIn::bf16},
+    {"v_swmmac_i32_16x16x32_iu8", WmmaIn::iu8, WmmaOut::i32, WmmaIn::iu8},
+    {"v_swmmac_i32_16x16x32_iu4", WmmaIn::iu4, WmmaOut::i32, WmmaIn::iu4},
+    {"v_swmmac_i32_16x16x64_iu4", WmmaIn::iu4, WmmaOut::i32, WmmaIn::iu4, 64},
+    {"v_swmmac_f32_16x16x32_fp8_fp8", WmmaIn::fp8, WmmaOut::f32, WmmaIn::fp8},
+    {"v_swmmac_f32_16x16x32_fp8_bf8", WmmaIn::fp8, WmmaOut::f32, WmmaIn::bf8},
+    {"v_swmmac_f32_16x16x32_bf8_fp8", WmmaIn::bf8, WmmaOut::f32, WmmaIn::fp8},
+    {"v_swmmac_f32_16x16x32_bf8_bf8", WmmaIn::bf8, WmmaOut::f32, WmmaIn::bf8},
+};
+constexpr std::size_t kSwmmacForms = sizeof kSwmmac / sizeof kSwmmac[0];
+
+template <std::size_t Form>
+void swmmac(WorkGroup& g, Wave& w, const Inst& in) {
+  constexpr SwmmacForm f = kSwmmac[Form];
+  constexpr std::uint32_t K = f.k, KL = K / 2;  // dense k in a lane of each half of the wave
+  const bool integer = f.in == WmmaIn::iu8 || f.in == WmmaIn::iu4;
+  const bool sixteen_in = f.in == WmmaIn::f16 || f.in == WmmaIn::bf16;
+  const bool sixteen_out = f.out == WmmaOut::f16 || f.out == WmmaOut::bf16;
+  if (w.lanes != 32) g.fault(w, in, "a SWMMAC instruction in a wave of " + std::to_string(w.lanes) + " lanes (modelled for wave32 only)");
+  if (!g.program.target().gfx12) g.fault(w, in, "an RDNA4 (gfx12) SWMMAC form on " + g.program.target().processor);
+  const std::uint32_t bits = wmma_bits(f.in), widths[2] = {KL / 2 * bits / 32, KL * bits / 32};
+  for (int x = 0; x < 2; ++x) {
+    if (in.src[x].kind != Operand::vgpr || in.src[x].width != widths[x]) {
+      g.fault(w, in, "source " + std::to_string(x) + " is not " + std::to_string(widths[x]) + " VGPRs");
     }
   }
+  if (in.src[2].kind != Operand::vgpr || in.src[2].width != 1) g.fault(w, in, "the sparse index is not one VGPR");
+  const Operand& d = in.dst[0];
+  const std::uint32_t result_dwords = sixteen_out ? 4 : 8;
+  if (d.kind != Operand::vgpr || d.width != result_dwords) g.fault(w, in, "the result is not " + std::to_string(result_dwords) + " VGPRs");
+  if (!sixteen_in && !integer && ((in.neg_lo | in.neg_hi) & 3)) g.fault(w, in, "negated 8-bit float inputs");
+  if ((in.neg_lo | in.neg_hi) & 4) g.fault(w, in, "a modifier on C (D's own registers)");
+  const std::uint32_t set = K == 64 ? 0 : 16 * in.index_key;
+  if (set + KL > 32) g.fault(w, in, "index_key:" + std::to_string(in.index_key) + " names no set of the index");
+
+  // B[k][j] at k*16 + j; row i's stored A values and the k each multiplies at i*KL + t.
+  double bm[64 * 16], av[16 * 32];
+  std::int64_t bi[64 * 16], ai[16 * 32];
+  std::uint32_t ak[16 * 32];
+  const bool a_signed = in.neg_lo & 1, b_signed = in.neg_lo & 2;
+  for (std::uint32_t lane = 0; lane < 32; ++lane) {
+    const std::uint32_t h = lane / 16, row = lane % 16;
+    for (std::uint32_t e = 0; e < KL; ++e) {
+      const std::uint32_t k = sixteen_in ? 16 * (e / 8) + 8 * h + e % 8 : KL * h + e;
+      double y = wmma_value(f.in_b, element(w, in.src[1], bits, e, lane, 2), b_signed);
+      if (sixteen_in && (((e % 2 ? in.neg_hi : in.neg_lo) >> 1) & 1)) y = -y;
+      if (integer) bi[k * 16 + row] = std::int64_t(y);
+      else bm[k * 16 + row] = y;
+    }
+    const std::uint32_t index = dword(w, in.src[2], 0, lane, 4);
+    for (std::uint32_t c = 0; c < KL / 2; ++c) {
+      const std::uint32_t q = c / 2, position = (index >> (set + 2 * c)) & 3;
+      const std::uint32_t start = sixteen_in ? 16 * (q / 2) + 8 * h + 4 * (q % 2) : KL * h + 4 * q;
+      double x = wmma_value(f.in, element(w, in.src[0], bits, c, lane, 1), a_signed);
+      if (sixteen_in && (((c % 2 ? in.neg_hi : in.neg_lo) >> 0) & 1)) x = -x;
+      const std::uint32_t at = row * KL + h * (KL / 2) + c;
+      ak[at] = start + position;
+      if (integer) ai[at] = std::int64_t(x);
+      else av[at] = x;
+    }
+  }
+  std::uint32_t out[16][16];
+  for (std::uint32_t i = 0; i < 16; ++i) {
+    for (std::uint32_t j = 0; j < 16; ++j) {
+      double sum = 0;
+      std::int64_t isum = 0;
+      for (std::uint32_t t = 0; t < KL; ++t) {
+        if (integer) isum += ai[i * KL + t] * bi[ak[i * KL + t] * 16 + j];
+        else sum += av[i * KL + t] * bm[ak[i * KL + t] * 16 + j];
+      }
+      const std::uint32_t lane = j + 16 * (i / 8), reg = sixteen_out ? (i % 8) / 2 : i % 8;
+      std::uint32_t cv = dword(w, d, reg, lane, 8);
+      if (sixteen_out) cv = (i % 2) ? cv >> 16 : cv & 0xffff;
+      out[i][j] = wmma_result(f.out, sum, isum, cv, in.flags & kClamp);
+    }
+  }
+  write_gfx12_tile(w, d, out, sixteen_out);
+}
+
+template <std::size_t... I>
+void register_swmmac(std::index_sequence<I...>) {
+  (
+      [] {
+        OpInfo info;
+        info.fn = &swmmac<I>;
+        info.nsrc = 3;  // A, B and the index; C is the destination's registers
+        info.int_clamp = kSwmmac[I].out == WmmaOut::i32;
+        register_op(kSwmmac[I].name, info);
+      }(),
+      ...);
 }
 
 template <std::size_t... I>
@@ -621,6 +886,8 @@ void register_wmma(std::index_sequence<I...>) {
 void register_matrix_ops() {
   register_forms(std::make_index_sequence<kForms>());
   register_wmma(std::make_index_sequence<kWmmaForms>());
+  register_sparse(std::make_index_sequence<kSparseForms>());
+  register_swmmac(std::make_index_sequence<kSwmmacForms>());
   OpInfo dot;
   dot.fn = &v_dot2c_f32_f16;
   dot.nsrc = 2;

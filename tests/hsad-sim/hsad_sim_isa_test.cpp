@@ -151,6 +151,7 @@ TEST_F(HsadSimIsaKernels, EveryMatrixFormComputesItsBlocksBitForBit) {
   DeviceRunner r;
   isa::testing::check_mfma(r);
   isa::testing::check_mfma_partial_exec(r);
+  isa::testing::check_smfmac(r);
 }
 
 // A kernel that faults: the waiter gets an hsad::Error that names the kernel, the program

@@ -689,6 +689,124 @@ extern "C" __global__ void __launch_bounds__(64) isa_mfma(const unsigned* in, un
 #endif
 }
 
+// The sparse matrix instructions of CDNA3 and CDNA4 (v_smfmac_*), one wave: each lane reads its
+// compressed A from in[8 * lane ...], its B from in[512 + 8 * lane ...], its C (which is D) from
+// in[1024 + 32 * lane ...] and its index word from in[3072 + lane], runs case `form` (the list in
+// matrix_checks.cpp's check_smfmac) and writes D to out[32 * lane ...]. Written as inline assembly:
+// the builtins' vector types changed between LLVM versions, the instruction's operands did not (the
+// interpreter runs it; nothing here waits out the hardware's hazards).
+#if defined(__gfx940__) || defined(__gfx941__) || defined(__gfx942__) || defined(__gfx950__)
+namespace smfmac {
+typedef unsigned u32x2 __attribute__((ext_vector_type(2)));
+typedef unsigned u32x4 __attribute__((ext_vector_type(4)));
+typedef unsigned u32x8 __attribute__((ext_vector_type(8)));
+typedef unsigned u32x16 __attribute__((ext_vector_type(16)));
+}  // namespace smfmac
+#define HSAD_SMFMAC(ID, INSTRUCTION, MODIFIERS, TA, TB, TD)                                                     \
+  case ID: {                                                                                                   \
+    const smfmac::TA a = mfma::load<smfmac::TA>(in + 8 * lane);                                                \
+    const smfmac::TB b = mfma::load<smfmac::TB>(in + 512 + 8 * lane);                                          \
+    smfmac::TD d = mfma::load<smfmac::TD>(in + 1024 + 32 * lane);                                              \
+    const unsigned index = in[3072 + lane];                                                                    \
+    asm volatile(INSTRUCTION " %0, %1, %2, %3 " MODIFIERS : "+v"(d) : "v"(a), "v"(b), "v"(index));             \
+    __builtin_memcpy(out + 32 * lane, &d, sizeof d);                                                           \
+    break;                                                                                                     \
+  }
+#endif
+extern "C" __global__ void __launch_bounds__(64) isa_smfmac(const unsigned* in, unsigned* out, unsigned form) {
+#if defined(__gfx940__) || defined(__gfx941__) || defined(__gfx942__) || defined(__gfx950__)
+  const unsigned lane = threadIdx.x;
+  switch (form) {
+    HSAD_SMFMAC(0, "v_smfmac_f32_16x16x32_f16", "", u32x2, u32x4, u32x4)
+    HSAD_SMFMAC(1, "v_smfmac_f32_32x32x16_f16", "abid:3", u32x2, u32x4, u32x16)
+    HSAD_SMFMAC(2, "v_smfmac_f32_16x16x32_bf16", "abid:2", u32x2, u32x4, u32x4)
+    HSAD_SMFMAC(3, "v_smfmac_f32_32x32x16_bf16", "", u32x2, u32x4, u32x16)
+    HSAD_SMFMAC(4, "v_smfmac_i32_16x16x64_i8", "abid:1", u32x2, u32x4, u32x4)
+    HSAD_SMFMAC(5, "v_smfmac_i32_32x32x32_i8", "", u32x2, u32x4, u32x16)
+    HSAD_SMFMAC(6, "v_smfmac_f32_16x16x64_bf8_bf8", "", u32x2, u32x4, u32x4)
+    HSAD_SMFMAC(7, "v_smfmac_f32_16x16x64_bf8_fp8", "abid:1", u32x2, u32x4, u32x4)
+    HSAD_SMFMAC(8, "v_smfmac_f32_16x16x64_fp8_bf8", "", u32x2, u32x4, u32x4)
+    HSAD_SMFMAC(9, "v_smfmac_f32_16x16x64_fp8_fp8", "", u32x2, u32x4, u32x4)
+    HSAD_SMFMAC(10, "v_smfmac_f32_32x32x32_bf8_bf8", "", u32x2, u32x4, u32x16)
+    HSAD_SMFMAC(11, "v_smfmac_f32_32x32x32_bf8_fp8", "", u32x2, u32x4, u32x16)
+    HSAD_SMFMAC(12, "v_smfmac_f32_32x32x32_fp8_bf8", "abid:1", u32x2, u32x4, u32x16)
+    HSAD_SMFMAC(13, "v_smfmac_f32_32x32x32_fp8_fp8", "", u32x2, u32x4, u32x16)
+    HSAD_SMFMAC(14, "v_smfmac_f32_16x16x32_f16", "cbsz:1 abid:2", u32x2, u32x4, u32x4)  // abid unused
+    HSAD_SMFMAC(15, "v_smfmac_i32_16x16x64_i8", "abid:2", u32x2, u32x4, u32x4)  // no such set: a fault
+#if defined(__gfx950__)
+    HSAD_SMFMAC(16, "v_smfmac_f32_16x16x64_f16", "", u32x4, u32x8, u32x4)
+    HSAD_SMFMAC(17, "v_smfmac_f32_32x32x32_f16", "abid:1", u32x4, u32x8, u32x16)
+    HSAD_SMFMAC(18, "v_smfmac_f32_16x16x64_bf16", "abid:1", u32x4, u32x8, u32x4)
+    HSAD_SMFMAC(19, "v_smfmac_f32_32x32x32_bf16", "", u32x4, u32x8, u32x16)
+    HSAD_SMFMAC(20, "v_smfmac_i32_16x16x128_i8", "", u32x4, u32x8, u32x4)
+    HSAD_SMFMAC(21, "v_smfmac_i32_32x32x64_i8", "", u32x4, u32x8, u32x16)
+    HSAD_SMFMAC(22, "v_smfmac_f32_16x16x128_bf8_bf8", "", u32x4, u32x8, u32x4)
+    HSAD_SMFMAC(23, "v_smfmac_f32_16x16x128_bf8_fp8", "", u32x4, u32x8, u32x4)
+    HSAD_SMFMAC(24, "v_smfmac_f32_16x16x128_fp8_bf8", "", u32x4, u32x8, u32x4)
+    HSAD_SMFMAC(25, "v_smfmac_f32_16x16x128_fp8_fp8", "", u32x4, u32x8, u32x4)
+    HSAD_SMFMAC(26, "v_smfmac_f32_32x32x64_bf8_bf8", "", u32x4, u32x8, u32x16)
+    HSAD_SMFMAC(27, "v_smfmac_f32_32x32x64_bf8_fp8", "", u32x4, u32x8, u32x16)
+    HSAD_SMFMAC(28, "v_smfmac_f32_32x32x64_fp8_bf8", "", u32x4, u32x8, u32x16)
+    HSAD_SMFMAC(29, "v_smfmac_f32_32x32x64_fp8_fp8", "", u32x4, u32x8, u32x16)
+#endif
+    default: break;
+  }
+#else
+  (void)in, (void)out, (void)form;
+#endif
+}
+
+// RDNA4's sparse WMMA (v_swmmac_*), one wave32: each lane reads its compressed A from in[8 * lane
+// ...], its B from in[256 + 8 * lane ...], its C (which is D) from in[512 + 8 * lane ...] and its
+// index word from in[768 + lane], runs case `form` (matrix_checks.cpp's check_swmmac) and writes D
+// to out[8 * lane ...]. Inline assembly, as isa_smfmac.
+#if defined(__gfx1200__) || defined(__gfx1201__)
+namespace swmmac {
+typedef unsigned u32x2 __attribute__((ext_vector_type(2)));
+typedef unsigned u32x4 __attribute__((ext_vector_type(4)));
+typedef unsigned u32x8 __attribute__((ext_vector_type(8)));
+template <class T>
+__device__ T load(const unsigned* p) {
+  T v;
+  __builtin_memcpy(&v, p, sizeof v);
+  return v;
+}
+}  // namespace swmmac
+#define HSAD_SWMMAC(ID, INSTRUCTION, MODIFIERS, TA, TB, TD)                                                     \
+  case ID: {                                                                                                   \
+    const TA a = swmmac::load<TA>(in + 8 * lane);                                                              \
+    const TB b = swmmac::load<TB>(in + 256 + 8 * lane);                                                        \
+    TD d = swmmac::load<TD>(in + 512 + 8 * lane);                                                              \
+    const unsigned index = in[768 + lane];                                                                     \
+    asm volatile(INSTRUCTION " %0, %1, %2, %3 " MODIFIERS : "+v"(d) : "v"(a), "v"(b), "v"(index));             \
+    __builtin_memcpy(out + 8 * lane, &d, sizeof d);                                                            \
+    break;                                                                                                     \
+  }
+#endif
+extern "C" __global__ void __launch_bounds__(32) isa_swmmac(const unsigned* in, unsigned* out, unsigned form) {
+#if defined(__gfx1200__) || defined(__gfx1201__)
+  using swmmac::u32x2, swmmac::u32x4, swmmac::u32x8;
+  const unsigned lane = threadIdx.x;
+  switch (form) {
+    HSAD_SWMMAC(0, "v_swmmac_f32_16x16x32_f16", "", u32x4, u32x8, u32x8)
+    HSAD_SWMMAC(1, "v_swmmac_f32_16x16x32_bf16", "index_key:1", u32x4, u32x8, u32x8)
+    HSAD_SWMMAC(2, "v_swmmac_f16_16x16x32_f16", "index_key:1", u32x4, u32x8, u32x4)
+    HSAD_SWMMAC(3, "v_swmmac_bf16_16x16x32_bf16", "", u32x4, u32x8, u32x4)
+    HSAD_SWMMAC(4, "v_swmmac_i32_16x16x32_iu8", "index_key:1 neg_lo:[1,0,0]", u32x2, u32x4, u32x8)
+    HSAD_SWMMAC(5, "v_swmmac_i32_16x16x32_iu4", "neg_lo:[1,1,0]", unsigned, u32x2, u32x8)
+    HSAD_SWMMAC(6, "v_swmmac_i32_16x16x64_iu4", "neg_lo:[0,1,0]", u32x2, u32x4, u32x8)
+    HSAD_SWMMAC(7, "v_swmmac_f32_16x16x32_fp8_fp8", "", u32x2, u32x4, u32x8)
+    HSAD_SWMMAC(8, "v_swmmac_f32_16x16x32_fp8_bf8", "index_key:1", u32x2, u32x4, u32x8)
+    HSAD_SWMMAC(9, "v_swmmac_f32_16x16x32_bf8_fp8", "", u32x2, u32x4, u32x8)
+    HSAD_SWMMAC(10, "v_swmmac_f32_16x16x32_bf8_bf8", "", u32x2, u32x4, u32x8)
+    HSAD_SWMMAC(11, "v_swmmac_f32_16x16x32_f16", "neg_lo:[1,0,0] neg_hi:[0,1,0]", u32x4, u32x8, u32x8)
+    default: break;
+  }
+#else
+  (void)in, (void)out, (void)form;
+#endif
+}
+
 // v_mfma_f32_16x16x16f16 where only lanes below `active` run it (a divergent branch): every
 // lane's A and B still take part (the interpreter's model: inputs read whatever EXEC says, results
 // written to the lanes it enables); the others keep C.

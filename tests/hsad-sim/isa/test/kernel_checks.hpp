@@ -77,6 +77,10 @@ void check_mfma(Runner& r);
 // or (ocp) OCP's.
 double f8_value(std::uint32_t x, bool e5m2, bool ocp);
 void check_mfma_partial_exec(Runner& r);
+// The sparse matrix instructions of CDNA3 and CDNA4 (v_smfmac_*); nothing on other targets.
+void check_smfmac(Runner& r);
+// RDNA4's sparse WMMA (v_swmmac_*, wave32); nothing on other targets.
+void check_swmmac(Runner& r);
 
 // The project's kernels (the library's embedded code objects).
 void check_bitonic(Runner& r);

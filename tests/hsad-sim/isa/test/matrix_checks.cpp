@@ -263,31 +263,35 @@ std::pair<unsigned, unsigned> result_at(const Form& f, unsigned b, unsigned i, u
   return {reg, lane};
 }
 
+// An input element's value from its bits, by its format's definition.
+double element_value(Elem t, std::uint64_t x, bool ocp) {
+  switch (t) {
+    case Elem::fp8: return f8_value(std::uint32_t(x), false, ocp);
+    case Elem::bf8: return f8_value(std::uint32_t(x), true, ocp);
+    case Elem::xf32: return as_float(std::uint32_t(x) & 0xffffe000u);  // 10 mantissa bits: truncated
+    case Elem::fp6: return small_float_value(std::uint32_t(x), 2, 3);
+    case Elem::bf6: return small_float_value(std::uint32_t(x), 3, 2);
+    case Elem::fp4: return small_float_value(std::uint32_t(x), 2, 1);
+    case Elem::f32: return as_float(std::uint32_t(x));
+    case Elem::f16: return half_value(std::uint32_t(x));
+    case Elem::bf16: return flushed(as_float(std::uint32_t(x) << 16));
+    case Elem::i8: return double(std::int8_t(x));
+    case Elem::f64: {
+      double d;
+      std::memcpy(&d, &x, 8);
+      return d;
+    }
+  }
+  return 0;
+}
+
 // The reference: D's words as isa_mfma writes them (out[32 * lane + register]).
 std::vector<std::uint32_t> reference(const Form& f, const Inputs& in, bool ocp) {
   std::vector<std::uint32_t> out(32 * 64, 0);
   const unsigned M = f.m, K = f.k, B = f.blocks, kpl = K * M * B / 64;
   auto value = [&](unsigned base, unsigned lane, unsigned e) -> double {
     const Elem t = base == 0 ? f.type : f.b();
-    const std::uint64_t x = in.input_bits(base, lane, e, element_bits(t));
-    switch (t) {
-      case Elem::fp8: return f8_value(std::uint32_t(x), false, ocp);
-      case Elem::bf8: return f8_value(std::uint32_t(x), true, ocp);
-      case Elem::xf32: return as_float(std::uint32_t(x) & 0xffffe000u);  // 10 mantissa bits: truncated
-      case Elem::fp6: return small_float_value(std::uint32_t(x), 2, 3);
-      case Elem::bf6: return small_float_value(std::uint32_t(x), 3, 2);
-      case Elem::fp4: return small_float_value(std::uint32_t(x), 2, 1);
-      case Elem::f32: return as_float(std::uint32_t(x));
-      case Elem::f16: return half_value(std::uint32_t(x));
-      case Elem::bf16: return flushed(as_float(std::uint32_t(x) << 16));
-      case Elem::i8: return double(std::int8_t(x));
-      case Elem::f64: {
-        double d;
-        std::memcpy(&d, &x, 8);
-        return d;
-      }
-    }
-    return 0;
+    return element_value(t, in.input_bits(base, lane, e, element_bits(t)), ocp);
   };
   for (unsigned b = 0; b < B; ++b) {
     const unsigned ab = !f.formats && (f.cbsz || f.abid) ? b / (1u << f.cbsz) * (1u << f.cbsz) + f.abid : b;
@@ -337,6 +341,22 @@ unsigned matrix_family(const std::string& p) {
   return 0;
 }
 
+// The kernel's registers against the reference's, lane by lane (`stride` words a lane, the first
+// `words` compared): the first four differences named, and how many there were.
+void expect_same_registers(const std::vector<std::uint32_t>& got, const std::vector<std::uint32_t>& want, unsigned lanes,
+                           unsigned stride, unsigned words) {
+  unsigned wrong = 0;
+  for (unsigned lane = 0; lane < lanes; ++lane) {
+    for (unsigned w = 0; w < words; ++w) {
+      if (got[stride * lane + w] != want[stride * lane + w] && wrong++ < 4) {
+        ADD_FAILURE() << "lane " << lane << ", register " << w << ": 0x" << std::hex << got[stride * lane + w] << ", want 0x"
+                      << want[stride * lane + w];
+      }
+    }
+  }
+  EXPECT_EQ(wrong, 0u);
+}
+
 }  // namespace
 
 // FNUZ (CDNA3): exponent bias 8 or 16, 0x80 the only NaN, no infinity; OCP (gfx950, RDNA4): bias 7
@@ -365,16 +385,323 @@ void check_mfma(Runner& r) {
     r.run("isa_mfma", {64}, {64}, {r.upload(in.words), out, form});
     const auto got = r.download(out, 32 * 64);
     const auto want = reference(f, in, family == kOnGfx950);
-    unsigned wrong = 0;
-    for (unsigned lane = 0; lane < 64; ++lane) {
-      for (unsigned w = 0; w < result_words(f); ++w) {
-        if (got[32 * lane + w] != want[32 * lane + w] && wrong++ < 4) {
-          ADD_FAILURE() << "lane " << lane << ", register " << w << ": 0x" << std::hex << got[32 * lane + w] << ", want 0x"
-                        << want[32 * lane + w];
+    expect_same_registers(got, want, 64, 32, result_words(f));
+  }
+}
+
+namespace {
+
+// isa_smfmac's cases, by number: the sparse forms (v_smfmac_*), A 2:4 sparse along K. Written from
+// the Matrix Instruction Calculator's CDNA3 tables (and, for CDNA4's own forms, rocm-libraries' CK
+// layouts) in their general form: lane M*g + i holds A's row i and B's column i for the g-th run of
+// KL = K*M/64 dense k (CDNA4's own forms: B's two halves of K, registers 0-3 and 4-7, each so laid
+// out); A stores two of each four k, their positions in the index word of A's lane, 4 bits a group,
+// the set picked by abid where cbsz is 0 (CDNA4's 8-bit forms: the whole word).
+struct SparseCase {
+  const char* name;
+  unsigned m, k;
+  Elem a, b;
+  unsigned abid, cbsz;
+  unsigned on;
+  bool cdna4 = false;
+};
+
+const SparseCase kSparse[] = {
+    {"v_smfmac_f32_16x16x32_f16", 16, 32, Elem::f16, Elem::f16, 0, 0, kOnCdna3},
+    {"v_smfmac_f32_32x32x16_f16 abid:3", 32, 16, Elem::f16, Elem::f16, 3, 0, kOnCdna3},
+    {"v_smfmac_f32_16x16x32_bf16 abid:2", 16, 32, Elem::bf16, Elem::bf16, 2, 0, kOnCdna3},
+    {"v_smfmac_f32_32x32x16_bf16", 32, 16, Elem::bf16, Elem::bf16, 0, 0, kOnCdna3},
+    {"v_smfmac_i32_16x16x64_i8 abid:1", 16, 64, Elem::i8, Elem::i8, 1, 0, kOnCdna3},
+    {"v_smfmac_i32_32x32x32_i8", 32, 32, Elem::i8, Elem::i8, 0, 0, kOnCdna3},
+    {"v_smfmac_f32_16x16x64_bf8_bf8", 16, 64, Elem::bf8, Elem::bf8, 0, 0, kOnCdna3},
+    {"v_smfmac_f32_16x16x64_bf8_fp8 abid:1", 16, 64, Elem::bf8, Elem::fp8, 1, 0, kOnCdna3},
+    {"v_smfmac_f32_16x16x64_fp8_bf8", 16, 64, Elem::fp8, Elem::bf8, 0, 0, kOnCdna3},
+    {"v_smfmac_f32_16x16x64_fp8_fp8", 16, 64, Elem::fp8, Elem::fp8, 0, 0, kOnCdna3},
+    {"v_smfmac_f32_32x32x32_bf8_bf8", 32, 32, Elem::bf8, Elem::bf8, 0, 0, kOnCdna3},
+    {"v_smfmac_f32_32x32x32_bf8_fp8", 32, 32, Elem::bf8, Elem::fp8, 0, 0, kOnCdna3},
+    {"v_smfmac_f32_32x32x32_fp8_bf8 abid:1", 32, 32, Elem::fp8, Elem::bf8, 1, 0, kOnCdna3},
+    {"v_smfmac_f32_32x32x32_fp8_fp8", 32, 32, Elem::fp8, Elem::fp8, 0, 0, kOnCdna3},
+    {"v_smfmac_f32_16x16x32_f16 cbsz:1 abid:2 (abid unused)", 16, 32, Elem::f16, Elem::f16, 2, 1, kOnCdna3},
+    {"v_smfmac_i32_16x16x64_i8 abid:2 (no such set: a fault)", 16, 64, Elem::i8, Elem::i8, 2, 0, 0},
+    {"v_smfmac_f32_16x16x64_f16", 16, 64, Elem::f16, Elem::f16, 0, 0, kOnGfx950, true},
+    {"v_smfmac_f32_32x32x32_f16 abid:1", 32, 32, Elem::f16, Elem::f16, 1, 0, kOnGfx950, true},
+    {"v_smfmac_f32_16x16x64_bf16 abid:1", 16, 64, Elem::bf16, Elem::bf16, 1, 0, kOnGfx950, true},
+    {"v_smfmac_f32_32x32x32_bf16", 32, 32, Elem::bf16, Elem::bf16, 0, 0, kOnGfx950, true},
+    {"v_smfmac_i32_16x16x128_i8", 16, 128, Elem::i8, Elem::i8, 0, 0, kOnGfx950, true},
+    {"v_smfmac_i32_32x32x64_i8", 32, 64, Elem::i8, Elem::i8, 0, 0, kOnGfx950, true},
+    {"v_smfmac_f32_16x16x128_bf8_bf8", 16, 128, Elem::bf8, Elem::bf8, 0, 0, kOnGfx950, true},
+    {"v_smfmac_f32_16x16x128_bf8_fp8", 16, 128, Elem::bf8, Elem::fp8, 0, 0, kOnGfx950, true},
+    {"v_smfmac_f32_16x16x128_fp8_bf8", 16, 128, Elem::fp8, Elem::bf8, 0, 0, kOnGfx950, true},
+    {"v_smfmac_f32_16x16x128_fp8_fp8", 16, 128, Elem::fp8, Elem::fp8, 0, 0, kOnGfx950, true},
+    {"v_smfmac_f32_32x32x64_bf8_bf8", 32, 64, Elem::bf8, Elem::bf8, 0, 0, kOnGfx950, true},
+    {"v_smfmac_f32_32x32x64_bf8_fp8", 32, 64, Elem::bf8, Elem::fp8, 0, 0, kOnGfx950, true},
+    {"v_smfmac_f32_32x32x64_fp8_bf8", 32, 64, Elem::fp8, Elem::bf8, 0, 0, kOnGfx950, true},
+    {"v_smfmac_f32_32x32x64_fp8_fp8", 32, 64, Elem::fp8, Elem::fp8, 0, 0, kOnGfx950, true},
+};
+constexpr unsigned kSparseIndex = 3072;  // each lane's index word: in[kSparseIndex + lane]
+
+// Random inputs for a sparse case: A's stored values and B of its types, C, and index words whose
+// every group (all eight, not only the set used) names two distinct positions in ascending order,
+// as an application's compression writes them (CK's compress_a): a wrong set reads other positions.
+Inputs sparse_inputs(const SparseCase& c, unsigned seed) {
+  Form as_a{c.name, c.m, c.k, 1, c.a, 0, 0, 0, 0, 0}, as_b{c.name, c.m, c.k, 1, c.b, 0, 0, 0, 0, 0};
+  const unsigned kl = c.k * c.m / 64;
+  as_a.a_dwords = kl / 2 * element_bits(c.a) / 32;
+  as_b.a_dwords = kl * element_bits(c.b) / 32;
+  Inputs in = random_inputs(as_a, seed);  // A's words (and C)
+  const Inputs other = random_inputs(as_b, seed + 1000);
+  std::copy(other.words.begin() + kB, other.words.begin() + kC, in.words.begin() + kB);
+  static const unsigned kPairs[6][2] = {{0, 1}, {0, 2}, {0, 3}, {1, 2}, {1, 3}, {2, 3}};
+  std::mt19937 random(seed + 2000);
+  for (unsigned lane = 0; lane < 64; ++lane) {
+    std::uint32_t word = 0;
+    for (unsigned group = 0; group < 8; ++group) {
+      const unsigned* p = kPairs[random() % 6];
+      word |= (p[0] | p[1] << 2) << (4 * group);
+    }
+    in.words[kSparseIndex + lane] = word;
+  }
+  return in;
+}
+
+// D's words as isa_smfmac writes them, from A expanded by its index and B laid out by k.
+std::vector<std::uint32_t> sparse_reference(const SparseCase& c, const Inputs& in, bool ocp) {
+  const unsigned M = c.m, K = c.k, KL = K * M / 64, KH = KL / 2;
+  const bool whole_word = c.cdna4 && element_bits(c.a) == 8;
+  const unsigned set = whole_word || c.cbsz ? 0 : KL * c.abid;
+  const Form block{c.name, M, K, 1, Elem::f32, 0, 0, 0, 0, 0};
+  std::vector<std::uint32_t> out(32 * 64, 0);
+  // B[k][j]: its lane and element.
+  auto b_value = [&](unsigned k, unsigned j) {
+    unsigned group = k / KL, e = k % KL;
+    if (c.cdna4) group = (k % (K / 2)) / KH, e = (k / (K / 2)) * KH + k % KH;
+    return element_value(c.b, in.input_bits(kB, group * M + j, e, element_bits(c.b)), ocp);
+  };
+  for (unsigned i = 0; i < M; ++i) {
+    for (unsigned j = 0; j < M; ++j) {
+      const auto [reg, lane] = result_at(block, 0, i, j);
+      const std::uint32_t c_bits = in.words[kC + 32 * lane + reg];
+      double acc = 0;
+      std::uint32_t isum = c_bits;
+      for (unsigned g = 0; g < 64 / M; ++g) {
+        const unsigned a_lane = g * M + i;
+        const std::uint32_t index = in.words[kSparseIndex + a_lane];
+        for (unsigned q = 0; q < KL / 4; ++q) {
+          for (unsigned half = 0; half < 2; ++half) {
+            const unsigned slot = 2 * q + half, position = (index >> (set + 4 * q + 2 * half)) & 3;
+            const double x = element_value(c.a, in.input_bits(0, a_lane, slot, element_bits(c.a)), ocp);
+            const double y = b_value(g * KL + 4 * q + position, j);
+            if (c.a == Elem::i8) isum += std::uint32_t(std::int32_t(x) * std::int32_t(y));
+            else acc += x * y;
+          }
         }
       }
+      if (c.a == Elem::i8) {
+        out[32 * lane + reg] = isum;
+      } else {
+        float r = float(acc + double(as_float(c_bits)));
+        if (c.a == Elem::f16 || c.a == Elem::bf16) r = flushed(r);
+        out[32 * lane + reg] = float_bits(r);
+      }
     }
-    EXPECT_EQ(wrong, 0u);
+  }
+  return out;
+}
+
+}  // namespace
+
+void check_smfmac(Runner& r) {
+  const unsigned family = matrix_family(r.processor());
+  for (unsigned form = 0; form < sizeof kSparse / sizeof kSparse[0]; ++form) {
+    const SparseCase& c = kSparse[form];
+    if (!(c.on & family)) continue;
+    SCOPED_TRACE(c.name);
+    const Inputs in = sparse_inputs(c, 300 + form);
+    auto* out = static_cast<std::uint32_t*>(r.alloc(32 * 64 * 4));
+    r.run("isa_smfmac", {64}, {64}, {r.upload(in.words), out, form});
+    const auto got = r.download(out, 32 * 64);
+    const auto want = sparse_reference(c, in, family == kOnGfx950);
+    expect_same_registers(got, want, 64, 32, c.m * c.m / 64);
+  }
+}
+
+namespace {
+
+// isa_swmmac's cases, by number: RDNA4's sparse WMMA (v_swmmac_*, wave32), written from the Matrix
+// Instruction Calculator's rdna4 tables in their general form: the lanes of half h hold A's row and
+// B's column for their half of each 16 k (16-bit: k 8h to 8h + 7 of each 16) or of the whole K (8-
+// and 4-bit); A two of each four k, their positions in the index word of A's lane (16 * index_key
+// on), 4 bits a group; D as the dense gfx12 forms lay it out.
+enum class Wmma { f16, bf16, iu8, iu4, fp8, bf8 };
+enum class WmmaResult { f32, f16, bf16, i32 };
+
+struct SwmmacCase {
+  const char* name;
+  Wmma a, b;
+  WmmaResult out;
+  unsigned k;
+  unsigned index_key;
+  unsigned neg_lo, neg_hi;
+};
+
+const SwmmacCase kSwmmacCases[] = {
+    {"v_swmmac_f32_16x16x32_f16", Wmma::f16, Wmma::f16, WmmaResult::f32, 32, 0, 0, 0},
+    {"v_swmmac_f32_16x16x32_bf16 index_key:1", Wmma::bf16, Wmma::bf16, WmmaResult::f32, 32, 1, 0, 0},
+    {"v_swmmac_f16_16x16x32_f16 index_key:1", Wmma::f16, Wmma::f16, WmmaResult::f16, 32, 1, 0, 0},
+    {"v_swmmac_bf16_16x16x32_bf16", Wmma::bf16, Wmma::bf16, WmmaResult::bf16, 32, 0, 0, 0},
+    {"v_swmmac_i32_16x16x32_iu8 index_key:1, A signed", Wmma::iu8, Wmma::iu8, WmmaResult::i32, 32, 1, 1, 0},
+    {"v_swmmac_i32_16x16x32_iu4, both signed", Wmma::iu4, Wmma::iu4, WmmaResult::i32, 32, 0, 3, 0},
+    {"v_swmmac_i32_16x16x64_iu4, B signed", Wmma::iu4, Wmma::iu4, WmmaResult::i32, 64, 0, 2, 0},
+    {"v_swmmac_f32_16x16x32_fp8_fp8", Wmma::fp8, Wmma::fp8, WmmaResult::f32, 32, 0, 0, 0},
+    {"v_swmmac_f32_16x16x32_fp8_bf8 index_key:1", Wmma::fp8, Wmma::bf8, WmmaResult::f32, 32, 1, 0, 0},
+    {"v_swmmac_f32_16x16x32_bf8_fp8", Wmma::bf8, Wmma::fp8, WmmaResult::f32, 32, 0, 0, 0},
+    {"v_swmmac_f32_16x16x32_bf8_bf8", Wmma::bf8, Wmma::bf8, WmmaResult::f32, 32, 0, 0, 0},
+    {"v_swmmac_f32_16x16x32_f16 neg_lo:[1,0,0] neg_hi:[0,1,0]", Wmma::f16, Wmma::f16, WmmaResult::f32, 32, 0, 1, 2},
+};
+constexpr unsigned kWaveB = 256, kWaveC = 512, kWaveIndex = 768;
+
+unsigned wmma_bits(Wmma t) { return t == Wmma::iu4 ? 4 : t == Wmma::f16 || t == Wmma::bf16 ? 16 : 8; }
+
+// An input element's value: halves and bf16 as they are (WMMA flushes nothing), iu8 and iu4 signed
+// or not, fp8 and bf8 OCP's.
+double wmma_element(Wmma t, std::uint32_t x, bool is_signed) {
+  switch (t) {
+    case Wmma::f16: {
+      const auto bits = std::uint16_t(x);
+      _Float16 h;
+      std::memcpy(&h, &bits, 2);
+      return double(h);
+    }
+    case Wmma::bf16: return as_float(x << 16);
+    case Wmma::iu8: return is_signed ? double(std::int8_t(x)) : double(x & 0xff);
+    case Wmma::iu4: return is_signed && (x & 8) ? double(int(x & 15) - 16) : double(x & 15);
+    case Wmma::fp8: return f8_value(x, false, true);
+    case Wmma::bf8: return f8_value(x, true, true);
+  }
+  return 0;
+}
+
+// A random element's bits: floats of a few integers' worth, any integer.
+std::uint32_t wmma_random(Wmma t, std::mt19937& random) {
+  switch (t) {
+    case Wmma::f16: {
+      const std::uint32_t r = random();
+      return ((r >> 8) & 0x8000) | ((8 + r % 14) << 10) | ((r >> 12) & 0x3ff);
+    }
+    case Wmma::bf16: {
+      const std::uint32_t r = random();
+      return ((r >> 8) & 0x8000) | ((120 + r % 14) << 7) | ((r >> 12) & 0x7f);
+    }
+    case Wmma::fp8: return finite_f8(random, false);
+    case Wmma::bf8: return finite_f8(random, true);
+    default: return random();
+  }
+}
+
+std::vector<std::uint32_t> swmmac_inputs(const SwmmacCase& c, unsigned seed) {
+  std::mt19937 random(seed);
+  std::vector<std::uint32_t> words(kWaveIndex + 32, 0);
+  const unsigned kl = c.k / 2;
+  auto fill = [&](unsigned base, Wmma t, unsigned count) {  // `count` elements a lane, packed low bits first
+    const unsigned bits = wmma_bits(t);
+    for (unsigned lane = 0; lane < 32; ++lane) {
+      for (unsigned e = 0; e < count; ++e) {
+        const std::uint32_t x = wmma_random(t, random) & ((1ull << bits) - 1);
+        words[base + 8 * lane + e * bits / 32] |= x << (e * bits % 32);
+      }
+    }
+  };
+  fill(0, c.a, kl / 2);
+  fill(kWaveB, c.b, kl);
+  static const unsigned kPairs[6][2] = {{0, 1}, {0, 2}, {0, 3}, {1, 2}, {1, 3}, {2, 3}};
+  for (unsigned lane = 0; lane < 32; ++lane) {
+    for (unsigned r = 0; r < 8; ++r) {
+      std::uint32_t& w = words[kWaveC + 8 * lane + r];
+      if (c.out == WmmaResult::i32) w = random();
+      else if (c.out == WmmaResult::f32) w = float_bits(float(int(random() % 2001) - 1000) / 16.0f);
+      else w = wmma_random(c.out == WmmaResult::f16 ? Wmma::f16 : Wmma::bf16, random) |
+               wmma_random(c.out == WmmaResult::f16 ? Wmma::f16 : Wmma::bf16, random) << 16;
+    }
+    std::uint32_t index = 0;
+    for (unsigned group = 0; group < 8; ++group) {
+      const unsigned* p = kPairs[random() % 6];
+      index |= (p[0] | p[1] << 2) << (4 * group);
+    }
+    words[kWaveIndex + lane] = index;
+  }
+  return words;
+}
+
+std::vector<std::uint32_t> swmmac_reference(const SwmmacCase& c, const std::vector<std::uint32_t>& in) {
+  const unsigned K = c.k, KL = K / 2, set = K == 64 ? 0 : 16 * c.index_key;
+  const bool sixteen = c.a == Wmma::f16 || c.a == Wmma::bf16, integer = c.a == Wmma::iu8 || c.a == Wmma::iu4;
+  auto bits_at = [&](unsigned base, unsigned lane, unsigned e, unsigned bits) {
+    return std::uint32_t((in[base + 8 * lane + e * bits / 32] >> (e * bits % 32)) & ((1ull << bits) - 1));
+  };
+  std::vector<std::uint32_t> out(8 * 32, 0);
+  for (unsigned i = 0; i < 16; ++i) {
+    for (unsigned j = 0; j < 16; ++j) {
+      double sum = 0;
+      std::int64_t isum = 0;
+      for (unsigned h = 0; h < 2; ++h) {
+        const unsigned a_lane = 16 * h + i;
+        for (unsigned slot = 0; slot < KL / 2; ++slot) {
+          const unsigned q = slot / 2, position = (in[kWaveIndex + a_lane] >> (set + 2 * slot)) & 3;
+          const unsigned k = (sixteen ? 16 * (q / 2) + 8 * h + 4 * (q % 2) : KL * h + 4 * q) + position;
+          double x = wmma_element(c.a, bits_at(0, a_lane, slot, wmma_bits(c.a)), c.neg_lo & 1);
+          if (sixteen && (((slot % 2 ? c.neg_hi : c.neg_lo) & 1))) x = -x;
+          const unsigned b_lane = (sixteen ? 16 * ((k / 8) % 2) : 16 * (k / KL)) + j;
+          const unsigned e = sixteen ? 8 * (k / 16) + k % 8 : k % KL;
+          double y = wmma_element(c.b, bits_at(kWaveB, b_lane, e, wmma_bits(c.b)), (c.neg_lo >> 1) & 1);
+          if (sixteen && ((((e % 2 ? c.neg_hi : c.neg_lo) >> 1) & 1))) y = -y;
+          if (integer) isum += std::int64_t(x) * std::int64_t(y);
+          else sum += x * y;
+        }
+      }
+      const unsigned lane = j + 16 * (i / 8);
+      if (c.out == WmmaResult::f32 || c.out == WmmaResult::i32) {
+        const std::uint32_t cv = in[kWaveC + 8 * lane + i % 8];
+        out[8 * lane + i % 8] = c.out == WmmaResult::i32 ? std::uint32_t(isum + std::int32_t(cv))
+                                                          : float_bits(float(sum + double(as_float(cv))));
+        continue;
+      }
+      const unsigned reg = (i % 8) / 2, shift = 16 * (i % 2);
+      const std::uint32_t cv = (in[kWaveC + 8 * lane + reg] >> shift) & 0xffff;
+      std::uint32_t r;
+      if (c.out == WmmaResult::f16) {
+        _Float16 h;
+        const auto bits = std::uint16_t(cv);
+        std::memcpy(&h, &bits, 2);
+        const _Float16 result = static_cast<_Float16>(sum + double(h));
+        std::uint16_t rb;
+        std::memcpy(&rb, &result, 2);
+        r = rb;
+      } else {  // through f32, to nearest even
+        const std::uint32_t f = float_bits(float(sum + double(as_float(cv << 16))));
+        r = (f + 0x7fff + ((f >> 16) & 1)) >> 16;
+      }
+      std::uint32_t& word = out[8 * lane + reg];
+      word = (word & ~(0xffffu << shift)) | (r << shift);
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+void check_swmmac(Runner& r) {
+  const std::string p = r.processor();
+  if (p != "gfx1200" && p != "gfx1201") return;
+  for (unsigned form = 0; form < sizeof kSwmmacCases / sizeof kSwmmacCases[0]; ++form) {
+    const SwmmacCase& c = kSwmmacCases[form];
+    SCOPED_TRACE(c.name);
+    const std::vector<std::uint32_t> in = swmmac_inputs(c, 500 + form);
+    auto* out = static_cast<std::uint32_t*>(r.alloc(8 * 32 * 4));
+    r.run("isa_swmmac", {32}, {32}, {r.upload(in), out, form});
+    const auto got = r.download(out, 8 * 32);
+    const auto want = swmmac_reference(c, in);
+    const unsigned words = c.out == WmmaResult::f16 || c.out == WmmaResult::bf16 ? 4 : 8;
+    expect_same_registers(got, want, 32, 8, words);
   }
 }
 

@@ -46,6 +46,22 @@ TEST_P(TestKernels, TheScalarUnitsFloatInstructionsComputeAsTheHost) { check_sal
 TEST_P(TestKernels, WaveMatrixInstructionsComputeTheirTileAsTheHost) { check_wmma(runner); }
 TEST_P(TestKernels, EveryMatrixFormComputesItsBlocksBitForBit) { check_mfma(runner); }
 TEST_P(TestKernels, AMatrixInstructionAtPartialExecReadsEveryLanesInputs) { check_mfma_partial_exec(runner); }
+TEST_P(TestKernels, EverySparseMatrixFormComputesItsBlockBitForBit) { check_smfmac(runner); }
+TEST_P(TestKernels, EverySparseWaveMatrixFormComputesItsTileBitForBit) { check_swmmac(runner); }
+// An index set the form does not have (an 8-bit form has two of 16 bits): a fault that says so,
+// not a result read from bits past the word.
+TEST_P(TestKernels, ASparseIndexSetTheFormDoesNotHaveFaults) {
+  const std::string p = runner.processor();
+  if (p != "gfx940" && p != "gfx942" && p != "gfx950") GTEST_SKIP() << "no sparse matrix instructions on " << p;
+  auto* in = static_cast<std::uint32_t*>(runner.alloc(4096 * 4));
+  auto* out = static_cast<std::uint32_t*>(runner.alloc(32 * 64 * 4));
+  try {
+    runner.run("isa_smfmac", {64}, {64}, {in, out, 15u});  // v_smfmac_i32_16x16x64_i8 abid:2
+    ADD_FAILURE() << "ran to its end";
+  } catch (const Fault& f) {
+    EXPECT_NE(std::string(f.what()).find("abid:2 names no set of the index (2 sets of 16 bits)"), std::string::npos) << f.what();
+  }
+}
 
 // Host memory behind an L2 (the cache model's, l2_cache.hpp), as a GPU's own device memory is.
 class CachedHostMemory : public HostMemory {
