@@ -101,8 +101,6 @@ struct Inst {
   std::uint8_t gpr_idx_mode = 0;  // s_set_gpr_idx_on: bit 0 src0, 1 src1, 2 src2, 3 dst
   // Matrix instructions (v_mfma_*): A's block broadcast (cbsz, abid) and B's lane-group pattern.
   std::uint8_t cbsz = 0, abid = 0, blgp = 0;
-  // gfx12's sparse WMMA (v_swmmac_*): which 16-bit set of the index word the lanes read.
-  std::uint8_t index_key = 0;
   // v_bitop3 (gfx950): the truth table of its three sources, indexed by (a << 2) | (b << 1) | c.
   std::uint8_t bitop3 = 0;
   // Memory instructions, worked out from the mnemonic once (OpInfo::prepare): bytes per element,
@@ -118,6 +116,9 @@ struct Inst {
   // It reads or writes memory another wave of the work-group may share (LDS, global, flat, buffer,
   // scalar memory): the wave gives way to the others after it (GroupRun::run).
   bool yields = false;
+  // gfx12's sparse WMMA (v_swmmac_*): which 16-bit set of the index word the lanes read. Here, in
+  // the padding before `text`, so that the fields every instruction reads keep their places.
+  std::uint8_t index_key = 0;
   std::string text;            // as the disassembler printed it, for errors
 };
 
