@@ -377,8 +377,10 @@ void register_forms(std::index_sequence<I...>) {
 //   B (src1), dense: lane M*g + j holds column j's k in [g*KL, (g+1)*KL), in order; CDNA4's own
 //     forms split K in halves instead, registers 0-3 holding the first K/2 so laid out, 4-7 the second.
 //   D and C: the dense forms' one-block layout.
-// The arithmetic is the dense forms' (exact products summed in k order in double precision, C
-// added, one rounding; f16 and bf16 flushed; i32 wraps). Two slots naming one position both count.
+// The arithmetic is the dense forms' (exact products summed in double precision, C added, one
+// rounding; f16 and bf16 flushed; i32 wraps), the sum in the order of the stored values: lane
+// group by lane group, slot by slot (k order where each group's positions ascend, as
+// applications write them). Two slots naming one position both count.
 struct SparseForm {
   const char* name;
   std::uint8_t m, k;  // the dense K
@@ -430,12 +432,15 @@ void smfmac(WorkGroup& g, Wave& w, const Inst& in) {
   for (int x = 0; x < 2; ++x) {
     const Operand& o = in.src[x];
     if ((o.kind != Operand::vgpr && o.kind != Operand::agpr) || o.width != widths[x]) {
-      g.fault(w, in, "source " + std::to_string(x) + " is not " + std::to_string(widths[x]) + " registers");
+      g.fault(w, in, std::string(x ? "B" : "A") + " (source " + std::to_string(x) + ") is not " + std::to_string(widths[x]) +
+                         " VGPRs or AGPRs");
     }
   }
   if (in.src[2].kind != Operand::vgpr || in.src[2].width != 1) g.fault(w, in, "the sparse index is not one VGPR");
   const Operand& d = in.dst[0];
-  if (d.width != M * M / 64) g.fault(w, in, "the result is " + std::to_string(d.width) + " registers, the form has " + std::to_string(M * M / 64));
+  if ((d.kind != Operand::vgpr && d.kind != Operand::agpr) || d.width != M * M / 64) {
+    g.fault(w, in, "the result (and C) is not " + std::to_string(M * M / 64) + " VGPRs or AGPRs");
+  }
   const bool whole_word = s.cdna4 && bits_a == 8;  // CDNA4's 8-bit forms: the index's 32 bits, cbsz and abid unused
   const std::uint32_t set = whole_word || in.cbsz ? 0 : KL * in.abid;
   if (set + KL > 32) {
@@ -761,7 +766,10 @@ void wmma_gfx12(WorkGroup& g, Wave& w, const Inst& in) {
 //     (K/2)h + e (8- and 4-bit);
 //   D and C: the dense gfx12 forms' layout (32-bit: register i % 8; 16-bit: packed; lane j + 16(i/8)).
 // The arithmetic and the modifiers are the dense gfx12 forms' (neg_lo/neg_hi negate A's and B's low
-// and high 16-bit halves; for iu8 and iu4 neg_lo says which are signed; clamp saturates i32).
+// and high 16-bit halves; for iu8 and iu4 neg_lo says which are signed; clamp saturates i32), the
+// sum in the order of the stored values: half of the wave by half, slot by slot (for 16-bit inputs
+// not k order: k 0-7 and 16-23 before 8-15 and 24-31; with exact products that matters only where
+// the double sum rounds).
 struct SwmmacForm {
   const char* name;
   WmmaIn in;
@@ -797,7 +805,7 @@ void swmmac(WorkGroup& g, Wave& w, const Inst& in) {
   const std::uint32_t bits = wmma_bits(f.in), widths[2] = {KL / 2 * bits / 32, KL * bits / 32};
   for (int x = 0; x < 2; ++x) {
     if (in.src[x].kind != Operand::vgpr || in.src[x].width != widths[x]) {
-      g.fault(w, in, "source " + std::to_string(x) + " is not " + std::to_string(widths[x]) + " VGPRs");
+      g.fault(w, in, std::string(x ? "B" : "A") + " (source " + std::to_string(x) + ") is not " + std::to_string(widths[x]) + " VGPRs");
     }
   }
   if (in.src[2].kind != Operand::vgpr || in.src[2].width != 1) g.fault(w, in, "the sparse index is not one VGPR");
@@ -806,8 +814,11 @@ void swmmac(WorkGroup& g, Wave& w, const Inst& in) {
   if (d.kind != Operand::vgpr || d.width != result_dwords) g.fault(w, in, "the result is not " + std::to_string(result_dwords) + " VGPRs");
   if (!sixteen_in && !integer && ((in.neg_lo | in.neg_hi) & 3)) g.fault(w, in, "negated 8-bit float inputs");
   if ((in.neg_lo | in.neg_hi) & 4) g.fault(w, in, "a modifier on C (D's own registers)");
+  if (integer && (in.neg_hi & 3)) g.fault(w, in, "neg_hi on integer inputs (neg_lo says which are signed)");
+  if (in.op_sel || (in.op_sel_hi_given && in.op_sel_hi != 7)) g.fault(w, in, "op_sel on a SWMMAC instruction");
+  if (K == 64 && in.index_key) g.fault(w, in, "index_key on a form whose index is the whole word");
   const std::uint32_t set = K == 64 ? 0 : 16 * in.index_key;
-  if (set + KL > 32) g.fault(w, in, "index_key:" + std::to_string(in.index_key) + " names no set of the index");
+  if (set + KL > 32) g.fault(w, in, "index_key:" + std::to_string(in.index_key) + " names no set of the index (2 sets of 16 bits)");
 
   // B[k][j] at k*16 + j; row i's stored A values and the k each multiplies at i*KL + t.
   double bm[64 * 16], av[16 * 32];

@@ -712,6 +712,17 @@ typedef unsigned u32x16 __attribute__((ext_vector_type(16)));
     __builtin_memcpy(out + 32 * lane, &d, sizeof d);                                                           \
     break;                                                                                                     \
   }
+// The same with A and D (C) in AGPRs (ACC_CD and ACC[0] of the encoding).
+#define HSAD_SMFMAC_AGPRS(ID, INSTRUCTION, MODIFIERS, TA, TB, TD)                                               \
+  case ID: {                                                                                                   \
+    const smfmac::TA a = mfma::load<smfmac::TA>(in + 8 * lane);                                                \
+    const smfmac::TB b = mfma::load<smfmac::TB>(in + 512 + 8 * lane);                                          \
+    smfmac::TD d = mfma::load<smfmac::TD>(in + 1024 + 32 * lane);                                              \
+    const unsigned index = in[3072 + lane];                                                                    \
+    asm volatile(INSTRUCTION " %0, %1, %2, %3 " MODIFIERS : "+a"(d) : "a"(a), "v"(b), "v"(index));             \
+    __builtin_memcpy(out + 32 * lane, &d, sizeof d);                                                           \
+    break;                                                                                                     \
+  }
 #endif
 extern "C" __global__ void __launch_bounds__(64) isa_smfmac(const unsigned* in, unsigned* out, unsigned form) {
 #if defined(__gfx940__) || defined(__gfx941__) || defined(__gfx942__) || defined(__gfx950__)
@@ -733,21 +744,24 @@ extern "C" __global__ void __launch_bounds__(64) isa_smfmac(const unsigned* in, 
     HSAD_SMFMAC(13, "v_smfmac_f32_32x32x32_fp8_fp8", "", u32x2, u32x4, u32x16)
     HSAD_SMFMAC(14, "v_smfmac_f32_16x16x32_f16", "cbsz:1 abid:2", u32x2, u32x4, u32x4)  // abid unused
     HSAD_SMFMAC(15, "v_smfmac_i32_16x16x64_i8", "abid:2", u32x2, u32x4, u32x4)  // no such set: a fault
+    HSAD_SMFMAC_AGPRS(16, "v_smfmac_f32_32x32x16_bf16", "abid:1", u32x2, u32x4, u32x16)
 #if defined(__gfx950__)
-    HSAD_SMFMAC(16, "v_smfmac_f32_16x16x64_f16", "", u32x4, u32x8, u32x4)
-    HSAD_SMFMAC(17, "v_smfmac_f32_32x32x32_f16", "abid:1", u32x4, u32x8, u32x16)
-    HSAD_SMFMAC(18, "v_smfmac_f32_16x16x64_bf16", "abid:1", u32x4, u32x8, u32x4)
-    HSAD_SMFMAC(19, "v_smfmac_f32_32x32x32_bf16", "", u32x4, u32x8, u32x16)
-    HSAD_SMFMAC(20, "v_smfmac_i32_16x16x128_i8", "", u32x4, u32x8, u32x4)
-    HSAD_SMFMAC(21, "v_smfmac_i32_32x32x64_i8", "", u32x4, u32x8, u32x16)
-    HSAD_SMFMAC(22, "v_smfmac_f32_16x16x128_bf8_bf8", "", u32x4, u32x8, u32x4)
-    HSAD_SMFMAC(23, "v_smfmac_f32_16x16x128_bf8_fp8", "", u32x4, u32x8, u32x4)
-    HSAD_SMFMAC(24, "v_smfmac_f32_16x16x128_fp8_bf8", "", u32x4, u32x8, u32x4)
-    HSAD_SMFMAC(25, "v_smfmac_f32_16x16x128_fp8_fp8", "", u32x4, u32x8, u32x4)
-    HSAD_SMFMAC(26, "v_smfmac_f32_32x32x64_bf8_bf8", "", u32x4, u32x8, u32x16)
-    HSAD_SMFMAC(27, "v_smfmac_f32_32x32x64_bf8_fp8", "", u32x4, u32x8, u32x16)
-    HSAD_SMFMAC(28, "v_smfmac_f32_32x32x64_fp8_bf8", "", u32x4, u32x8, u32x16)
-    HSAD_SMFMAC(29, "v_smfmac_f32_32x32x64_fp8_fp8", "", u32x4, u32x8, u32x16)
+    HSAD_SMFMAC(17, "v_smfmac_f32_16x16x64_f16", "", u32x4, u32x8, u32x4)
+    HSAD_SMFMAC(18, "v_smfmac_f32_32x32x32_f16", "abid:1", u32x4, u32x8, u32x16)
+    HSAD_SMFMAC(19, "v_smfmac_f32_16x16x64_bf16", "abid:1", u32x4, u32x8, u32x4)
+    HSAD_SMFMAC(20, "v_smfmac_f32_32x32x32_bf16", "", u32x4, u32x8, u32x16)
+    HSAD_SMFMAC(21, "v_smfmac_i32_16x16x128_i8", "", u32x4, u32x8, u32x4)
+    HSAD_SMFMAC(22, "v_smfmac_i32_32x32x64_i8", "", u32x4, u32x8, u32x16)
+    HSAD_SMFMAC(23, "v_smfmac_f32_16x16x128_bf8_bf8", "", u32x4, u32x8, u32x4)
+    HSAD_SMFMAC(24, "v_smfmac_f32_16x16x128_bf8_fp8", "", u32x4, u32x8, u32x4)
+    HSAD_SMFMAC(25, "v_smfmac_f32_16x16x128_fp8_bf8", "", u32x4, u32x8, u32x4)
+    HSAD_SMFMAC(26, "v_smfmac_f32_16x16x128_fp8_fp8", "", u32x4, u32x8, u32x4)
+    HSAD_SMFMAC(27, "v_smfmac_f32_32x32x64_bf8_bf8", "", u32x4, u32x8, u32x16)
+    HSAD_SMFMAC(28, "v_smfmac_f32_32x32x64_bf8_fp8", "", u32x4, u32x8, u32x16)
+    HSAD_SMFMAC(29, "v_smfmac_f32_32x32x64_fp8_bf8", "", u32x4, u32x8, u32x16)
+    HSAD_SMFMAC(30, "v_smfmac_f32_32x32x64_fp8_fp8", "", u32x4, u32x8, u32x16)
+    HSAD_SMFMAC(31, "v_smfmac_f32_16x16x64_f16", "cbsz:1 abid:1", u32x4, u32x8, u32x4)  // abid unused
+    HSAD_SMFMAC(32, "v_smfmac_i32_16x16x128_i8", "abid:1", u32x4, u32x8, u32x4)  // the whole word: abid unused
 #endif
     default: break;
   }
@@ -800,10 +814,42 @@ extern "C" __global__ void __launch_bounds__(32) isa_swmmac(const unsigned* in, 
     HSAD_SWMMAC(9, "v_swmmac_f32_16x16x32_bf8_fp8", "", u32x2, u32x4, u32x8)
     HSAD_SWMMAC(10, "v_swmmac_f32_16x16x32_bf8_bf8", "", u32x2, u32x4, u32x8)
     HSAD_SWMMAC(11, "v_swmmac_f32_16x16x32_f16", "neg_lo:[1,0,0] neg_hi:[0,1,0]", u32x4, u32x8, u32x8)
+    HSAD_SWMMAC(12, "v_swmmac_i32_16x16x32_iu8", "neg_lo:[1,1,0] clamp", u32x2, u32x4, u32x8)
     default: break;
   }
 #else
   (void)in, (void)out, (void)form;
+#endif
+}
+
+// v_smfmac_f32_16x16x32_f16 (gfx94x, gfx950) where only lanes below `active` run it, inputs as
+// isa_smfmac's: every lane's A, B and index take part, the other lanes keep C.
+extern "C" __global__ void __launch_bounds__(64) isa_smfmac_partial(const unsigned* in, unsigned* out, unsigned active) {
+#if defined(__gfx940__) || defined(__gfx941__) || defined(__gfx942__) || defined(__gfx950__)
+  const unsigned lane = threadIdx.x;
+  smfmac::u32x2 a = mfma::load<smfmac::u32x2>(in + 8 * lane);
+  smfmac::u32x4 b = mfma::load<smfmac::u32x4>(in + 512 + 8 * lane), d = mfma::load<smfmac::u32x4>(in + 1024 + 32 * lane);
+  unsigned index = in[3072 + lane];
+  asm volatile("" : "+v"(a), "+v"(b), "+v"(index));  // loaded in every lane, not only in the branch
+  if (lane < active) asm volatile("v_smfmac_f32_16x16x32_f16 %0, %1, %2, %3" : "+v"(d) : "v"(a), "v"(b), "v"(index));
+  __builtin_memcpy(out + 32 * lane, &d, sizeof d);
+#else
+  (void)in, (void)out, (void)active;
+#endif
+}
+
+// v_swmmac_f32_16x16x32_f16 (gfx12) likewise, inputs as isa_swmmac's.
+extern "C" __global__ void __launch_bounds__(32) isa_swmmac_partial(const unsigned* in, unsigned* out, unsigned active) {
+#if defined(__gfx1200__) || defined(__gfx1201__)
+  const unsigned lane = threadIdx.x;
+  swmmac::u32x4 a = swmmac::load<swmmac::u32x4>(in + 8 * lane);
+  swmmac::u32x8 b = swmmac::load<swmmac::u32x8>(in + 256 + 8 * lane), d = swmmac::load<swmmac::u32x8>(in + 512 + 8 * lane);
+  unsigned index = in[768 + lane];
+  asm volatile("" : "+v"(a), "+v"(b), "+v"(index));
+  if (lane < active) asm volatile("v_swmmac_f32_16x16x32_f16 %0, %1, %2, %3" : "+v"(d) : "v"(a), "v"(b), "v"(index));
+  __builtin_memcpy(out + 8 * lane, &d, sizeof d);
+#else
+  (void)in, (void)out, (void)active;
 #endif
 }
 

@@ -81,6 +81,8 @@ void check_mfma_partial_exec(Runner& r);
 void check_smfmac(Runner& r);
 // RDNA4's sparse WMMA (v_swmmac_*, wave32); nothing on other targets.
 void check_swmmac(Runner& r);
+// One sparse form of each family at partial EXEC (isa_smfmac_partial, isa_swmmac_partial).
+void check_sparse_partial_exec(Runner& r);
 
 // The project's kernels (the library's embedded code objects).
 void check_bitonic(Runner& r);

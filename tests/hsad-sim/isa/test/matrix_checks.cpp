@@ -423,6 +423,7 @@ const SparseCase kSparse[] = {
     {"v_smfmac_f32_32x32x32_fp8_fp8", 32, 32, Elem::fp8, Elem::fp8, 0, 0, kOnCdna3},
     {"v_smfmac_f32_16x16x32_f16 cbsz:1 abid:2 (abid unused)", 16, 32, Elem::f16, Elem::f16, 2, 1, kOnCdna3},
     {"v_smfmac_i32_16x16x64_i8 abid:2 (no such set: a fault)", 16, 64, Elem::i8, Elem::i8, 2, 0, 0},
+    {"v_smfmac_f32_32x32x16_bf16 abid:1, A and D in AGPRs", 32, 16, Elem::bf16, Elem::bf16, 1, 0, kOnCdna3},
     {"v_smfmac_f32_16x16x64_f16", 16, 64, Elem::f16, Elem::f16, 0, 0, kOnGfx950, true},
     {"v_smfmac_f32_32x32x32_f16 abid:1", 32, 32, Elem::f16, Elem::f16, 1, 0, kOnGfx950, true},
     {"v_smfmac_f32_16x16x64_bf16 abid:1", 16, 64, Elem::bf16, Elem::bf16, 1, 0, kOnGfx950, true},
@@ -437,6 +438,8 @@ const SparseCase kSparse[] = {
     {"v_smfmac_f32_32x32x64_bf8_fp8", 32, 64, Elem::bf8, Elem::fp8, 0, 0, kOnGfx950, true},
     {"v_smfmac_f32_32x32x64_fp8_bf8", 32, 64, Elem::fp8, Elem::bf8, 0, 0, kOnGfx950, true},
     {"v_smfmac_f32_32x32x64_fp8_fp8", 32, 64, Elem::fp8, Elem::fp8, 0, 0, kOnGfx950, true},
+    {"v_smfmac_f32_16x16x64_f16 cbsz:1 abid:1 (abid unused)", 16, 64, Elem::f16, Elem::f16, 1, 1, kOnGfx950, true},
+    {"v_smfmac_i32_16x16x128_i8 abid:1 (the whole word: abid unused)", 16, 128, Elem::i8, Elem::i8, 1, 0, kOnGfx950, true},
 };
 constexpr unsigned kSparseIndex = 3072;  // each lane's index word: in[kSparseIndex + lane]
 
@@ -542,6 +545,7 @@ struct SwmmacCase {
   unsigned k;
   unsigned index_key;
   unsigned neg_lo, neg_hi;
+  bool clamp = false;
 };
 
 const SwmmacCase kSwmmacCases[] = {
@@ -557,6 +561,7 @@ const SwmmacCase kSwmmacCases[] = {
     {"v_swmmac_f32_16x16x32_bf8_fp8", Wmma::bf8, Wmma::fp8, WmmaResult::f32, 32, 0, 0, 0},
     {"v_swmmac_f32_16x16x32_bf8_bf8", Wmma::bf8, Wmma::bf8, WmmaResult::f32, 32, 0, 0, 0},
     {"v_swmmac_f32_16x16x32_f16 neg_lo:[1,0,0] neg_hi:[0,1,0]", Wmma::f16, Wmma::f16, WmmaResult::f32, 32, 0, 1, 2},
+    {"v_swmmac_i32_16x16x32_iu8 clamp, both signed, C near both limits", Wmma::iu8, Wmma::iu8, WmmaResult::i32, 32, 0, 3, 0, true},
 };
 constexpr unsigned kWaveB = 256, kWaveC = 512, kWaveIndex = 768;
 
@@ -617,7 +622,7 @@ std::vector<std::uint32_t> swmmac_inputs(const SwmmacCase& c, unsigned seed) {
   for (unsigned lane = 0; lane < 32; ++lane) {
     for (unsigned r = 0; r < 8; ++r) {
       std::uint32_t& w = words[kWaveC + 8 * lane + r];
-      if (c.out == WmmaResult::i32) w = random();
+      if (c.out == WmmaResult::i32) w = c.clamp ? (lane % 2 ? 0x7fffffffu - random() % 100000 : 0x80000000u + random() % 100000) : random();
       else if (c.out == WmmaResult::f32) w = float_bits(float(int(random() % 2001) - 1000) / 16.0f);
       else w = wmma_random(c.out == WmmaResult::f16 ? Wmma::f16 : Wmma::bf16, random) |
                wmma_random(c.out == WmmaResult::f16 ? Wmma::f16 : Wmma::bf16, random) << 16;
@@ -661,8 +666,9 @@ std::vector<std::uint32_t> swmmac_reference(const SwmmacCase& c, const std::vect
       const unsigned lane = j + 16 * (i / 8);
       if (c.out == WmmaResult::f32 || c.out == WmmaResult::i32) {
         const std::uint32_t cv = in[kWaveC + 8 * lane + i % 8];
-        out[8 * lane + i % 8] = c.out == WmmaResult::i32 ? std::uint32_t(isum + std::int32_t(cv))
-                                                          : float_bits(float(sum + double(as_float(cv))));
+        std::int64_t total = isum + std::int32_t(cv);
+        if (c.clamp) total = std::min<std::int64_t>(std::max<std::int64_t>(total, INT32_MIN), INT32_MAX);
+        out[8 * lane + i % 8] = c.out == WmmaResult::i32 ? std::uint32_t(total) : float_bits(float(sum + double(as_float(cv))));
         continue;
       }
       const unsigned reg = (i % 8) / 2, shift = 16 * (i % 2);
@@ -702,6 +708,30 @@ void check_swmmac(Runner& r) {
     const auto want = swmmac_reference(c, in);
     const unsigned words = c.out == WmmaResult::f16 || c.out == WmmaResult::bf16 ? 4 : 8;
     expect_same_registers(got, want, 32, 8, words);
+  }
+}
+
+// A sparse form where only lanes below `active` run it: every lane's A, B and index take part; the
+// lanes EXEC leaves out keep C.
+void check_sparse_partial_exec(Runner& r) {
+  const std::string p = r.processor();
+  const bool cdna3 = matrix_family(p) & kOnCdna3, rdna4 = p == "gfx1200" || p == "gfx1201";
+  if (!cdna3 && !rdna4) return;
+  const unsigned lanes = cdna3 ? 64 : 32, stride = cdna3 ? 32 : 8, words = cdna3 ? 4 : 8, c_at = cdna3 ? kC : kWaveC;
+  const std::vector<std::uint32_t> in = cdna3 ? sparse_inputs(kSparse[0], 77).words : swmmac_inputs(kSwmmacCases[0], 77);
+  const std::vector<std::uint32_t> want = cdna3 ? sparse_reference(kSparse[0], Inputs{in}, false) : swmmac_reference(kSwmmacCases[0], in);
+  for (unsigned active : {lanes - 24, 1u, lanes - 1}) {
+    SCOPED_TRACE("lanes below " + std::to_string(active));
+    auto* out = static_cast<std::uint32_t*>(r.alloc(stride * lanes * 4));
+    r.run(cdna3 ? "isa_smfmac_partial" : "isa_swmmac_partial", {lanes}, {lanes}, {r.upload(in), out, active});
+    const auto got = r.download(out, stride * lanes);
+    std::vector<std::uint32_t> expect(stride * lanes, 0);
+    for (unsigned lane = 0; lane < lanes; ++lane) {
+      for (unsigned w = 0; w < words; ++w) {
+        expect[stride * lane + w] = lane < active ? want[stride * lane + w] : in[c_at + stride * lane + w];
+      }
+    }
+    expect_same_registers(got, expect, lanes, stride, words);
   }
 }
 

@@ -48,6 +48,7 @@ TEST_P(TestKernels, EveryMatrixFormComputesItsBlocksBitForBit) { check_mfma(runn
 TEST_P(TestKernels, AMatrixInstructionAtPartialExecReadsEveryLanesInputs) { check_mfma_partial_exec(runner); }
 TEST_P(TestKernels, EverySparseMatrixFormComputesItsBlockBitForBit) { check_smfmac(runner); }
 TEST_P(TestKernels, EverySparseWaveMatrixFormComputesItsTileBitForBit) { check_swmmac(runner); }
+TEST_P(TestKernels, ASparseMatrixInstructionAtPartialExecKeepsTheOtherLanesC) { check_sparse_partial_exec(runner); }
 // An index set the form does not have (an 8-bit form has two of 16 bits): a fault that says so,
 // not a result read from bits past the word.
 TEST_P(TestKernels, ASparseIndexSetTheFormDoesNotHaveFaults) {
