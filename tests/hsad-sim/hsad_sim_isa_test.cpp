@@ -152,6 +152,8 @@ TEST_F(HsadSimIsaKernels, EveryMatrixFormComputesItsBlocksBitForBit) {
   isa::testing::check_mfma(r);
   isa::testing::check_mfma_partial_exec(r);
   isa::testing::check_smfmac(r);
+  isa::testing::check_swmmac(r);
+  isa::testing::check_sparse_partial_exec(r);
 }
 
 // A kernel that faults: the waiter gets an hsad::Error that names the kernel, the program
