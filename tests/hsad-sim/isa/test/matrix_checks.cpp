@@ -443,6 +443,18 @@ const SparseCase kSparse[] = {
 };
 constexpr unsigned kSparseIndex = 3072;  // each lane's index word: in[kSparseIndex + lane]
 
+// An index word whose eight groups each name two distinct positions, ascending (slot 0's in the
+// low 2 bits), as an application's compression writes them.
+std::uint32_t valid_index_word(std::mt19937& random) {
+  static const unsigned kPairs[6][2] = {{0, 1}, {0, 2}, {0, 3}, {1, 2}, {1, 3}, {2, 3}};
+  std::uint32_t word = 0;
+  for (unsigned group = 0; group < 8; ++group) {
+    const unsigned* p = kPairs[random() % 6];
+    word |= (p[0] | p[1] << 2) << (4 * group);
+  }
+  return word;
+}
+
 // Random inputs for a sparse case: A's stored values and B of its types, C, and index words whose
 // every group (all eight, not only the set used) names two distinct positions in ascending order,
 // as an application's compression writes them (CK's compress_a): a wrong set reads other positions.
@@ -454,16 +466,8 @@ Inputs sparse_inputs(const SparseCase& c, unsigned seed) {
   Inputs in = random_inputs(as_a, seed);  // A's words (and C)
   const Inputs other = random_inputs(as_b, seed + 1000);
   std::copy(other.words.begin() + kB, other.words.begin() + kC, in.words.begin() + kB);
-  static const unsigned kPairs[6][2] = {{0, 1}, {0, 2}, {0, 3}, {1, 2}, {1, 3}, {2, 3}};
   std::mt19937 random(seed + 2000);
-  for (unsigned lane = 0; lane < 64; ++lane) {
-    std::uint32_t word = 0;
-    for (unsigned group = 0; group < 8; ++group) {
-      const unsigned* p = kPairs[random() % 6];
-      word |= (p[0] | p[1] << 2) << (4 * group);
-    }
-    in.words[kSparseIndex + lane] = word;
-  }
+  for (unsigned lane = 0; lane < 64; ++lane) in.words[kSparseIndex + lane] = valid_index_word(random);
   return in;
 }
 
@@ -618,7 +622,6 @@ std::vector<std::uint32_t> swmmac_inputs(const SwmmacCase& c, unsigned seed) {
   };
   fill(0, c.a, kl / 2);
   fill(kWaveB, c.b, kl);
-  static const unsigned kPairs[6][2] = {{0, 1}, {0, 2}, {0, 3}, {1, 2}, {1, 3}, {2, 3}};
   for (unsigned lane = 0; lane < 32; ++lane) {
     for (unsigned r = 0; r < 8; ++r) {
       std::uint32_t& w = words[kWaveC + 8 * lane + r];
@@ -627,12 +630,7 @@ std::vector<std::uint32_t> swmmac_inputs(const SwmmacCase& c, unsigned seed) {
       else w = wmma_random(c.out == WmmaResult::f16 ? Wmma::f16 : Wmma::bf16, random) |
                wmma_random(c.out == WmmaResult::f16 ? Wmma::f16 : Wmma::bf16, random) << 16;
     }
-    std::uint32_t index = 0;
-    for (unsigned group = 0; group < 8; ++group) {
-      const unsigned* p = kPairs[random() % 6];
-      index |= (p[0] | p[1] << 2) << (4 * group);
-    }
-    words[kWaveIndex + lane] = index;
+    words[kWaveIndex + lane] = valid_index_word(random);
   }
   return words;
 }
