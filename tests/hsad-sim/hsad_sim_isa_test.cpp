@@ -151,6 +151,7 @@ TEST_F(HsadSimIsaKernels, EveryMatrixFormComputesItsBlocksBitForBit) {
   DeviceRunner r;
   isa::testing::check_mfma(r);
   isa::testing::check_mfma_partial_exec(r);
+  isa::testing::check_wmma(r);
   isa::testing::check_smfmac(r);
   isa::testing::check_swmmac(r);
   isa::testing::check_sparse_partial_exec(r);
