@@ -5,6 +5,10 @@
 
 #include <gtest/gtest.h>
 
+#include <emmintrin.h>
+
+#include <algorithm>
+#include <atomic>
 #include <cstring>
 #include <thread>
 #include <vector>
@@ -105,6 +109,81 @@ TEST(L2Cache, WritersRacingWriteBacksAndInvalidationsLoseNothing) {
   fences.join();
   d.l2.write_back();
   for (std::size_t i = 0; i < kWords; ++i) ASSERT_EQ(d.memory[i], 200u + i % 2) << "word " << i;
+}
+
+// Words another agent stores in memory while the L2 reads their line again: AMD GPUs read an
+// aligned 8 or 16-byte word as one (whole_words.hpp), so a word written with equal dwords is read
+// with equal dwords, never half old and half new. Line 0 holds a dirty dword (its clean bytes are
+// read again around it), line 1 none (read again whole). On one CPU the threads take turns and
+// nothing can tear; on two or more the words were torn while a line's clean bytes were read again
+// one by one.
+std::uint64_t torn_words(const std::uint8_t* p) {  // at p: an 8-byte word, then a 16-byte one
+  std::uint32_t v[6];
+  std::memcpy(v, p, 24);
+  return (v[0] != v[1]) + (v[2] != v[3] || v[3] != v[4] || v[4] != v[5]);
+}
+void store_words(std::uint8_t* p, std::uint32_t k) {  // as torn_words reads them, each in one store
+  __atomic_store_n(reinterpret_cast<std::uint64_t*>(p), std::uint64_t(k) << 32 | k, __ATOMIC_RELAXED);
+  _mm_store_si128(reinterpret_cast<__m128i*>(p + 8), _mm_set1_epi32(int(k)));
+}
+
+TEST(L2Cache, ALineReadAgainWhileTheHostStoresKeepsItsWordsWhole) {
+  Device d;
+  auto* bytes = reinterpret_cast<std::uint8_t*>(d.memory.data());
+  ASSERT_EQ(d.at(0) % 16, 0u) << "the words are not aligned";
+  d.write(0, 1);  // line 0: bytes 0-3 dirty; the words at bytes 8-31 clean
+  std::atomic<bool> started{false}, done{false};
+  std::thread host([&] {
+    for (std::uint32_t k = 1; !done.load(std::memory_order_relaxed); ++k) {
+      store_words(bytes + 8, k);
+      store_words(bytes + 128 + 8, k);
+      started.store(true, std::memory_order_relaxed);
+    }
+  });
+  while (!started.load(std::memory_order_relaxed)) std::this_thread::yield();
+  std::uint64_t torn = 0;
+  for (int i = 0; i < 200000; ++i) {
+    d.l2.invalidate();
+    torn += torn_words(d.range.read(d.at(2), 24));
+    torn += torn_words(d.range.read(d.at(32 + 2), 24));
+  }
+  done = true;
+  host.join();
+  EXPECT_EQ(torn, 0u) << "words read half old, half new";
+  EXPECT_EQ(d.read(0), 1u);  // the dirty dword kept
+}
+
+// The other way: the GPU's words written back while the host loads them from memory. Line 0 has
+// only those words dirty (written back around the rest), line 1 all of its bytes.
+TEST(L2Cache, AWriteBackWhileTheHostLoadsKeepsTheWordsWhole) {
+  Device d;
+  const auto* bytes = reinterpret_cast<const std::uint8_t*>(d.memory.data());
+  ASSERT_EQ(d.at(0) % 16, 0u) << "the words are not aligned";
+  std::atomic<bool> started{false}, done{false};
+  std::thread host([&] {
+    std::uint64_t torn = 0;
+    while (!done.load(std::memory_order_relaxed)) {
+      started.store(true, std::memory_order_relaxed);
+      for (std::uint32_t at : {8u, 128u + 8u}) {
+        std::uint32_t v[6];
+        const std::uint64_t word = __atomic_load_n(reinterpret_cast<const std::uint64_t*>(bytes + at), __ATOMIC_RELAXED);
+        std::memcpy(v, &word, 8);
+        _mm_storeu_si128(reinterpret_cast<__m128i*>(v + 2), _mm_load_si128(reinterpret_cast<const __m128i*>(bytes + at + 8)));
+        torn += torn_words(reinterpret_cast<const std::uint8_t*>(v));
+      }
+    }
+    EXPECT_EQ(torn, 0u) << "words loaded half old, half new";
+  });
+  while (!started.load(std::memory_order_relaxed)) std::this_thread::yield();
+  for (std::uint32_t k = 1; k <= 200000; ++k) {
+    std::uint32_t line[32];
+    std::fill(line, line + 32, k);
+    d.range.write(d.at(2), line, 24);    // line 0, bytes 8-31
+    d.range.write(d.at(32), line, 128);  // line 1, whole
+    d.l2.write_back();
+  }
+  done = true;
+  host.join();
 }
 
 // An instruction's lanes mark the bytes they wrote when they let the line go: exactly those bytes,
