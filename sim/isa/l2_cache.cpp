@@ -19,9 +19,12 @@ std::uint64_t page_round(std::uint64_t bytes) { return (bytes + 4095) & ~std::ui
 
 inline void relax() { __builtin_ia32_pause(); }
 
-// The bytes of a line [0, n) between memory and the L2's copy whose dirty bit (one per byte, two
-// words of bits) is `dirty`: 16 and 8-byte groups of them through `whole` (which copies aligned 8
-// and 16 bytes in one access), a group only partly taken byte by byte.
+// The bytes of a line [0, n) between memory and the L2's copy that `dirty` (one bit per byte, two
+// words of bits) marks as taken (dirty_ones: the dirty ones, else the clean ones): 16, 8 and 4-byte
+// groups of them through `whole` (which copies aligned 4, 8 and 16 bytes in one access), a dword
+// only partly taken byte by byte. The groups count from the line's start, which has the address's
+// alignment where a range starts on a page (KFD's allocations); elsewhere `whole` still copies
+// right, only in smaller pieces (it looks at the memory side's own alignment).
 template <class Whole>
 void copy_line(std::uint8_t* to, const std::uint8_t* from, std::uint32_t n, const std::uint64_t dirty[2], bool dirty_ones,
                Whole&& whole) {
@@ -45,8 +48,15 @@ void copy_line(std::uint8_t* to, const std::uint8_t* from, std::uint32_t n, cons
         whole(to + h, from + h, 8);
         continue;
       }
-      for (std::uint32_t b = h; b < std::min(h + 8, n); ++b) {
-        if ((mask >> (b - h)) & 1) to[b] = from[b];
+      for (std::uint32_t d = h; d < std::min(h + 8, n); d += 4) {
+        const std::uint64_t dword = (mask >> (d - h)) & 0xf;
+        if (d + 4 <= n && dword == 0xf) {
+          whole(to + d, from + d, 4);
+          continue;
+        }
+        for (std::uint32_t b = d; b < std::min(d + 4, n); ++b) {
+          if ((dword >> (b - d)) & 1) to[b] = from[b];
+        }
       }
     }
   }

@@ -30,8 +30,16 @@ inline constexpr bool kWhole128 = false;
 
 inline bool aligned_at(const void* p, std::uintptr_t bytes) { return (reinterpret_cast<std::uintptr_t>(p) & (bytes - 1)) == 0; }
 
-// `count` dwords at `from` into `to`, each aligned 16 or 8 bytes in one load.
+// `count` dwords at `from` into `to`, each aligned 16, 8 or 4 bytes in one load.
 inline void read_whole_words(std::uint32_t* to, const std::uint8_t* from, std::uint32_t count) {
+#if defined(__SSE2__)
+  if ((count & 3) == 0 && aligned_at(from, 16)) {  // the usual case (a dwordx4, an L2 line): a tight loop
+    for (std::uint32_t k = 0; k < count; k += 4) {
+      _mm_storeu_si128(reinterpret_cast<__m128i*>(to + k), _mm_load_si128(reinterpret_cast<const __m128i*>(from + 4 * k)));
+    }
+    return;
+  }
+#endif
   for (std::uint32_t k = 0; k < count;) {
     const std::uint8_t* p = from + 4 * k;
 #if defined(__SSE2__)
@@ -45,6 +53,10 @@ inline void read_whole_words(std::uint32_t* to, const std::uint8_t* from, std::u
       const std::uint64_t v = __atomic_load_n(reinterpret_cast<const std::uint64_t*>(p), __ATOMIC_RELAXED);
       std::memcpy(to + k, &v, 8);
       k += 2;
+    } else if (aligned_at(p, 4)) {
+      const std::uint32_t v = __atomic_load_n(reinterpret_cast<const std::uint32_t*>(p), __ATOMIC_RELAXED);
+      std::memcpy(to + k, &v, 4);
+      k += 1;
     } else {
       std::memcpy(to + k, p, 4);
       k += 1;
@@ -52,9 +64,17 @@ inline void read_whole_words(std::uint32_t* to, const std::uint8_t* from, std::u
   }
 }
 
-// `bytes` at `from` into `to`, each aligned 16 or 8 bytes in one store, the rest as they come.
+// `bytes` at `from` into `to`, each aligned 16, 8 or 4 bytes in one store, the rest as they come.
 inline void write_whole_words(std::uint8_t* to, const void* from, std::uint32_t bytes) {
   const auto* src = static_cast<const std::uint8_t*>(from);
+#if defined(__SSE2__)
+  if ((bytes & 15) == 0 && aligned_at(to, 16)) {  // the usual case (a dwordx4, an L2 line): a tight loop
+    for (std::uint32_t k = 0; k < bytes; k += 16) {
+      _mm_store_si128(reinterpret_cast<__m128i*>(to + k), _mm_loadu_si128(reinterpret_cast<const __m128i*>(src + k)));
+    }
+    return;
+  }
+#endif
   for (std::uint32_t k = 0; k < bytes;) {
 #if defined(__SSE2__)
     if (k + 16 <= bytes && aligned_at(to + k, 16)) {
@@ -68,6 +88,11 @@ inline void write_whole_words(std::uint8_t* to, const void* from, std::uint32_t 
       std::memcpy(&v, src + k, 8);
       __atomic_store_n(reinterpret_cast<std::uint64_t*>(to + k), v, __ATOMIC_RELAXED);
       k += 8;
+    } else if (k + 4 <= bytes && aligned_at(to + k, 4)) {
+      std::uint32_t v;
+      std::memcpy(&v, src + k, 4);
+      __atomic_store_n(reinterpret_cast<std::uint32_t*>(to + k), v, __ATOMIC_RELAXED);
+      k += 4;
     } else {
       const std::uint32_t n = bytes - k < 4 ? bytes - k : 4;
       std::memcpy(to + k, src + k, n);

@@ -11,6 +11,7 @@
 #include <atomic>
 #include <cstring>
 #include <thread>
+#include <utility>
 #include <vector>
 
 namespace hsad::isa {
@@ -112,78 +113,141 @@ TEST(L2Cache, WritersRacingWriteBacksAndInvalidationsLoseNothing) {
 }
 
 // Words another agent stores in memory while the L2 reads their line again: AMD GPUs read an
-// aligned 8 or 16-byte word as one (whole_words.hpp), so a word written with equal dwords is read
-// with equal dwords, never half old and half new. Line 0 holds a dirty dword (its clean bytes are
-// read again around it), line 1 none (read again whole). On one CPU the threads take turns and
-// nothing can tear; on two or more the words were torn while a line's clean bytes were read again
-// one by one.
-std::uint64_t torn_words(const std::uint8_t* p) {  // at p: an 8-byte word, then a 16-byte one
-  std::uint32_t v[6];
-  std::memcpy(v, p, 24);
-  return (v[0] != v[1]) + (v[2] != v[3] || v[3] != v[4] || v[4] != v[5]);
+// aligned 4, 8 or 16-byte word as one (whole_words.hpp), so a word stored with all its bytes equal
+// is read with all its bytes equal, never part old and part new. Each line holds such a dword at
+// byte 4, an 8-byte word at 8 and a 16-byte word at 16; line 0 also a dirty dword at 0 (its clean
+// bytes are read again around it), line 1 nothing dirty (read again whole). On one CPU the threads
+// take turns and nothing can tear; on two or more the words were torn while a line's clean bytes
+// were read again one by one.
+std::uint8_t pattern(std::uint32_t k) { return std::uint8_t(k % 251 + 1); }  // never 0: memory's first value
+std::uint64_t torn_words(const std::uint8_t* p) {  // p: byte 4 of a line
+  std::uint64_t torn = 0;
+  for (const auto& [at, size] : {std::pair<int, int>{0, 4}, {4, 8}, {12, 16}}) {
+    for (int b = 1; b < size; ++b) {
+      if (p[at + b] != p[at]) {
+        ++torn;
+        break;
+      }
+    }
+  }
+  return torn;
 }
-void store_words(std::uint8_t* p, std::uint32_t k) {  // as torn_words reads them, each in one store
-  __atomic_store_n(reinterpret_cast<std::uint64_t*>(p), std::uint64_t(k) << 32 | k, __ATOMIC_RELAXED);
-  _mm_store_si128(reinterpret_cast<__m128i*>(p + 8), _mm_set1_epi32(int(k)));
+void store_words(std::uint8_t* line, std::uint32_t k) {  // as torn_words reads them, each in one store
+  const std::uint32_t v = pattern(k) * 0x01010101u;
+  __atomic_store_n(reinterpret_cast<std::uint32_t*>(line + 4), v, __ATOMIC_RELAXED);
+  __atomic_store_n(reinterpret_cast<std::uint64_t*>(line + 8), std::uint64_t(v) << 32 | v, __ATOMIC_RELAXED);
+  _mm_store_si128(reinterpret_cast<__m128i*>(line + 16), _mm_set1_epi32(int(v)));
 }
+bool sixteen_bytes_whole() { return __builtin_cpu_supports("avx"); }  // whole_words.hpp: an SSE move is atomic with AVX
 
 TEST(L2Cache, ALineReadAgainWhileTheHostStoresKeepsItsWordsWhole) {
+  if (!sixteen_bytes_whole()) GTEST_SKIP() << "an aligned 16-byte move is one access only on CPUs with AVX";
   Device d;
   auto* bytes = reinterpret_cast<std::uint8_t*>(d.memory.data());
   ASSERT_EQ(d.at(0) % 16, 0u) << "the words are not aligned";
-  d.write(0, 1);  // line 0: bytes 0-3 dirty; the words at bytes 8-31 clean
-  std::atomic<bool> started{false}, done{false};
+  d.write(0, 7);  // line 0: bytes 0-3 dirty
+  std::atomic<std::uint32_t> stored{0};
+  std::atomic<bool> done{false};
   std::thread host([&] {
     for (std::uint32_t k = 1; !done.load(std::memory_order_relaxed); ++k) {
-      store_words(bytes + 8, k);
-      store_words(bytes + 128 + 8, k);
-      started.store(true, std::memory_order_relaxed);
+      store_words(bytes, k);
+      store_words(bytes + 128, k);
+      stored.store(k, std::memory_order_release);
     }
   });
-  while (!started.load(std::memory_order_relaxed)) std::this_thread::yield();
+  while (stored.load(std::memory_order_acquire) == 0) std::this_thread::yield();
   std::uint64_t torn = 0;
   for (int i = 0; i < 200000; ++i) {
     d.l2.invalidate();
-    torn += torn_words(d.range.read(d.at(2), 24));
-    torn += torn_words(d.range.read(d.at(32 + 2), 24));
+    torn += torn_words(d.range.read(d.at(1), 28));
+    torn += torn_words(d.range.read(d.at(32 + 1), 28));
   }
   done = true;
   host.join();
-  EXPECT_EQ(torn, 0u) << "words read half old, half new";
-  EXPECT_EQ(d.read(0), 1u);  // the dirty dword kept
+  EXPECT_EQ(torn, 0u) << "words read part old, part new";
+  // Read again once the host is done: its last words, and the dirty dword kept.
+  d.l2.invalidate();
+  const std::uint8_t last = pattern(stored.load());
+  for (const std::size_t line : {0u, 32u}) {
+    const std::uint8_t* p = d.range.read(d.at(line + 1), 28);
+    for (int b = 0; b < 28; ++b) ASSERT_EQ(p[b], last) << "line " << line / 32 << ", byte " << 4 + b;
+  }
+  EXPECT_EQ(d.read(0), 7u);
 }
 
 // The other way: the GPU's words written back while the host loads them from memory. Line 0 has
-// only those words dirty (written back around the rest), line 1 all of its bytes.
+// only those words dirty (written back around bytes 0-3), line 1 all of its bytes.
 TEST(L2Cache, AWriteBackWhileTheHostLoadsKeepsTheWordsWhole) {
+  if (!sixteen_bytes_whole()) GTEST_SKIP() << "an aligned 16-byte move is one access only on CPUs with AVX";
   Device d;
   const auto* bytes = reinterpret_cast<const std::uint8_t*>(d.memory.data());
   ASSERT_EQ(d.at(0) % 16, 0u) << "the words are not aligned";
+  d.memory[0] = 0x5a5a5a5a;  // the host's, never written back over
   std::atomic<bool> started{false}, done{false};
   std::thread host([&] {
     std::uint64_t torn = 0;
     while (!done.load(std::memory_order_relaxed)) {
       started.store(true, std::memory_order_relaxed);
-      for (std::uint32_t at : {8u, 128u + 8u}) {
-        std::uint32_t v[6];
-        const std::uint64_t word = __atomic_load_n(reinterpret_cast<const std::uint64_t*>(bytes + at), __ATOMIC_RELAXED);
-        std::memcpy(v, &word, 8);
-        _mm_storeu_si128(reinterpret_cast<__m128i*>(v + 2), _mm_load_si128(reinterpret_cast<const __m128i*>(bytes + at + 8)));
-        torn += torn_words(reinterpret_cast<const std::uint8_t*>(v));
+      for (std::uint32_t line : {0u, 128u}) {
+        alignas(16) std::uint8_t v[28];
+        const std::uint32_t dword = __atomic_load_n(reinterpret_cast<const std::uint32_t*>(bytes + line + 4), __ATOMIC_RELAXED);
+        const std::uint64_t word = __atomic_load_n(reinterpret_cast<const std::uint64_t*>(bytes + line + 8), __ATOMIC_RELAXED);
+        std::memcpy(v, &dword, 4);
+        std::memcpy(v + 4, &word, 8);
+        _mm_storeu_si128(reinterpret_cast<__m128i*>(v + 12), _mm_load_si128(reinterpret_cast<const __m128i*>(bytes + line + 16)));
+        torn += torn_words(v);
       }
     }
-    EXPECT_EQ(torn, 0u) << "words loaded half old, half new";
+    EXPECT_EQ(torn, 0u) << "words loaded part old, part new";
   });
   while (!started.load(std::memory_order_relaxed)) std::this_thread::yield();
-  for (std::uint32_t k = 1; k <= 200000; ++k) {
-    std::uint32_t line[32];
-    std::fill(line, line + 32, k);
-    d.range.write(d.at(2), line, 24);    // line 0, bytes 8-31
+  constexpr std::uint32_t kRounds = 400000;
+  for (std::uint32_t k = 1; k <= kRounds; ++k) {
+    std::uint8_t line[128];
+    std::memset(line, pattern(k), sizeof line);
+    d.range.write(d.at(1), line, 28);    // line 0, bytes 4-31
     d.range.write(d.at(32), line, 128);  // line 1, whole
     d.l2.write_back();
   }
   done = true;
   host.join();
+  // Memory holds the last round's bytes where the GPU wrote, and the host's elsewhere.
+  const std::uint32_t last = pattern(kRounds) * 0x01010101u;
+  EXPECT_EQ(d.memory[0], 0x5a5a5a5au);
+  for (std::size_t i = 1; i < 8; ++i) EXPECT_EQ(d.memory[i], last) << "word " << i;
+  for (std::size_t i = 8; i < 32; ++i) EXPECT_EQ(d.memory[i], 0u) << "word " << i;
+  for (std::size_t i = 32; i < 64; ++i) EXPECT_EQ(d.memory[i], last) << "word " << i;
+}
+
+// The pieces a partly dirty line is copied in, byte for byte: a dirty dword and a clean one in one
+// 8 bytes, a dirty 8 bytes, single dirty bytes, and a range that ends inside a line at a size no
+// whole word divides (100 bytes).
+TEST(L2Cache, APartlyDirtyLineIsReadAgainAndWrittenBackByteForByte) {
+  alignas(16) std::uint8_t memory[112];
+  std::memset(memory, 0x11, sizeof memory);
+  L2Cache l2;
+  CachedRange range(l2, reinterpret_cast<std::uint64_t>(memory), 100);
+  const auto at = [&](std::size_t i) { return reinterpret_cast<std::uint64_t>(memory) + i; };
+  std::uint8_t gpu[100];
+  std::memcpy(gpu, range.read(at(0), 100), 100);  // the line, filled from memory
+  const std::pair<std::size_t, std::size_t> writes[] = {{0, 4}, {12, 4}, {40, 8}, {61, 1}, {97, 1}, {98, 2}};
+  for (const auto& [from, size] : writes) {
+    for (std::size_t b = from; b < from + size; ++b) gpu[b] = std::uint8_t(0xa0 + b);
+    range.write(at(from), gpu + from, std::uint32_t(size));
+  }
+  std::memset(memory, 0x22, sizeof memory);  // the host writes every byte of memory meanwhile
+  const auto dirty = [&](std::size_t b) {
+    for (const auto& [from, size] : writes) {
+      if (b >= from && b < from + size) return true;
+    }
+    return false;
+  };
+  l2.invalidate();  // the clean bytes are read again from memory; the dirty ones stay
+  const std::uint8_t* l2_bytes = range.read(at(0), 100);
+  for (std::size_t b = 0; b < 100; ++b) ASSERT_EQ(l2_bytes[b], dirty(b) ? gpu[b] : 0x22) << "the L2's byte " << b;
+  l2.write_back();  // the dirty bytes go to memory; the host's others stay
+  for (std::size_t b = 0; b < 100; ++b) ASSERT_EQ(memory[b], dirty(b) ? gpu[b] : 0x22) << "memory's byte " << b;
+  for (std::size_t b = 100; b < 112; ++b) ASSERT_EQ(memory[b], 0x22) << "byte " << b << " past the range";
 }
 
 // An instruction's lanes mark the bytes they wrote when they let the line go: exactly those bytes,
