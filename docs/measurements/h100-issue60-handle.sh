@@ -4,7 +4,8 @@
 # (ROUNDS, REPS repetitions), in turn: this library's submit, each experimental library's submit
 # (VARIANTS: directories of .dev/ holding one; docs/measurements/issue60-2026-11-28-fourteenth/
 # handle-experiments.diff has their code), the submit of an older dispatch-bench (OLD_BENCH: a
-# binary of .dev/), this library's enqueue; each in dispatch-bench's usual pairing with
+# binary of .dev/), this library's enqueue (and each experimental one's, where VARIANT_ENQUEUE=1);
+# each in dispatch-bench's usual pairing with
 # cudaGraphLaunch, and with --steady too where STEADY=1.
 set -u
 cd "$(dirname "$0")"
@@ -18,6 +19,8 @@ for run in $(seq ${ROUNDS:-7}); do
     echo "=== dispatch-bench round $run: lib submit $s"; LD_LIBRARY_PATH=$PWD/lib bench "${f[@]}"
     for v in ${VARIANTS:-}; do
       echo "=== dispatch-bench round $run: $v submit $s"; LD_LIBRARY_PATH=$PWD/$v:$PWD/lib bench "${f[@]}"
+      [ -n "${VARIANT_ENQUEUE:-}" ] || continue
+      echo "=== dispatch-bench round $run: $v enqueue $s"; LD_LIBRARY_PATH=$PWD/$v:$PWD/lib bench --enqueue "${f[@]}"
     done
     if [ -n "${OLD_BENCH:-}" ]; then
       b=./$OLD_BENCH
