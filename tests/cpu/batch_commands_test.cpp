@@ -6,27 +6,23 @@
 #include <numeric>
 #include <thread>
 
+#include "cpu_test_device.hpp"
 #include "error_text.hpp"
 #include "hsad/hsad.hpp"
 #include "test_kernels.hpp"
 
 using namespace hsad;
+using test::cpu_device;
 using namespace std::chrono_literals;
 
 namespace {
-const Device& device() {
-  test::register_test_kernels();
-  static Runtime rt = Runtime::open("cpu");
-  return rt.device();
-}
-
 // copy in, `adds` dispatches adding 1, copy out: one submission.
 struct AddPipeline {
   explicit AddPipeline(Memory host_kind, std::uint32_t n = 1000, int adds = 3)
-      : n(n), data(device().alloc(n * 4)) {
+      : n(n), data(cpu_device().alloc(n * 4)) {
     if (host_kind == Memory::pinned_host) {
-      pinned_in = device().alloc(n * 4, Memory::pinned_host);
-      pinned_out = device().alloc(n * 4, Memory::pinned_host);
+      pinned_in = cpu_device().alloc(n * 4, Memory::pinned_host);
+      pinned_out = cpu_device().alloc(n * 4, Memory::pinned_host);
       in = pinned_in.host_as<std::uint32_t>();
       out = pinned_out.host_as<std::uint32_t>();
     } else {
@@ -37,7 +33,7 @@ struct AddPipeline {
     }
     std::iota(in, in + n, 7u);
     batch.copy_to_device(data, in, n * 4);
-    for (int i = 0; i < adds; ++i) batch.exec(device().kernel("test_add"), Dim3{n}, Dim3{64}, {data, 1u, n});
+    for (int i = 0; i < adds; ++i) batch.exec(cpu_device().kernel("test_add"), Dim3{n}, Dim3{64}, {data, 1u, n});
     batch.copy_to_host(out, data, n * 4);
   }
   bool correct(std::uint32_t added) const {
@@ -56,10 +52,10 @@ struct AddPipeline {
 
 TEST(BatchCopies, RunInBatchOrderWithOneDoorbellAndOneWait) {
   AddPipeline p(Memory::pinned_host);
-  Queue q = device().create_queue();
-  const Stats before = device().stats();
+  Queue q = cpu_device().create_queue();
+  const Stats before = cpu_device().stats();
   q.run(p.batch, Options{});
-  const Stats d = device().stats() - before;
+  const Stats d = cpu_device().stats() - before;
   EXPECT_TRUE(p.correct(3));
   EXPECT_EQ(d.packets, 5u);  // two copy packets, three dispatches
   EXPECT_EQ(d.doorbells, 1u);
@@ -71,20 +67,20 @@ TEST(BatchCopies, RunInBatchOrderWithOneDoorbellAndOneWait) {
 
 TEST(BatchCopies, PageableHostMemoryIsStagedAndCounted) {
   AddPipeline p(Memory::device);  // pageable std::vectors on the host side
-  Queue q = device().create_queue();
-  const Stats before = device().stats();
+  Queue q = cpu_device().create_queue();
+  const Stats before = cpu_device().stats();
   q.run(p.batch, Options{});
-  const Stats d = device().stats() - before;
+  const Stats d = cpu_device().stats() - before;
   EXPECT_TRUE(p.correct(3));
   EXPECT_EQ(d.bytes_staged, 2u * p.n * 4);
 }
 
 TEST(BatchCopies, TheBaselineWaitsOnTheHostAfterEveryCommand) {
   AddPipeline p(Memory::pinned_host);
-  Queue q = device().create_queue();
-  const Stats before = device().stats();
+  Queue q = cpu_device().create_queue();
+  const Stats before = cpu_device().stats();
   q.run(p.batch, Options::none());
-  const Stats d = device().stats() - before;
+  const Stats d = cpu_device().stats() - before;
   EXPECT_TRUE(p.correct(3));
   EXPECT_EQ(d.host_waits, 5u);
   EXPECT_EQ(d.doorbells, 5u);
@@ -93,10 +89,10 @@ TEST(BatchCopies, TheBaselineWaitsOnTheHostAfterEveryCommand) {
 // Copies touch the host: the packets beside them fence at system scope, the rest at agent scope.
 TEST(BatchCopies, SystemScopeOnlyBesideTheCopiesAndAtTheEnds) {
   AddPipeline p(Memory::pinned_host, 256, 4);
-  Queue q = device().create_queue();
-  const Stats before = device().stats();
+  Queue q = cpu_device().create_queue();
+  const Stats before = cpu_device().stats();
   q.run(p.batch, Options{});
-  const Stats d = device().stats() - before;
+  const Stats d = cpu_device().stats() - before;
   // copy in (2), first dispatch's acquire (1), last dispatch's release (1), copy out (2)
   EXPECT_EQ(d.system_fences, 6u);
   EXPECT_TRUE(p.correct(4));
@@ -104,27 +100,27 @@ TEST(BatchCopies, SystemScopeOnlyBesideTheCopiesAndAtTheEnds) {
 
 TEST(BatchCopies, ALargeCopyIsSplitAcrossTheWorkersAndArrivesWhole) {
   const std::size_t n = (3 << 20) + 123;  // bytes: several 256 KiB pieces and a partial one
-  Buffer a = device().alloc(n), b = device().alloc(n), host = device().alloc(n, Memory::pinned_host);
+  Buffer a = cpu_device().alloc(n), b = cpu_device().alloc(n), host = cpu_device().alloc(n, Memory::pinned_host);
   std::vector<std::uint8_t> src(n), back(n);
   for (std::size_t i = 0; i < n; ++i) src[i] = std::uint8_t(i * 13 + (i >> 12));
   Batch batch;
   batch.copy_to_device(a, src.data(), n).copy(b, a, n).copy_to_host(host.host_ptr(), b, n);
-  device().create_queue().run(batch, Options{});
+  cpu_device().create_queue().run(batch, Options{});
   std::memcpy(back.data(), host.host_ptr(), n);
   EXPECT_EQ(back, src);
 }
 
 TEST(BatchCopies, OffsetsSelectTheRange) {
-  Buffer buf = device().alloc(64);
+  Buffer buf = cpu_device().alloc(64);
   std::vector<std::uint8_t> zeros(64, 0), ones(16, 1), back(64);
   Batch batch;
   batch.copy_to_device(buf, zeros.data(), 64).copy_to_device(buf, ones.data(), 16, 40).copy_to_host(back.data(), buf, 64);
-  device().create_queue().run(batch, Options{});
+  cpu_device().create_queue().run(batch, Options{});
   for (std::size_t i = 0; i < 64; ++i) EXPECT_EQ(back[i], i >= 40 && i < 56 ? 1 : 0) << i;
 }
 
 TEST(BatchCopies, BadRangesAreRefusedByName) {
-  Buffer buf = device().alloc(64), other = device().alloc(32);
+  Buffer buf = cpu_device().alloc(64), other = cpu_device().alloc(32);
   std::vector<std::uint8_t> host(128);
   Batch b;
   EXPECT_NE(test::error_text([&] { b.copy_to_device(buf, host.data(), 65); }).find("65 bytes at offset 0 overrun the destination buffer of 64 bytes"), std::string::npos);
@@ -142,14 +138,14 @@ TEST(BatchCopies, BadRangesAreRefusedByName) {
 TEST(BatchWaits, TheConsumerStartsAfterTheProducerEndedWithNoHostWait) {
   test::Timeline t;
   Batch producer, consumer;
-  const Kernel record = device().kernel("test_record");
+  const Kernel record = cpu_device().kernel("test_record");
   for (int i = 0; i < 3; ++i) producer.exec(record, Dim3{8}, Dim3{1}, {&t, 0u, 2000u});
-  Queue a = device().create_queue(), b = device().create_queue();
-  const Stats before = device().stats();
+  Queue a = cpu_device().create_queue(), b = cpu_device().create_queue();
+  const Stats before = cpu_device().stats();
   Submission p = a.submit(producer, Options{});
   consumer.wait(p).exec(record, Dim3{1}, Dim3{1}, {&t, 1u, 0u});
   Submission c = b.submit(consumer, Options{});
-  const Stats submitted = device().stats() - before;
+  const Stats submitted = cpu_device().stats() - before;
   EXPECT_EQ(submitted.host_waits, 0u);
   EXPECT_EQ(submitted.device_waits, 1u);
   c.wait();
@@ -162,10 +158,10 @@ TEST(BatchWaits, WithoutTheWaitTheConsumerOverlapsTheProducer) {
   // would see a wait that does nothing.
   test::Timeline t;
   Batch producer, consumer;
-  const Kernel record = device().kernel("test_record");
+  const Kernel record = cpu_device().kernel("test_record");
   for (int i = 0; i < 3; ++i) producer.exec(record, Dim3{8}, Dim3{1}, {&t, 0u, 2000u});
   consumer.exec(record, Dim3{1}, Dim3{1}, {&t, 1u, 0u});
-  Queue a = device().create_queue(), b = device().create_queue();
+  Queue a = cpu_device().create_queue(), b = cpu_device().create_queue();
   Submission p = a.submit(producer, Options{});
   Submission c = b.submit(consumer, Options{});
   c.wait();
@@ -174,61 +170,61 @@ TEST(BatchWaits, WithoutTheWaitTheConsumerOverlapsTheProducer) {
 }
 
 TEST(BatchWaits, AWaitForACompletedSubmissionCostsNothing) {
-  Queue a = device().create_queue(), b = device().create_queue();
-  Buffer buf = device().alloc(64 * 4);
+  Queue a = cpu_device().create_queue(), b = cpu_device().create_queue();
+  Buffer buf = cpu_device().alloc(64 * 4);
   Batch producer;
-  producer.exec(device().kernel("test_add"), Dim3{64}, Dim3{64}, {buf, 1u, 64u});
+  producer.exec(cpu_device().kernel("test_add"), Dim3{64}, Dim3{64}, {buf, 1u, 64u});
   Submission p = a.submit(producer, Options{});
   p.wait();
   Batch consumer;
-  consumer.wait(p).exec(device().kernel("test_add"), Dim3{64}, Dim3{64}, {buf, 1u, 64u});
-  const Stats before = device().stats();
+  consumer.wait(p).exec(cpu_device().kernel("test_add"), Dim3{64}, Dim3{64}, {buf, 1u, 64u});
+  const Stats before = cpu_device().stats();
   b.run(consumer, Options{});
-  EXPECT_EQ((device().stats() - before).device_waits, 0u);
+  EXPECT_EQ((cpu_device().stats() - before).device_waits, 0u);
 }
 
 TEST(BatchWaits, ABatchMayWaitForSeveralSubmissions) {
   test::Timeline t;
-  const Kernel record = device().kernel("test_record");
+  const Kernel record = cpu_device().kernel("test_record");
   std::vector<Queue> producers;
   std::vector<Submission> subs;
   Batch consumer;
   for (std::uint32_t i = 0; i < 7; ++i) {  // more than one barrier-AND packet holds
-    producers.push_back(device().create_queue());
+    producers.push_back(cpu_device().create_queue());
     Batch b;
     b.exec(record, Dim3{2}, Dim3{1}, {&t, i, 1000u});
     subs.push_back(producers.back().submit(b, Options{}));
     consumer.wait(subs.back());
   }
   consumer.exec(record, Dim3{1}, Dim3{1}, {&t, 15u, 0u});
-  device().create_queue().run(consumer, Options{});
+  cpu_device().create_queue().run(consumer, Options{});
   for (std::uint32_t i = 0; i < 7; ++i) EXPECT_GT(t.first_start[15].load(), t.last_end[i].load()) << i;
 }
 
 TEST(BatchWaits, ASubmissionWhoseQueueFailedIsRefusedAtSubmit) {
-  Queue a = device().create_queue(), b = device().create_queue();
+  Queue a = cpu_device().create_queue(), b = cpu_device().create_queue();
   Batch bad;
-  bad.exec(device().kernel("test_throw"), Dim3{1}, Dim3{1}, {});
+  bad.exec(cpu_device().kernel("test_throw"), Dim3{1}, Dim3{1}, {});
   Submission p = a.submit(bad, Options{});
   EXPECT_THROW(p.wait(), Error);
   Batch consumer;
-  consumer.wait(p).exec(device().kernel("test_sleep"), Dim3{1}, Dim3{1}, {1u});
+  consumer.wait(p).exec(cpu_device().kernel("test_sleep"), Dim3{1}, Dim3{1}, {1u});
   EXPECT_NE(test::error_text([&] { b.run(consumer, Options{}); }).find("waits for a submission whose queue failed"),
             std::string::npos);
 }
 
 TEST(BatchWaits, AProducerThatFailsLaterFailsTheConsumersWaitAndBlocksItsQueue) {
-  Queue a = device().create_queue(), b = device().create_queue();
+  Queue a = cpu_device().create_queue(), b = cpu_device().create_queue();
   Batch bad;
-  bad.exec(device().kernel("test_sleep"), Dim3{1}, Dim3{1}, {30u}).exec(device().kernel("test_throw"), Dim3{1}, Dim3{1}, {});
+  bad.exec(cpu_device().kernel("test_sleep"), Dim3{1}, Dim3{1}, {30u}).exec(cpu_device().kernel("test_throw"), Dim3{1}, Dim3{1}, {});
   Submission p = a.submit(bad, Options{});
   Batch consumer;
-  consumer.wait(p).exec(device().kernel("test_sleep"), Dim3{1}, Dim3{1}, {1u});
+  consumer.wait(p).exec(cpu_device().kernel("test_sleep"), Dim3{1}, Dim3{1}, {1u});
   Submission c = b.submit(consumer, Options{});
   const std::string why = test::error_text([&] { c.wait(5000ms); });
   EXPECT_NE(why.find("a submission this batch waits for failed"), std::string::npos) << why;
   EXPECT_NE(why.find("deliberate failure"), std::string::npos) << why;
-  EXPECT_NE(test::error_text([&] { b.run(Batch{}.exec(device().kernel("test_sleep"), Dim3{1}, Dim3{1}, {1u}), Options{}); })
+  EXPECT_NE(test::error_text([&] { b.run(Batch{}.exec(cpu_device().kernel("test_sleep"), Dim3{1}, Dim3{1}, {1u}), Options{}); })
                 .find("the queue is blocked"),
             std::string::npos);
   EXPECT_THROW(p.wait(), Error);
@@ -245,14 +241,14 @@ TEST(BatchDevice, AKernelAndABufferOfOneDeviceStayTogether) {
   Buffer buf = other.device().alloc(64 * 4);
   std::vector<int> host(64);
   Batch b;
-  b.exec(device().kernel("test_add"), Dim3{64}, Dim3{64}, {buf, 1u, 64u}).copy_to_host(host.data(), buf, 64);
+  b.exec(cpu_device().kernel("test_add"), Dim3{64}, Dim3{64}, {buf, 1u, 64u}).copy_to_host(host.data(), buf, 64);
   EXPECT_NO_THROW(other.device().create_queue().run(b, Options{}));
 }
 
 TEST(BatchTimestamps, EveryDispatchAndCopyInOrder) {
   AddPipeline p(Memory::pinned_host, 1000, 2);
-  p.batch.exec(device().kernel("test_sleep"), Dim3{1}, Dim3{1}, {3u});
-  Queue q = device().create_queue();
+  p.batch.exec(cpu_device().kernel("test_sleep"), Dim3{1}, Dim3{1}, {3u});
+  Queue q = cpu_device().create_queue();
   Options o = Options{};
   o.profile = true;
   Submission s = q.submit(p.batch, o);
@@ -278,7 +274,7 @@ TEST(BatchTimestamps, ProfilingTheBaselineToo) {
   AddPipeline p(Memory::device, 100, 1);
   Options o = Options::none();
   o.profile = true;
-  Submission s = device().create_queue().submit(p.batch, o);
+  Submission s = cpu_device().create_queue().submit(p.batch, o);
   s.wait();
   ASSERT_EQ(s.timestamps().size(), 3u);
   EXPECT_TRUE(p.correct(1));
@@ -286,7 +282,7 @@ TEST(BatchTimestamps, ProfilingTheBaselineToo) {
 
 TEST(BatchTimestamps, NoneWithoutProfile) {
   AddPipeline p(Memory::pinned_host);
-  Submission s = device().create_queue().submit(p.batch, Options{});
+  Submission s = cpu_device().create_queue().submit(p.batch, Options{});
   s.wait();
   EXPECT_TRUE(s.timestamps().empty());
 }

@@ -6,21 +6,18 @@
 
 #include "bitonic.hpp"
 #include "bitonic_workload.hpp"
+#include "cpu_test_device.hpp"
 #include "ladder.hpp"
 #include "hsad/hsad.hpp"
 
 using namespace hsad;
+using test::cpu_device;
 
 namespace {
-const Device& device() {
-  static Runtime rt = Runtime::open("cpu");
-  return rt.device();
-}
-
 using Algo = bench::BitonicWorkload::Algo;
 
 void expect_sorts(std::vector<std::uint32_t> keys, const Options& options, Algo algo = Algo::steps) {
-  bench::BitonicWorkload w(device(), static_cast<std::uint32_t>(keys.size()), options,
+  bench::BitonicWorkload w(cpu_device(), static_cast<std::uint32_t>(keys.size()), options,
                            bench::BitonicWorkload::Copies::blocking, algo);
   std::copy(keys.begin(), keys.end(), w.input());
   w.run();
@@ -55,13 +52,13 @@ TEST_P(BitonicLdsPowerOfTwo, SortsRandomKeysInThePlannedDispatches) {
   const std::uint32_t n = 1u << GetParam();
   const Options o = GetParam() % 2 ? Options{} : Options::none();
   auto keys = random_keys(n, GetParam() + 100);
-  bench::BitonicWorkload w(device(), n, o, bench::BitonicWorkload::Copies::blocking, Algo::lds);
+  bench::BitonicWorkload w(cpu_device(), n, o, bench::BitonicWorkload::Copies::blocking, Algo::lds);
   const std::uint32_t planned = kernels::bitonic_lds_dispatches(n, kernels::bitonic_local_chunk_log2(n));
   EXPECT_EQ(w.dispatches(), planned);
   std::copy(keys.begin(), keys.end(), w.input());
-  const Stats before = device().stats();
+  const Stats before = cpu_device().stats();
   w.run();
-  EXPECT_EQ((device().stats() - before).packets, planned);
+  EXPECT_EQ((cpu_device().stats() - before).packets, planned);
   std::sort(keys.begin(), keys.end());
   EXPECT_TRUE(w.output_matches(keys));
 }
@@ -74,14 +71,14 @@ TEST(BitonicLds, EveryChunkSizeSortsInItsPlannedDispatches) {
   for (std::uint32_t c = 1; c <= kernels::kBitonicLocalKeysLog2; ++c) {
     SCOPED_TRACE("chunk 2^" + std::to_string(c));
     auto keys = random_keys(n, c);
-    bench::BitonicWorkload w(device(), n, Options{}, bench::BitonicWorkload::Copies::in_batch, Algo::lds, c);
+    bench::BitonicWorkload w(cpu_device(), n, Options{}, bench::BitonicWorkload::Copies::in_batch, Algo::lds, c);
     EXPECT_EQ(w.dispatches(), kernels::bitonic_lds_dispatches(n, c));
     std::copy(keys.begin(), keys.end(), w.input());
     w.run();
     std::sort(keys.begin(), keys.end());
     EXPECT_TRUE(w.output_matches(keys));
   }
-  EXPECT_THROW(bench::BitonicWorkload(device(), n, Options{}, bench::BitonicWorkload::Copies::in_batch, Algo::lds, 13),
+  EXPECT_THROW(bench::BitonicWorkload(cpu_device(), n, Options{}, bench::BitonicWorkload::Copies::in_batch, Algo::lds, 13),
                Error);
 }
 

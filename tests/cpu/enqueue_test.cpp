@@ -11,26 +11,16 @@
 #include <vector>
 
 #include "backends/aql/aql_queue.hpp"
+#include "cpu_test_device.hpp"
 #include "hsad/hsad.hpp"
 #include "test_kernels.hpp"
 
 using namespace hsad;
+using test::add_batch;
+using test::cpu_device;
 using namespace std::chrono_literals;
 
 namespace {
-Device cpu_device() {
-  test::register_test_kernels();
-  static Runtime rt = Runtime::open("cpu");
-  return rt.device();
-}
-
-Batch add_batch(const Device& d, const Buffer& buf, std::uint32_t n, int dispatches, std::uint32_t value = 1) {
-  Batch b;
-  const Kernel add = d.kernel("test_add");
-  for (int i = 0; i < dispatches; ++i) b.exec(add, Dim3{n}, Dim3{64}, {buf, value, n});
-  return b;
-}
-
 Buffer zeroed(const Device& d, std::uint32_t n) {
   Buffer buf = d.alloc(n * 4);
   const std::vector<std::uint32_t> zero(n, 0);

@@ -5,20 +5,17 @@
 #include <cmath>
 #include <tuple>
 
+#include "cpu_test_device.hpp"
 #include "hsad/hsad.hpp"
 #include "laplacian_workload.hpp"
 
 using namespace hsad;
+using test::cpu_device;
 
 namespace {
-const Device& device() {
-  static Runtime rt = Runtime::open("cpu");
-  return rt.device();
-}
-
 bench::LaplacianWorkload::Check run(bench::LaplacianConfig c, const Options& o = Options{}) {
   c.iters = 2;
-  bench::LaplacianWorkload w(device(), c, o);
+  bench::LaplacianWorkload w(cpu_device(), c, o);
   w.run();
   return w.verify();
 }
@@ -92,10 +89,10 @@ TEST(Laplacian, ASweepIsSplitDispatchesAndOneWaitPerBatch) {
   c.nz = 5;
   c.split = 3;
   c.iters = 4;
-  bench::LaplacianWorkload w(device(), c, Options{});
-  const Stats before = device().stats();
+  bench::LaplacianWorkload w(cpu_device(), c, Options{});
+  const Stats before = cpu_device().stats();
   w.run();
-  const Stats d = device().stats() - before;
+  const Stats d = cpu_device().stats() - before;
   EXPECT_EQ(d.packets, 12u);
   EXPECT_EQ(d.host_waits, 1u);
   EXPECT_EQ(d.doorbells, 1u);

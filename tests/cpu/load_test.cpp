@@ -3,24 +3,19 @@
 // TSan's included.
 #include <gtest/gtest.h>
 
+#include "cpu_test_device.hpp"
 #include "hsad/hsad.hpp"
 #include "load_checks.hpp"
 
 using namespace hsad;
-
-namespace {
-const Device& device() {
-  static Runtime rt = Runtime::open("cpu");
-  return rt.device();
-}
-}  // namespace
+using test::cpu_device;
 
 TEST(CpuLoad, EightThreadsOnTheirOwnAndOneSharedQueue) {
   load::LoadConfig c;
   c.threads = 8;
   c.duration = std::chrono::seconds(5);
   c.seed = 56;
-  load::expect_clean(load::run_load(device(), c));
+  load::expect_clean(load::run_load(cpu_device(), c));
 }
 
 TEST(CpuLoad, ThirtyTwoThreads) {
@@ -29,7 +24,7 @@ TEST(CpuLoad, ThirtyTwoThreads) {
   c.duration = std::chrono::seconds(3);
   c.seed = 32;
   c.max_keys_log2 = 12;
-  load::expect_clean(load::run_load(device(), c));
+  load::expect_clean(load::run_load(cpu_device(), c));
 }
 
-TEST(CpuLoad, OneRecordedBatchSubmittedByEightThreadsAtOnce) { load::expect_one_batch_from_many_threads(device(), 40); }
+TEST(CpuLoad, OneRecordedBatchSubmittedByEightThreadsAtOnce) { load::expect_one_batch_from_many_threads(cpu_device(), 40); }

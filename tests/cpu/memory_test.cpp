@@ -3,6 +3,7 @@
 // index helpers, and bad sizes refused by name.
 #include <gtest/gtest.h>
 
+#include "cpu_test_device.hpp"
 #include "error_text.hpp"
 #include "hsad/hsad.hpp"
 #include "memory.hpp"
@@ -10,21 +11,17 @@
 #include "memory_workload.hpp"
 
 using namespace hsad;
+using test::cpu_device;
 using bench::MemoryKind;
 
 namespace {
-const Device& device() {
-  static Runtime rt = Runtime::open("cpu");
-  return rt.device();
-}
-
 std::string refusal(const bench::MemoryConfig& c) {
   return test::error_text([&] { bench::validate(c, DeviceInfo{}); });
 }
 }  // namespace
 
 TEST(Memory, EveryWorkloadMatchesTheCpuAtEveryBlock) {
-  test::expect_every_memory_workload_matches(device(), {1, 7, 32, 48, 64, 100, 256, 1024});
+  test::expect_every_memory_workload_matches(cpu_device(), {1, 7, 32, 48, 64, 100, 256, 1024});
 }
 
 TEST(Memory, EachWorkloadRecordsItsDispatches) {
@@ -37,14 +34,14 @@ TEST(Memory, EachWorkloadRecordsItsDispatches) {
   for (const auto& [kind, dispatches] : expected) {
     bench::MemoryConfig c = test::odd_memory_config(kind);
     c.iters = 3;
-    bench::MemoryWorkload w(device(), c, Options{});
+    bench::MemoryWorkload w(cpu_device(), c, Options{});
     EXPECT_EQ(w.dispatches_per_iteration(), dispatches) << bench::memory_workload_name(kind);
   }
 }
 
 TEST(Memory, TheBytesAreTheInputOnceAndTheOutput) {
   auto bytes = [](MemoryKind kind) {
-    return bench::MemoryWorkload(device(), test::odd_memory_config(kind), Options{}).bytes();
+    return bench::MemoryWorkload(cpu_device(), test::odd_memory_config(kind), Options{}).bytes();
   };
   EXPECT_EQ(bytes(MemoryKind::row_sums), (37.0 * 53 + 37) * 4);
   EXPECT_EQ(bytes(MemoryKind::column_sums), (37.0 * 53 + 53) * 4);

@@ -4,17 +4,14 @@
 
 #include <fstream>
 
+#include "cpu_test_device.hpp"
 #include "error_text.hpp"
 #include "hsad/hsad.hpp"
 
 using namespace hsad;
+using test::cpu_device;
 
 namespace {
-const Device& device() {
-  static Runtime rt = Runtime::open("cpu");
-  return rt.device();
-}
-
 std::string temp_file(const std::string& name, const std::string& bytes) {
   const std::string path = ::testing::TempDir() + name;
   std::ofstream(path, std::ios::binary) << bytes;
@@ -23,33 +20,33 @@ std::string temp_file(const std::string& name, const std::string& bytes) {
 }  // namespace
 
 TEST(CpuModule, AnAmdCodeObjectIsRefusedWithTheReason) {
-  const std::string m = test::error_text([] { device().load_module(std::string(HSAD_MODULES_DIR) + "/bundle.hsaco"); });
+  const std::string m = test::error_text([] { cpu_device().load_module(std::string(HSAD_MODULES_DIR) + "/bundle.hsaco"); });
   EXPECT_NE(m.find("is a clang offload bundle of AMD code objects: GPU code cannot run on the cpu agent"), std::string::npos) << m;
   EXPECT_NE(m.find("hsad::register_host_kernel"), std::string::npos) << m;
 }
 
 TEST(CpuModule, ACudaImageIsRefusedWithTheReason) {
   const std::string ptx = "//\n.version 8.0\n.target sm_80\n.address_size 64\n";
-  const std::string m = test::error_text([&] { device().load_module(ptx.data(), ptx.size()); });
+  const std::string m = test::error_text([&] { cpu_device().load_module(ptx.data(), ptx.size()); });
   EXPECT_NE(m.find("'<memory>' is PTX: GPU code cannot run on the cpu agent"), std::string::npos) << m;
 }
 
 TEST(CpuModule, AMissingFileIsNamed) {
-  const std::string m = test::error_text([] { device().load_module("/nonexistent/app.hsaco"); });
+  const std::string m = test::error_text([] { cpu_device().load_module("/nonexistent/app.hsaco"); });
   EXPECT_NE(m.find("cannot open '/nonexistent/app.hsaco'"), std::string::npos) << m;
 }
 
 TEST(CpuModule, AnEmptyFileIsNamed) {
   const std::string path = temp_file("hsad_empty_module", "");
-  const std::string m = test::error_text([&] { device().load_module(path); });
+  const std::string m = test::error_text([&] { cpu_device().load_module(path); });
   EXPECT_NE(m.find("'" + path + "' is empty"), std::string::npos) << m;
 }
 
 TEST(CpuModule, BytesThatAreNoCodeObjectAreNamed) {
   const std::string path = temp_file("hsad_text_module", "just some text\n");
-  const std::string m = test::error_text([&] { device().load_module(path); });
+  const std::string m = test::error_text([&] { cpu_device().load_module(path); });
   EXPECT_NE(m.find("is not a code object"), std::string::npos) << m;
-  EXPECT_NE(test::error_text([] { device().load_module(nullptr, 0); }).find("no bytes given"), std::string::npos);
+  EXPECT_NE(test::error_text([] { cpu_device().load_module(nullptr, 0); }).find("no bytes given"), std::string::npos);
 }
 
 TEST(CpuModule, AnEmptyModuleHandleIsAnError) {

@@ -9,29 +9,25 @@
 #include <vector>
 
 #include "backends/backend.hpp"
+#include "cpu_test_device.hpp"
 #include "error_text.hpp"
 #include "hsad/hsad.hpp"
 #include "test_kernels.hpp"
 
 using namespace hsad;
+using test::cpu_device;
 using namespace std::chrono_literals;
 
 namespace {
-Device device() {
-  test::register_test_kernels();
-  static Runtime rt = Runtime::open("cpu");
-  return rt.device();
-}
-
 std::vector<std::uint32_t> read(const Buffer& b, std::size_t n) {
   std::vector<std::uint32_t> v(n);
-  device().copy_to_host(v.data(), b, n * 4);
+  cpu_device().copy_to_host(v.data(), b, n * 4);
   return v;
 }
 
 void fill(const Buffer& b, std::size_t n, std::uint32_t value) {
   std::vector<std::uint32_t> v(n, value);
-  device().copy_to_device(b, v.data(), n * 4);
+  cpu_device().copy_to_device(b, v.data(), n * 4);
 }
 
 Options replaying() {
@@ -53,9 +49,9 @@ Errc code_of(const std::function<void()>& f) {
 
 // On main at 82f354a both copies kept one id, and b2 replayed b1's image: it stored 10.
 TEST(CpuSafety, ACopiedBatchReplaysItsOwnArguments) {
-  const Kernel add = device().kernel("test_add");
-  Queue q = device().create_queue();
-  Buffer buf = device().alloc(64 * 4);
+  const Kernel add = cpu_device().kernel("test_add");
+  Queue q = cpu_device().create_queue();
+  Buffer buf = cpu_device().alloc(64 * 4);
   Batch b1;
   b1.exec(add, Dim3{64}, Dim3{64}, {buf, 1u, 64u});
   Batch b2 = b1;
@@ -72,9 +68,9 @@ TEST(CpuSafety, ACopiedBatchReplaysItsOwnArguments) {
 }
 
 TEST(CpuSafety, CopiesThatDivergeRunTheirOwnCommands) {
-  const Kernel add = device().kernel("test_add");
-  Queue q = device().create_queue();
-  Buffer buf = device().alloc(64 * 4);
+  const Kernel add = cpu_device().kernel("test_add");
+  Queue q = cpu_device().create_queue();
+  Buffer buf = cpu_device().alloc(64 * 4);
   Batch c1;
   c1.exec(add, Dim3{64}, Dim3{64}, {buf, 1u, 64u});
   q.run(c1, replaying());  // c1's image is cached before the copy exists
@@ -93,9 +89,9 @@ TEST(CpuSafety, CopiesThatDivergeRunTheirOwnCommands) {
 // The moved-from batch is empty with a new identity: recording into it again never collides
 // with the image cached under the identity the move handed over.
 TEST(CpuSafety, AMovedFromBatchIsEmptyAndANewBatch) {
-  const Kernel add = device().kernel("test_add");
-  Queue q = device().create_queue();
-  Buffer buf = device().alloc(64 * 4);
+  const Kernel add = cpu_device().kernel("test_add");
+  Queue q = cpu_device().create_queue();
+  Buffer buf = cpu_device().alloc(64 * 4);
   Batch a;
   a.exec(add, Dim3{64}, Dim3{64}, {buf, 1u, 64u});
   const std::uint64_t id = a.id();
@@ -113,8 +109,8 @@ TEST(CpuSafety, AMovedFromBatchIsEmptyAndANewBatch) {
 
 // On main, wait(milliseconds::max()) overflowed now + timeout and timed out at once.
 TEST(CpuSafety, WaitForeverWaitsAndZeroOnlyChecks) {
-  const Kernel sleep = device().kernel("test_sleep");
-  Queue q = device().create_queue();
+  const Kernel sleep = cpu_device().kernel("test_sleep");
+  Queue q = cpu_device().create_queue();
   Batch b;
   b.exec(sleep, Dim3{1}, Dim3{1}, {50u});
   Submission s = q.submit(b);
@@ -141,35 +137,35 @@ TEST(CpuSafety, WaitForeverWaitsAndZeroOnlyChecks) {
 
 // Under Options{} a submit returns with the work in flight: no host wait per dispatch.
 TEST(CpuSafety, DefaultOptionsDoNotWaitInsideSubmit) {
-  const Kernel sleep = device().kernel("test_sleep");
-  Queue q = device().create_queue();
+  const Kernel sleep = cpu_device().kernel("test_sleep");
+  Queue q = cpu_device().create_queue();
   Batch b;
   b.exec(sleep, Dim3{1}, Dim3{1}, {30u}).exec(sleep, Dim3{1}, Dim3{1}, {30u});
-  const Stats before = device().stats();
+  const Stats before = cpu_device().stats();
   Submission s = q.submit(b);
-  const Stats at_submit = device().stats() - before;
+  const Stats at_submit = cpu_device().stats() - before;
   EXPECT_EQ(at_submit.host_waits, 0u);
   EXPECT_EQ(at_submit.doorbells, 1u);
   s.wait();
-  const Stats after = device().stats() - before;
+  const Stats after = cpu_device().stats() - before;
   EXPECT_EQ(after.host_waits, 1u);
-  const Stats base_before = device().stats();
+  const Stats base_before = cpu_device().stats();
   q.run(b, Options::baseline());
-  EXPECT_EQ((device().stats() - base_before).host_waits, 2u) << "the baseline waits after each dispatch";
+  EXPECT_EQ((cpu_device().stats() - base_before).host_waits, 2u) << "the baseline waits after each dispatch";
 }
 
 // On main, the cpu agent gave a Buffer destroyed in flight to the next allocation while the
 // kernel still wrote it. Now it is parked until the work ends, and released after.
 TEST(CpuSafety, ABufferDestroyedInFlightOutlivesTheWork) {
-  const Kernel sleep = device().kernel("test_sleep");
-  const Kernel add = device().kernel("test_add");
-  detail::DeviceImpl& impl = device().impl();
-  Queue q = device().create_queue();
+  const Kernel sleep = cpu_device().kernel("test_sleep");
+  const Kernel add = cpu_device().kernel("test_add");
+  detail::DeviceImpl& impl = cpu_device().impl();
+  Queue q = cpu_device().create_queue();
   constexpr std::uint32_t n = 1000;  // small: the allocator would hand the same bytes out again
   Submission s;
   const std::size_t parked_before = impl.parked_bytes();
   {
-    Buffer doomed = device().alloc(n * 4);
+    Buffer doomed = cpu_device().alloc(n * 4);
     Batch b;
     b.exec(sleep, Dim3{1}, Dim3{1}, {60u}).exec(add, Dim3{n}, Dim3{64}, {doomed, 5u, n});
     s = q.submit(b);
@@ -177,7 +173,7 @@ TEST(CpuSafety, ABufferDestroyedInFlightOutlivesTheWork) {
   EXPECT_EQ(impl.parked_bytes() - parked_before, n * 4u);
   std::vector<Buffer> fresh;
   for (int i = 0; i < 8; ++i) {
-    fresh.push_back(device().alloc(n * 4));
+    fresh.push_back(cpu_device().alloc(n * 4));
     fill(fresh.back(), n, 0);
   }
   s.wait();
@@ -191,23 +187,23 @@ TEST(CpuSafety, ABufferDestroyedInFlightOutlivesTheWork) {
 // Destroying a Buffer with nothing in flight frees it at once, and never waits for work that
 // started later (a Buffer destroyed on one queue's behalf does not stall behind another's sleep).
 TEST(CpuSafety, ABufferDestroyedWithNothingInFlightIsFreedAtOnce) {
-  detail::DeviceImpl& impl = device().impl();
+  detail::DeviceImpl& impl = cpu_device().impl();
   const std::size_t parked_before = impl.parked_bytes();
-  { Buffer idle = device().alloc(4096); }
+  { Buffer idle = cpu_device().alloc(4096); }
   EXPECT_EQ(impl.parked_bytes(), parked_before);
-  const Kernel sleep = device().kernel("test_sleep");
-  Queue q = device().create_queue();
+  const Kernel sleep = cpu_device().kernel("test_sleep");
+  Queue q = cpu_device().create_queue();
   Batch b;
   b.exec(sleep, Dim3{1}, Dim3{1}, {100u});
   Submission s = q.submit(b);
   const auto t0 = std::chrono::steady_clock::now();
-  { Buffer busy = device().alloc(4096); }
+  { Buffer busy = cpu_device().alloc(4096); }
   EXPECT_LT(std::chrono::steady_clock::now() - t0, 50ms) << "the destructor waited for the work";
   s.wait();
 }
 
 TEST(CpuSafety, AValueForAGlobalBufferParameterIsRefusedByName) {
-  const Kernel add = device().kernel("test_add");
+  const Kernel add = cpu_device().kernel("test_add");
   Batch b;
   const std::string m = test::error_text([&] { b.exec(add, Dim3{64}, Dim3{64}, {std::uint64_t(0x1000), 1u, 64u}); });
   EXPECT_NE(m.find("argument 0 ('data')"), std::string::npos) << m;
@@ -223,9 +219,9 @@ TEST(CpuSafety, AValueForAGlobalBufferParameterIsRefusedByName) {
 }
 
 TEST(CpuSafety, ErrorsCarryACodeAndTheirSubmission) {
-  Queue q = device().create_queue();
+  Queue q = cpu_device().create_queue();
   Batch b;
-  b.exec(device().kernel("test_throw"), Dim3{1}, Dim3{1}, {});
+  b.exec(cpu_device().kernel("test_throw"), Dim3{1}, Dim3{1}, {});
   q.run(Batch{});  // submission 1: nothing
   try {
     q.run(b);
@@ -238,41 +234,41 @@ TEST(CpuSafety, ErrorsCarryACodeAndTheirSubmission) {
   EXPECT_EQ(code_of([&] { q.run(Batch{}); }), Errc::device_fault) << "the failed queue says why";
   EXPECT_EQ(code_of([] { (void)Runtime::open("no-such-backend"); }), Errc::invalid_argument);
   EXPECT_EQ(code_of([] { (void)Options::parse("turbo"); }), Errc::invalid_argument);
-  EXPECT_EQ(code_of([] { (void)device().kernel("no_such_kernel"); }), Errc::invalid_argument);
-  EXPECT_EQ(code_of([] { (void)device().alloc(std::size_t(1) << 62); }), Errc::out_of_memory);
-  EXPECT_EQ(code_of([] { (void)device().load_module("\x7f" "ELF\x02\x01\x01", 7); }), Errc::invalid_argument);
+  EXPECT_EQ(code_of([] { (void)cpu_device().kernel("no_such_kernel"); }), Errc::invalid_argument);
+  EXPECT_EQ(code_of([] { (void)cpu_device().alloc(std::size_t(1) << 62); }), Errc::out_of_memory);
+  EXPECT_EQ(code_of([] { (void)cpu_device().load_module("\x7f" "ELF\x02\x01\x01", 7); }), Errc::invalid_argument);
 }
 
 // The replay cache holds at most 32 images per queue, the least recently used evicted first: an
 // application that records a new batch per iteration does not grow it, and the batch it replays
 // every iteration is never rebuilt. (cuda keeps as many graphs, GpuReplay covers it there.)
 TEST(CpuSafety, TheReplayCacheIsBoundedAndKeepsWhatIsUsed) {
-  const Kernel add = device().kernel("test_add");
-  Queue q = device().create_queue();
-  Buffer buf = device().alloc(64 * 4);
+  const Kernel add = cpu_device().kernel("test_add");
+  Queue q = cpu_device().create_queue();
+  Buffer buf = cpu_device().alloc(64 * 4);
   Batch every_iteration;
   every_iteration.exec(add, Dim3{64}, Dim3{64}, {buf, 1u, 64u});
   std::vector<Batch> once(40);
-  const Stats before = device().stats();
+  const Stats before = cpu_device().stats();
   for (Batch& b : once) {
     b.exec(add, Dim3{64}, Dim3{64}, {buf, 1u, 64u});
     q.run(b, replaying());
     q.run(every_iteration, replaying());
   }
-  EXPECT_EQ((device().stats() - before).images_built, 41u);
-  const Stats later = device().stats();
+  EXPECT_EQ((cpu_device().stats() - before).images_built, 41u);
+  const Stats later = cpu_device().stats();
   q.run(every_iteration, replaying());
   q.run(once.back(), replaying());
-  EXPECT_EQ((device().stats() - later).images_built, 0u) << "recently used images are kept";
+  EXPECT_EQ((cpu_device().stats() - later).images_built, 0u) << "recently used images are kept";
   q.run(once.front(), replaying());
-  EXPECT_EQ((device().stats() - later).images_built, 1u) << "the least recently used was evicted";
+  EXPECT_EQ((cpu_device().stats() - later).images_built, 1u) << "the least recently used was evicted";
 }
 
 // An event loop's way: the watcher calls back once the work ended, with the error where it failed;
 // the callback may submit more work. An empty Submission is refused.
 TEST(CpuSafety, OnCompleteCallsBackWithTheOutcome) {
-  const Kernel sleep = device().kernel("test_sleep");
-  Queue q = device().create_queue();
+  const Kernel sleep = cpu_device().kernel("test_sleep");
+  Queue q = cpu_device().create_queue();
   Batch b;
   b.exec(sleep, Dim3{1}, Dim3{1}, {20u});
   std::mutex m;
@@ -288,9 +284,9 @@ TEST(CpuSafety, OnCompleteCallsBackWithTheOutcome) {
     ++calls;
     cv.notify_one();
   });
-  Queue failing = device().create_queue();
+  Queue failing = cpu_device().create_queue();
   Batch bad;
-  bad.exec(device().kernel("test_throw"), Dim3{1}, Dim3{1}, {});
+  bad.exec(cpu_device().kernel("test_throw"), Dim3{1}, Dim3{1}, {});
   failing.submit(bad).on_complete([&](const Error* e) {
     std::lock_guard<std::mutex> lock(m);
     failed_with = e ? e->code() : Errc::runtime;

@@ -12,33 +12,27 @@
 
 #include "backends/aql/aql_queue.hpp"
 #include "backends/backend.hpp"
+#include "cpu_test_device.hpp"
 #include "error_text.hpp"
 #include "hsad/hsad.hpp"
 #include "test_kernels.hpp"
 
 using namespace hsad;
+using test::cpu_device;
 using namespace std::chrono_literals;
-
-namespace {
-Device device() {
-  test::register_test_kernels();
-  static Runtime rt = Runtime::open("cpu");
-  return rt.device();
-}
-}  // namespace
 
 TEST(SubmissionRecords, ABatchWaitsForAReplayedSubmissionByItsNumber) {
   test::Timeline t;
-  const Kernel record = device().kernel("test_record");
-  Queue a = device().create_queue(), b = device().create_queue();
+  const Kernel record = cpu_device().kernel("test_record");
+  Queue a = cpu_device().create_queue(), b = cpu_device().create_queue();
   Batch producer, consumer;
   producer.exec(record, Dim3{4}, Dim3{1}, {&t, 0u, 3000u});
   consumer.wait(a, 2).exec(record, Dim3{1}, Dim3{1}, {&t, 1u, 0u});
   a.run(producer, Options::all());  // a's submission 1: the image is built, then replayed
-  const Stats before = device().stats();
+  const Stats before = cpu_device().stats();
   Submission p = a.submit(producer, Options::all());  // number 2, on a record
   Submission c = b.submit(consumer, Options::all());
-  EXPECT_EQ((device().stats() - before).device_waits, 1u) << "the consumer found nothing to wait for";
+  EXPECT_EQ((cpu_device().stats() - before).device_waits, 1u) << "the consumer found nothing to wait for";
   c.wait();
   EXPECT_GT(t.first_start[1].load(), t.last_end[0].load()) << "the consumer ran before submission 2 ended";
   p.wait();
@@ -48,9 +42,9 @@ TEST(SubmissionRecords, ABatchWaitsForAReplayedSubmissionByItsNumber) {
 // of the first, which must still be found (the index doubles instead).
 TEST(SubmissionRecords, ASubmissionHeldBehindMoreThanTheIndexHoldsIsStillFound) {
   test::Timeline t;
-  const Kernel record = device().kernel("test_record");
-  const Kernel sleep = device().kernel("test_sleep");
-  Queue a = device().create_queue(512), b = device().create_queue();
+  const Kernel record = cpu_device().kernel("test_record");
+  const Kernel sleep = cpu_device().kernel("test_sleep");
+  Queue a = cpu_device().create_queue(512), b = cpu_device().create_queue();
   Batch producer, filler, consumer;
   producer.exec(record, Dim3{1}, Dim3{1}, {&t, 0u, 30000u});
   filler.exec(sleep, Dim3{1}, Dim3{1}, {0u});
@@ -60,9 +54,9 @@ TEST(SubmissionRecords, ASubmissionHeldBehindMoreThanTheIndexHoldsIsStillFound) 
   held.push_back(a.submit(producer, Options::all()));  // number 3
   for (int i = 0; i < 300; ++i) held.push_back(a.submit(filler, Options::all()));
   consumer.wait(a, 3).exec(record, Dim3{1}, Dim3{1}, {&t, 1u, 0u});
-  const Stats before = device().stats();
+  const Stats before = cpu_device().stats();
   Submission c = b.submit(consumer, Options::all());
-  EXPECT_EQ((device().stats() - before).device_waits, 1u) << "submission 3 was not found behind 300 others";
+  EXPECT_EQ((cpu_device().stats() - before).device_waits, 1u) << "submission 3 was not found behind 300 others";
   c.wait();
   EXPECT_GT(t.first_start[1].load(), t.last_end[0].load()) << "the consumer ran before submission 3 ended";
   held.back().wait();
@@ -71,36 +65,36 @@ TEST(SubmissionRecords, ASubmissionHeldBehindMoreThanTheIndexHoldsIsStillFound) 
 // The mechanism (through the counters): one record's signal serves every replayed submit that is
 // waited for before the next, and a window of 64 held at once needs 64, made in the first round.
 TEST(SubmissionRecords, ReplayedSubmitsReuseTheirRecordsSignals) {
-  Queue q = device().create_queue();
+  Queue q = cpu_device().create_queue();
   Batch b;
-  b.exec(device().kernel("test_sleep"), Dim3{1}, Dim3{1}, {0u});
+  b.exec(cpu_device().kernel("test_sleep"), Dim3{1}, Dim3{1}, {0u});
   q.run(b, Options::all());
-  Stats before = device().stats();
+  Stats before = cpu_device().stats();
   for (int i = 0; i < 1000; ++i) q.submit(b, Options::all()).wait();
-  EXPECT_LE((device().stats() - before).signals_created, 1u);
-  before = device().stats();
+  EXPECT_LE((cpu_device().stats() - before).signals_created, 1u);
+  before = cpu_device().stats();
   for (int round = 0; round < 5; ++round) {
     std::vector<Submission> window;
     for (int i = 0; i < 64; ++i) window.push_back(q.submit(b, Options::all()));
     for (Submission& s : window) s.wait();
     if (round == 0) {
-      EXPECT_LE((device().stats() - before).signals_created, 64u);
-      before = device().stats();
+      EXPECT_LE((cpu_device().stats() - before).signals_created, 64u);
+      before = cpu_device().stats();
     }
   }
-  EXPECT_EQ((device().stats() - before).signals_created, 0u) << "rounds after the first made signals";
+  EXPECT_EQ((cpu_device().stats() - before).signals_created, 0u) << "rounds after the first made signals";
 }
 
 TEST(SubmissionRecords, ABufferFreedUnderAReplayedSubmissionWaitsForIt) {
-  const Kernel sleep = device().kernel("test_sleep");
-  const Kernel add = device().kernel("test_add");
-  detail::DeviceImpl& impl = device().impl();
-  Queue q = device().create_queue();
+  const Kernel sleep = cpu_device().kernel("test_sleep");
+  const Kernel add = cpu_device().kernel("test_add");
+  detail::DeviceImpl& impl = cpu_device().impl();
+  Queue q = cpu_device().create_queue();
   constexpr std::uint32_t n = 1000;
   Submission s;
   const std::size_t parked_before = impl.parked_bytes();
   {
-    Buffer doomed = device().alloc(n * 4);
+    Buffer doomed = cpu_device().alloc(n * 4);
     Batch b;
     b.exec(sleep, Dim3{1}, Dim3{1}, {0u}).exec(add, Dim3{n}, Dim3{64}, {doomed, 5u, n});
     q.run(b, Options::all());
@@ -109,13 +103,13 @@ TEST(SubmissionRecords, ABufferFreedUnderAReplayedSubmissionWaitsForIt) {
   }  // destroyed while the sleep runs
   EXPECT_EQ(impl.parked_bytes() - parked_before, n * 4u) << "freed under a replayed submission";
   s.wait();
-  (void)device().alloc(64);  // a later allocation or submit looks again
+  (void)cpu_device().alloc(64);  // a later allocation or submit looks again
   EXPECT_EQ(impl.parked_bytes(), parked_before) << "released once the work it waited for ended";
 }
 
 TEST(SubmissionRecords, AnAbandonedReplayedSubmissionIsRefusedByNumber) {
-  const Kernel sleep = device().kernel("test_sleep");
-  Queue a = device().create_queue(), b = device().create_queue();
+  const Kernel sleep = cpu_device().kernel("test_sleep");
+  Queue a = cpu_device().create_queue(), b = cpu_device().create_queue();
   Batch slow, consumer;
   slow.exec(sleep, Dim3{1}, Dim3{1}, {0u});
   a.run(slow, Options::all());
@@ -137,10 +131,10 @@ TEST(SubmissionRecords, AnAbandonedReplayedSubmissionIsRefusedByNumber) {
 // Records are taken and published by one queue's submits, released by the threads that wait, and
 // found by another queue's submits, all at once (the TSan stage's case).
 TEST(SubmissionRecords, FindingTakingAndReleasingOnSeveralThreads) {
-  const Kernel add = device().kernel("test_add");
-  Queue a = device().create_queue(), b = device().create_queue();
-  Buffer buf = device().alloc(64 * 4), other = device().alloc(64 * 4);
-  device().copy_to_device(buf, std::vector<std::uint32_t>(64, 0).data(), 64 * 4);
+  const Kernel add = cpu_device().kernel("test_add");
+  Queue a = cpu_device().create_queue(), b = cpu_device().create_queue();
+  Buffer buf = cpu_device().alloc(64 * 4), other = cpu_device().alloc(64 * 4);
+  cpu_device().copy_to_device(buf, std::vector<std::uint32_t>(64, 0).data(), 64 * 4);
   Batch produce;
   produce.exec(add, Dim3{64}, Dim3{64}, {buf, 1u, 64u});
   constexpr int kSubmits = 400;
@@ -164,7 +158,7 @@ TEST(SubmissionRecords, FindingTakingAndReleasingOnSeveralThreads) {
   }
   producer.join();
   std::vector<std::uint32_t> out(64);
-  device().copy_to_host(out.data(), buf, out.size() * 4);
+  cpu_device().copy_to_host(out.data(), buf, out.size() * 4);
   EXPECT_EQ(out[0], std::uint32_t(kSubmits)) << "every replayed add ran once";
 }
 
@@ -172,16 +166,16 @@ TEST(SubmissionRecords, FindingTakingAndReleasingOnSeveralThreads) {
 // line per submit): Device::stats adds the live queues' counts, and a queue's stay after it is gone.
 TEST(SubmissionRecords, PacketsAndDoorbellsCountedByAQueueStayInTheDevicesStats) {
   Batch b;
-  b.exec(device().kernel("test_sleep"), Dim3{1}, Dim3{1}, {0u});
-  const Stats before = device().stats();
+  b.exec(cpu_device().kernel("test_sleep"), Dim3{1}, Dim3{1}, {0u});
+  const Stats before = cpu_device().stats();
   {
-    Queue q = device().create_queue();
+    Queue q = cpu_device().create_queue();
     for (int i = 0; i < 10; ++i) q.run(b, Options::all());
-    const Stats live = device().stats() - before;
+    const Stats live = cpu_device().stats() - before;
     EXPECT_EQ(live.packets, 10u);
     EXPECT_EQ(live.doorbells, 10u);
   }
-  const Stats gone = device().stats() - before;
+  const Stats gone = cpu_device().stats() - before;
   EXPECT_EQ(gone.packets, 10u) << "the destroyed queue's packets were lost";
   EXPECT_EQ(gone.doorbells, 10u);
 }
@@ -205,9 +199,9 @@ TEST(SubmissionRecords, ADeadlineIsTakenWhenFirstNeededAndThenFixed) {
 // completion signals are in flight"), though the first 64 had completed. Records grow to what is
 // held at once; once released, each submit lets one spare record go until kKept are left.
 TEST(SubmissionRecords, ManyHeldReplayedSubmissionsNeitherBlockNorKeepTheirSignals) {
-  Queue q = device().create_queue(1024);
+  Queue q = cpu_device().create_queue(1024);
   Batch b;
-  b.exec(device().kernel("test_sleep"), Dim3{1}, Dim3{1}, {0u});
+  b.exec(cpu_device().kernel("test_sleep"), Dim3{1}, Dim3{1}, {0u});
   q.run(b, Options::all());
   {
     std::vector<Submission> held;
@@ -224,23 +218,23 @@ TEST(SubmissionRecords, ManyHeldReplayedSubmissionsNeitherBlockNorKeepTheirSigna
 // a parked mark that held its queue would hold the device too (the queue's owner, which parks
 // it), a cycle that LeakSanitizer reported at exit while the mark could not end.
 TEST(SubmissionRecords, AParkedMarkDoesNotKeepItsQueueAlive) {
-  const Kernel sleep = device().kernel("test_sleep");
-  const Kernel add = device().kernel("test_add");
+  const Kernel sleep = cpu_device().kernel("test_sleep");
+  const Kernel add = cpu_device().kernel("test_add");
   std::weak_ptr<detail::QueueImpl> queue_impl;
   {
-    Queue q = device().create_queue();
+    Queue q = cpu_device().create_queue();
     // The queue itself, not the application's handles' share of it (detail::with_front).
     queue_impl = static_cast<detail::AqlQueue&>(q.impl()).shared_from_this();
     constexpr std::uint32_t n = 64;
-    Buffer doomed = device().alloc(n * 4);
+    Buffer doomed = cpu_device().alloc(n * 4);
     Batch b;
     b.exec(sleep, Dim3{1}, Dim3{1}, {0u}).exec(add, Dim3{n}, Dim3{64}, {doomed, 1u, n});
     q.run(b, Options::all());
     b.set_args(0, {30u});
     Submission s = q.submit(b, Options::all());
     doomed = Buffer();  // parked behind s
-    EXPECT_GT(device().impl().parked_bytes(), 0u);
+    EXPECT_GT(cpu_device().impl().parked_bytes(), 0u);
   }  // s waits in its destructor; then the queue's last handle goes
   EXPECT_TRUE(queue_impl.expired()) << "the parked mark kept the queue alive";
-  (void)device().alloc(64);  // the next look releases the parked memory
+  (void)cpu_device().alloc(64);  // the next look releases the parked memory
 }

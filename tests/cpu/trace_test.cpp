@@ -11,20 +11,16 @@
 #include <string>
 #include <vector>
 
+#include "cpu_test_device.hpp"
 #include "error_text.hpp"
 #include "hsad/hsad.hpp"
 #include "test_kernels.hpp"
 
 using namespace hsad;
+using test::cpu_device;
 using namespace std::chrono_literals;
 
 namespace {
-Device device() {
-  test::register_test_kernels();
-  static Runtime rt = Runtime::open("cpu");
-  return rt.device();
-}
-
 struct Seen {
   TraceEvent::Kind kind;
   std::uint64_t queue, submission;
@@ -37,12 +33,12 @@ struct Seen {
 class Recorder {
  public:
   Recorder() {
-    device().set_trace([this](const TraceEvent& e) {
+    cpu_device().set_trace([this](const TraceEvent& e) {
       std::lock_guard<std::mutex> lock(m_);
       seen_.push_back({e.kind, e.queue, e.submission, e.command, std::string(e.what), e.start_ns, e.end_ns});
     });
   }
-  ~Recorder() { device().set_trace(nullptr); }
+  ~Recorder() { cpu_device().set_trace(nullptr); }
   std::vector<Seen> seen() {
     std::lock_guard<std::mutex> lock(m_);
     return seen_;
@@ -56,10 +52,10 @@ class Recorder {
 
 TEST(CpuTrace, ASubmissionReportsItsSubmitCommandsAndCompletion) {
   Recorder r;
-  Queue q = device().create_queue();
-  Buffer x = device().alloc(64 * 4);
+  Queue q = cpu_device().create_queue();
+  Buffer x = cpu_device().alloc(64 * 4);
   Batch b;
-  b.exec(device().kernel("test_add"), Dim3{64}, Dim3{64}, {x, 1u, 64u}).exec(device().kernel("test_add"), Dim3{64}, Dim3{64}, {x, 2u, 64u});
+  b.exec(cpu_device().kernel("test_add"), Dim3{64}, Dim3{64}, {x, 1u, 64u}).exec(cpu_device().kernel("test_add"), Dim3{64}, Dim3{64}, {x, 2u, 64u});
   Options profiled = Options::all();
   profiled.profile = true;
   q.run(b, profiled);
@@ -86,15 +82,15 @@ TEST(CpuTrace, ASubmissionReportsItsSubmitCommandsAndCompletion) {
 
 TEST(CpuTrace, AFaultAndAnAbandonedSubmissionAreReportedOnce) {
   Recorder r;
-  Queue failing = device().create_queue();
+  Queue failing = cpu_device().create_queue();
   Batch bad;
-  bad.exec(device().kernel("test_sleep"), Dim3{1}, Dim3{1}, {0u}).exec(device().kernel("test_throw"), Dim3{1}, Dim3{1}, {});
+  bad.exec(cpu_device().kernel("test_sleep"), Dim3{1}, Dim3{1}, {0u}).exec(cpu_device().kernel("test_throw"), Dim3{1}, Dim3{1}, {});
   Submission s = failing.submit(bad);
   EXPECT_NE(test::error_text([&] { s.wait(); }), "no error");
   EXPECT_NE(test::error_text([&] { s.wait(); }), "no error");  // a second wait reports nothing more
-  Queue slow = device().create_queue();
+  Queue slow = cpu_device().create_queue();
   Batch sleepy;
-  sleepy.exec(device().kernel("test_sleep"), Dim3{1}, Dim3{1}, {300u});
+  sleepy.exec(cpu_device().kernel("test_sleep"), Dim3{1}, Dim3{1}, {300u});
   Submission late = slow.submit(sleepy);
   EXPECT_NE(test::error_text([&] { late.wait(5ms); }), "no error");
   late.wait(10s);  // it ends: nothing more is reported
@@ -111,12 +107,12 @@ TEST(CpuTrace, AFaultAndAnAbandonedSubmissionAreReportedOnce) {
 
 TEST(CpuTrace, NothingIsReportedOnceTheTraceIsCleared) {
   std::vector<TraceEvent::Kind> kinds;
-  device().set_trace([&](const TraceEvent& e) { kinds.push_back(e.kind); });
-  Queue q = device().create_queue();
+  cpu_device().set_trace([&](const TraceEvent& e) { kinds.push_back(e.kind); });
+  Queue q = cpu_device().create_queue();
   Batch b;
-  b.exec(device().kernel("test_sleep"), Dim3{1}, Dim3{1}, {0u});
+  b.exec(cpu_device().kernel("test_sleep"), Dim3{1}, Dim3{1}, {0u});
   Submission s = q.submit(b);
-  device().set_trace(nullptr);
+  cpu_device().set_trace(nullptr);
   s.wait();     // made while the trace was on: it still reports
   q.run(b);     // made after: nothing
   EXPECT_EQ(kinds, (std::vector<TraceEvent::Kind>{TraceEvent::Kind::submit, TraceEvent::Kind::complete}));
@@ -127,9 +123,9 @@ TEST(CpuTrace, NothingIsReportedOnceTheTraceIsCleared) {
 TEST(CpuToolRanges, RoctxSeesOneRangePerSubmission) {
   const char* path = std::getenv("HSAD_ROCTX_LIBRARY");
   if (!path || !*path) GTEST_SKIP() << "HSAD_ROCTX_LIBRARY names no stand-in roctx";
-  Queue q = device().create_queue();
+  Queue q = cpu_device().create_queue();
   Batch b;
-  b.exec(device().kernel("test_sleep"), Dim3{1}, Dim3{1}, {0u}).exec(device().kernel("test_sleep"), Dim3{1}, Dim3{1}, {0u});
+  b.exec(cpu_device().kernel("test_sleep"), Dim3{1}, Dim3{1}, {0u}).exec(cpu_device().kernel("test_sleep"), Dim3{1}, Dim3{1}, {0u});
   q.run(b);
   Options replay = Options::all();
   replay.replay = true;
@@ -150,18 +146,18 @@ TEST(CpuToolRanges, RoctxSeesOneRangePerSubmission) {
 
 // The callback may submit, to the very queue it reports on (no lock of the library is held).
 TEST(CpuTrace, TheCallbackMaySubmitToTheQueueItReportsOn) {
-  Queue q = device().create_queue();
+  Queue q = cpu_device().create_queue();
   Batch b;
-  b.exec(device().kernel("test_sleep"), Dim3{1}, Dim3{1}, {0u});
+  b.exec(cpu_device().kernel("test_sleep"), Dim3{1}, Dim3{1}, {0u});
   int nested = 0;
-  device().set_trace([&](const TraceEvent& e) {
+  cpu_device().set_trace([&](const TraceEvent& e) {
     if (e.kind == TraceEvent::Kind::submit && e.submission == 1) {
       ++nested;
       q.run(b);  // submission 2, from inside the report of submission 1
     }
   });
   q.run(b);
-  device().set_trace(nullptr);
+  cpu_device().set_trace(nullptr);
   EXPECT_EQ(nested, 1);
   EXPECT_EQ(q.submissions(), 2u);
 }
