@@ -13,7 +13,6 @@
 #include "backends/aql/aql_queue.hpp"
 #include "cpu_test_device.hpp"
 #include "hsad/hsad.hpp"
-#include "test_kernels.hpp"
 
 using namespace hsad;
 using test::add_batch;

@@ -7,7 +7,6 @@
 
 #include "cpu_test_device.hpp"
 #include "hsad/hsad.hpp"
-#include "test_kernels.hpp"
 
 using namespace hsad;
 using test::add_batch;

@@ -14,7 +14,6 @@
 #include "cpu_test_device.hpp"
 #include "error_text.hpp"
 #include "hsad/hsad.hpp"
-#include "test_kernels.hpp"
 
 using namespace hsad;
 using test::cpu_device;
