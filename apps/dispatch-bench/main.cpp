@@ -82,16 +82,17 @@ struct LibraryRuns {
     if (timed && set_args) batch.set_args(0, {});
     if (enqueue) {
       q.enqueue(batch, options);
-      const auto t1 = std::chrono::steady_clock::now();
-      if (stream_sync) bench::sync_cuda_stream(stream_sync);
-      q.finish();
-      if (timed) note(t0, t1, std::chrono::steady_clock::now());
-      return;
+      return submitted(timed, t0, [&] { q.finish(); });
     }
     Submission s = q.submit(batch, options);
+    submitted(timed, t0, [&] { s.wait(); });
+  }
+  // The submit's end (t1), then its wait; `timed` records both spans from t0.
+  template <class Wait>
+  void submitted(bool timed, std::chrono::steady_clock::time_point t0, Wait wait) {
     const auto t1 = std::chrono::steady_clock::now();
     if (stream_sync) bench::sync_cuda_stream(stream_sync);
-    s.wait();
+    wait();
     if (timed) note(t0, t1, std::chrono::steady_clock::now());
   }
   void note(std::chrono::steady_clock::time_point t0, std::chrono::steady_clock::time_point t1,
