@@ -1,9 +1,12 @@
 // The scalar unit: SOP1/SOP2/SOPC/SOPK arithmetic and logic, EXEC masking (s_*_saveexec),
 // branches and program-counter moves, barriers, traps, hardware registers, scalar memory.
 // Written from AMD's Vega/CDNA2 and RDNA2 ISA references.
+#include <algorithm>
 #include <chrono>
+#include <cstring>
 
 #include "semantics.hpp"
+#include "whole_words.hpp"
 
 namespace hsad::isa {
 namespace {
@@ -113,9 +116,8 @@ template <int N>
 void s_load(WorkGroup& g, Wave& w, const Inst& in) {
   std::uint64_t address = scalar64(w, in.src[0]) + std::int64_t(in.offset);
   if (in.nsrc > 1) address += scalar32(w, in.src[1]);
-  const std::uint8_t* p = g.read_global(w, in, address, 4 * N);
   std::uint32_t v[N];
-  std::memcpy(v, p, sizeof v);
+  read_whole_words(v, g.read_global(w, in, address, 4 * N), N);  // a 64-bit flag another work-group stores: whole
   for (int i = 0; i < N; ++i) write_scalar32(w, in.dst[0], v[i], i);
 }
 
@@ -131,19 +133,21 @@ void s_load_sub(WorkGroup& g, Wave& w, const Inst& in) {
   write_scalar32(w, in.dst[0], v);
 }
 
-// Scalar buffer loads: through a buffer resource (base, num_records); out of range reads 0.
+// Scalar buffer loads: through a buffer resource (base, num_records); a dword past num_records
+// reads 0. The dwords inside are read in one access, as s_load reads its N: aligned 64- and
+// 128-bit words whole (whole_words.hpp), and the memory looked up once, not once a dword.
 template <int N>
 void s_buffer_load(WorkGroup& g, Wave& w, const Inst& in) {
   const std::uint64_t base = scalar32(w, in.src[0], 0) | (std::uint64_t(scalar32(w, in.src[0], 1) & 0xffff) << 32);
   const std::uint32_t records = scalar32(w, in.src[0], 2);
   std::uint64_t offset = std::uint64_t(std::int64_t(in.offset));
   if (in.nsrc > 1) offset += scalar32(w, in.src[1]);
-  for (int i = 0; i < N; ++i) {
-    const std::uint64_t at = offset + 4 * i;
-    std::uint32_t v = 0;
-    if (at + 4 <= records) std::memcpy(&v, g.read_global(w, in, base + at, 4), 4);
-    write_scalar32(w, in.dst[0], v, i);
-  }
+  // Dword i is inside where offset + 4i + 4 <= records.
+  const std::uint64_t inside =
+      records >= 4 && offset <= records - 4 ? std::min<std::uint64_t>(N, (records - 4 - offset) / 4 + 1) : 0;
+  std::uint32_t v[N] = {};
+  if (inside) read_whole_words(v, g.read_global(w, in, base + offset, std::uint32_t(4 * inside)), std::uint32_t(inside));
+  for (int i = 0; i < N; ++i) write_scalar32(w, in.dst[0], v[i], i);
 }
 
 std::uint64_t now_ticks() {

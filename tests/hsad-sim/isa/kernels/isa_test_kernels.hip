@@ -407,6 +407,26 @@ extern "C" __global__ void __launch_bounds__(64) isa_buffer_bounds(const unsigne
   out[threadIdx.x] = r;
 }
 
+// A scalar buffer load of eight dwords at `soffset` bytes into a buffer of `records` bytes over
+// `in`: the dwords that end past num_records read 0, the others what is there (the interpreter
+// reads those in one access). Lane 0 writes what the eight SGPRs hold.
+typedef unsigned isa_u32x8 __attribute__((ext_vector_type(8)));
+extern "C" __global__ void __launch_bounds__(64) isa_scalar_buffer_bounds(const unsigned* in, unsigned* out,
+                                                                           unsigned records, unsigned soffset) {
+  const auto base = reinterpret_cast<unsigned long long>(in);
+  const isa_u32x4 resource = {unsigned(base), unsigned(base >> 32) & 0xffffu, records, 0x00027000u};
+  isa_u32x8 v;
+#if defined(__gfx1200__) || defined(__gfx1201__)
+  asm volatile("s_buffer_load_dwordx8 %0, %1, %2\n\ts_wait_kmcnt 0" : "=s"(v) : "s"(resource), "s"(soffset));
+#else
+  asm volatile("s_buffer_load_dwordx8 %0, %1, %2\n\ts_waitcnt lgkmcnt(0)" : "=s"(v) : "s"(resource), "s"(soffset));
+#endif
+  if (threadIdx.x == 0) {
+    out[0] = v.s0, out[1] = v.s1, out[2] = v.s2, out[3] = v.s3;
+    out[4] = v.s4, out[5] = v.s5, out[6] = v.s6, out[7] = v.s7;
+  }
+}
+
 // Two work-groups on two threads, each lane on its own word: work-group 0 stores rounds of words
 // whose dwords are all equal ({r, r} or {r, r, r, r}) while work-group 1 loads them and counts the
 // words whose dwords differ, which only a load or a store done in pieces can give. 64-bit words

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstdint>
 #include <random>
+#include <utility>
 
 #include "bitonic.hpp"
 #include "laplacian.hpp"
@@ -400,6 +401,24 @@ void check_buffer_bounds(Runner& r) {
   for (unsigned lane = 0; lane < 64; ++lane) {
     const bool inside = lane * 4 + soffset + 4 <= records;
     EXPECT_EQ(got[lane], inside ? in[lane + soffset / 4] : 0u) << "lane " << lane << (inside ? "" : ", past num_records");
+  }
+}
+
+void check_scalar_buffer_bounds(Runner& r) {
+  std::vector<std::uint32_t> in(128);
+  for (unsigned i = 0; i < in.size(); ++i) in[i] = 1000 + i;
+  std::uint32_t* data = r.upload(in);
+  auto* out = static_cast<std::uint32_t*>(r.alloc(8 * 4));
+  // {records, soffset}: all eight inside; the first five (a num_records that is no multiple of 4:
+  // 76 + 4 * 4 + 4 = 96 <= 98, the sixth would end at 100); none.
+  for (const auto& [records, soffset] : {std::pair{256u, 64u}, std::pair{98u, 76u}, std::pair{64u, 64u}}) {
+    SCOPED_TRACE("num_records " + std::to_string(records) + ", offset " + std::to_string(soffset));
+    r.run("isa_scalar_buffer_bounds", {64}, {64}, {data, out, records, soffset});
+    const auto got = r.download(out, 8);
+    for (unsigned i = 0; i < 8; ++i) {
+      const bool inside = soffset + 4 * i + 4 <= records;
+      EXPECT_EQ(got[i], inside ? in[soffset / 4 + i] : 0u) << "dword " << i << (inside ? "" : ", past num_records");
+    }
   }
 }
 

@@ -65,6 +65,7 @@ void check_scratch(Runner& r);
 void check_math(Runner& r);
 void check_trig(Runner& r);
 void check_buffer_bounds(Runner& r);
+void check_scalar_buffer_bounds(Runner& r);
 // The scalar float instructions of RDNA3.5 (s_add_f32 ... s_cmp_nge_f32) against the host.
 void check_salu_float(Runner& r);
 // RDNA3's WMMA (f16 into f32, f16 into the high f16 halves, signed by unsigned bytes) against the host.

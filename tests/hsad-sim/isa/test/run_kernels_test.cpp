@@ -41,6 +41,7 @@ TEST_P(TestKernels, APrivateArrayLivesInScratch) { check_scratch(runner); }
 TEST_P(TestKernels, DivisionSquareRootAndFmaAreCorrectlyRounded) { check_math(runner); }
 TEST_P(TestKernels, SineAndCosineOfHugeArgumentsReduceBy2OverPi) { check_trig(runner); }
 TEST_P(TestKernels, ABufferLoadPastNumRecordsCountingItsSgprOffsetReadsZero) { check_buffer_bounds(runner); }
+TEST_P(TestKernels, AScalarBufferLoadReadsZeroForEachDwordPastNumRecords) { check_scalar_buffer_bounds(runner); }
 TEST_P(TestKernels, PackedFloatsTakeAnInlineConstantInBothHalves) { check_pk_f32_constants(runner); }
 TEST_P(TestKernels, TheScalarUnitsFloatInstructionsComputeAsTheHost) { check_salu_float(runner); }
 TEST_P(TestKernels, WaveMatrixInstructionsComputeTheirTileAsTheHost) { check_wmma(runner); }
