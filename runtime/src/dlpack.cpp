@@ -37,7 +37,7 @@ std::string device_type_name(int type) {
 std::size_t element_bytes(DLDataType dtype, const char* call) {
   const std::size_t bits = std::size_t(dtype.bits) * std::size_t(dtype.lanes);
   if (bits == 0 || bits % 8 != 0) {
-    throw Error("dlpack", call,
+    throw Error(Errc::invalid_argument, "dlpack", call,
                 "a dtype of " + std::to_string(dtype.bits) + " bits x " + std::to_string(dtype.lanes) +
                     " lanes is no whole number of bytes",
                 "describe the memory with a byte-sized dtype (kDLUInt, 8 bits)");
@@ -49,8 +49,8 @@ std::size_t element_bytes(DLDataType dtype, const char* call) {
 std::size_t elements(const std::int64_t* shape, int ndim, const char* call) {
   std::size_t n = 1;
   for (int i = 0; i < ndim; ++i) {
-    if (shape[i] < 0) throw Error("dlpack", call, "extent " + std::to_string(shape[i]) + " of dimension " + std::to_string(i));
-    if (shape[i] != 0 && n > SIZE_MAX / std::size_t(shape[i])) throw Error("dlpack", call, "a shape whose size overflows");
+    if (shape[i] < 0) throw Error(Errc::invalid_argument, "dlpack", call, "extent " + std::to_string(shape[i]) + " of dimension " + std::to_string(i));
+    if (shape[i] != 0 && n > SIZE_MAX / std::size_t(shape[i])) throw Error(Errc::invalid_argument, "dlpack", call, "a shape whose size overflows");
     n *= std::size_t(shape[i]);
   }
   return n;
@@ -73,10 +73,10 @@ bool host_type(int type) { return type == kDLCPU || type == kDLROCMHost || type 
 }  // namespace
 
 DLManagedTensor* to_dlpack(Buffer&& buffer, const std::vector<std::int64_t>& shape, DLDataType dtype) {
-  if (!buffer.device_ptr()) throw Error("dlpack", "to_dlpack", "the Buffer is empty");
+  if (!buffer.device_ptr()) throw Error(Errc::invalid_argument, "dlpack", "to_dlpack", "the Buffer is empty");
   const std::size_t bytes = elements(shape.data(), int(shape.size()), "to_dlpack") * element_bytes(dtype, "to_dlpack");
   if (bytes > buffer.size()) {
-    throw Error("dlpack", "to_dlpack",
+    throw Error(Errc::invalid_argument, "dlpack", "to_dlpack",
                 "a shape of " + std::to_string(bytes) + " bytes is larger than the Buffer of " +
                     std::to_string(buffer.size()) + " bytes");
   }
@@ -98,12 +98,12 @@ DLManagedTensor* to_dlpack(Buffer&& buffer, const std::vector<std::int64_t>& sha
 }
 
 Buffer from_dlpack(const Device& device, DLManagedTensor* tensor) {
-  if (!device) throw Error("dlpack", "from_dlpack", "the Device is empty");
+  if (!device) throw Error(Errc::invalid_argument, "dlpack", "from_dlpack", "the Device is empty");
   const std::string& backend = device.info().backend;
-  if (!tensor) throw Error(backend, "from_dlpack", "a null DLManagedTensor");
+  if (!tensor) throw Error(Errc::invalid_argument, backend, "from_dlpack", "a null DLManagedTensor");
   const DLTensor& t = tensor->dl_tensor;
   if (!accepted(backend, t.device.device_type)) {
-    throw Error(backend, "from_dlpack",
+    throw Error(Errc::invalid_argument, backend, "from_dlpack",
                 "a tensor on " + device_type_name(t.device.device_type) + " cannot be adopted by a " + backend +
                     " device",
                 backend == "rocr"   ? "hand it kDLROCM or kDLROCMHost memory"
@@ -111,21 +111,21 @@ Buffer from_dlpack(const Device& device, DLManagedTensor* tensor) {
                                     : "hand it kDLCPU memory");
   }
   if (!host_type(t.device.device_type) && t.device.device_id != std::int32_t(device.impl().ordinal())) {
-    throw Error(backend, "from_dlpack",
+    throw Error(Errc::invalid_argument, backend, "from_dlpack",
                 "a tensor of device " + std::to_string(t.device.device_id) + ", not of device " +
                     std::to_string(device.impl().ordinal()),
                 "adopt it on the device it lives on");
   }
-  if (t.ndim < 0 || (t.ndim > 0 && !t.shape)) throw Error(backend, "from_dlpack", "a tensor without a shape");
+  if (t.ndim < 0 || (t.ndim > 0 && !t.shape)) throw Error(Errc::invalid_argument, backend, "from_dlpack", "a tensor without a shape");
   const std::size_t elem = element_bytes(t.dtype, "from_dlpack");
   const std::size_t n = elements(t.shape, t.ndim, "from_dlpack");
-  if (n == 0) throw Error(backend, "from_dlpack", "a tensor of no elements", "adopt at least one element");
+  if (n == 0) throw Error(Errc::invalid_argument, backend, "from_dlpack", "a tensor of no elements", "adopt at least one element");
   if (t.strides) {
     // Compact row-major, strides in elements; a dimension of extent 1 may have any stride.
     std::int64_t expected = 1;
     for (int i = t.ndim - 1; i >= 0; --i) {
       if (t.shape[i] != 1 && t.strides[i] != expected) {
-        throw Error(backend, "from_dlpack",
+        throw Error(Errc::invalid_argument, backend, "from_dlpack",
                     "stride " + std::to_string(t.strides[i]) + " of dimension " + std::to_string(i) +
                         " where a compact row-major tensor has " + std::to_string(expected),
                     "a Buffer is one contiguous range: make the tensor contiguous first");

@@ -31,9 +31,10 @@ SignalPool::Handle SignalPool::acquire(std::chrono::milliseconds timeout) {
   std::unique_lock<std::mutex> lock(mutex_);
   if (!returned_.wait_for(lock, timeout, [&] { return !free_.empty(); })) {
     throw Error(Errc::timeout, "pool", "SignalPool::acquire",
-                "all " + std::to_string(all_.size()) + " completion signals are in flight after " +
-                    std::to_string(timeout.count()) + " ms",
-                "wait for earlier submissions before submitting more");
+                "all " + std::to_string(all_.size()) + " completion signals are still held after " +
+                    std::to_string(timeout.count()) + " ms (by work in flight, or by Submission handles "
+                    "neither waited for nor destroyed)",
+                "wait for earlier submissions, or let their handles go, before submitting more");
   }
   Handle h = free_.back();
   free_.pop_back();

@@ -261,7 +261,7 @@ void AqlSubmission::read_times() {
 }
 
 std::vector<CommandTime> AqlSubmission::timestamps() const {
-  if (!waited_) throw Error(queue_->agent().backend_name(), "timestamps", "the submission has not been waited for");
+  if (!waited_) throw Error(Errc::invalid_argument, queue_->agent().backend_name(), "timestamps", "the submission has not been waited for");
   return times_;
 }
 
