@@ -488,6 +488,16 @@ Batch& Batch::copy(const Buffer& dst, const Buffer& src, std::size_t bytes, std:
   c.kind = detail::CopyKind::device_to_device;
   c.dst = static_cast<unsigned char*>(dst.device_ptr()) + dst_offset;
   c.src = static_cast<const unsigned char*>(src.device_ptr()) + src_offset;
+  // No backend's copy is a memmove (hsa_amd_memory_async_copy, cuMemcpyAsync, the cpu agent's
+  // pieces in parallel): overlapping ranges would copy what another piece already overwrote.
+  const auto d0 = reinterpret_cast<std::uintptr_t>(c.dst), s0 = reinterpret_cast<std::uintptr_t>(c.src);
+  if (d0 < s0 + bytes && s0 < d0 + bytes) {
+    throw Error("batch", "copy",
+                "the source and destination overlap (" + std::to_string(bytes) + " bytes from offset " +
+                    std::to_string(src_offset) + " to offset " + std::to_string(dst_offset) +
+                    (dst.device_ptr() == src.device_ptr() ? " of one buffer)" : ")"),
+                "copy through a second buffer");
+  }
   c.bytes = bytes;
   c.dst_device = dst.device();
   c.src_device = src.device();

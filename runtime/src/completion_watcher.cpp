@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <chrono>
 #include <condition_variable>
+#include <exception>
 #include <list>
 #include <mutex>
 #include <thread>
@@ -73,6 +74,10 @@ class Watcher {
         w.submission.wait(std::chrono::milliseconds(0));
       } catch (const Error& e) {
         w.callback(&e);
+        return;
+      } catch (const std::exception& e) {  // a trace callback's own, thrown through the wait
+        const Error error(Errc::runtime, "trace", "on_complete", std::string("the wait threw: ") + e.what());
+        w.callback(&error);
         return;
       }
       w.callback(nullptr);

@@ -32,6 +32,35 @@ Stats Counters::snapshot() const {
   return s;
 }
 
+DeviceImpl& checked_device(const std::shared_ptr<DeviceImpl>& device, const char* call) {
+  if (!device) {
+    throw Error(Errc::invalid_argument, "device", call, "the Device is empty (default-constructed)",
+                "get one from Runtime::device() or Runtime::devices()");
+  }
+  return *device;
+}
+
+namespace {
+template <class T>
+std::shared_ptr<T> held_with(std::shared_ptr<DeviceImpl> device, std::shared_ptr<T> object) {
+  struct Held {
+    std::shared_ptr<DeviceImpl> device;
+    std::shared_ptr<T> object;
+  };
+  auto held = std::make_shared<Held>(Held{std::move(device), std::move(object)});
+  T* p = held->object.get();
+  return std::shared_ptr<T>(std::move(held), p);  // the same object, counted with its device
+}
+}  // namespace
+
+std::shared_ptr<const KernelImpl> keeping_device(std::shared_ptr<DeviceImpl> device, std::shared_ptr<const KernelImpl> kernel) {
+  return held_with(std::move(device), std::move(kernel));
+}
+
+std::shared_ptr<ModuleImpl> keeping_device(std::shared_ptr<DeviceImpl> device, std::shared_ptr<ModuleImpl> module) {
+  return held_with(std::move(device), std::move(module));
+}
+
 std::shared_ptr<const KernelImpl> DeviceImpl::kernel(std::string_view name) {
   std::lock_guard<std::mutex> lock(kernels_mutex_);
   auto it = kernels_.find(name);
@@ -288,7 +317,11 @@ void DeviceImpl::copy_to_host(void* dst, const void* src, std::size_t bytes) {
 
 }  // namespace detail
 
-const KernelInfo& Kernel::info() const { return impl_->info; }
+const KernelInfo& Kernel::info() const {
+  if (!impl_) throw Error(Errc::invalid_argument, "kernel", "info", "the Kernel is empty (default-constructed)",
+                          "get one from Device::kernel or Module::kernel");
+  return impl_->info;
+}
 
 namespace detail {
 void DeviceImpl::set_trace(TraceCallback callback) {
@@ -319,33 +352,37 @@ std::uint32_t Kernel::max_active_groups_per_cu(std::uint32_t group_size, std::ui
   return device->max_active_groups_per_cu(*impl_, group_size, dynamic_shared_bytes);
 }
 
-const DeviceInfo& Device::info() const { return impl_->info(); }
+const DeviceInfo& Device::info() const { return detail::checked_device(impl_, "info").info(); }
 
-Kernel Device::kernel(std::string_view name) const { return Kernel(impl_->kernel(name)); }
+Kernel Device::kernel(std::string_view name) const {
+  return Kernel(detail::keeping_device(impl_, detail::checked_device(impl_, "kernel").kernel(name)));
+}
 
 Queue Device::create_queue(std::uint32_t packets, Priority priority) const {
-  auto q = impl_->create_queue(packets, priority);
+  auto q = detail::checked_device(impl_, "create_queue").create_queue(packets, priority);
   impl_->track(q);
   return Queue(detail::with_front(std::move(q)));
 }
 
 Queue Device::create_cooperative_queue(std::uint32_t packets) const {
-  auto q = impl_->create_cooperative_queue(packets);
+  auto q = detail::checked_device(impl_, "create_cooperative_queue").create_cooperative_queue(packets);
   impl_->track(q);
   return Queue(detail::with_front(std::move(q)));
 }
 
-void Device::set_trace(TraceCallback callback) const { impl_->set_trace(std::move(callback)); }
+void Device::set_trace(TraceCallback callback) const { detail::checked_device(impl_, "set_trace").set_trace(std::move(callback)); }
 
 Buffer Device::alloc(std::size_t bytes, Memory kind) const {
-  return Buffer(impl_, impl_->allocate(bytes, kind), bytes, kind);
+  return Buffer(impl_, detail::checked_device(impl_, "alloc").allocate(bytes, kind), bytes, kind);
 }
 
-void Device::reset() const { impl_->reset(); }
+void Device::reset() const { detail::checked_device(impl_, "reset").reset(); }
 
 namespace {
-void check_range(const Device& d, const Buffer& b, std::size_t bytes, std::size_t offset, const char* call) {
+void check_range(const Device& d, const Buffer& b, const void* host, std::size_t bytes, std::size_t offset,
+                 const char* call) {
   if (!b.device_ptr()) throw Error(Errc::invalid_argument, d.info().backend, call, "empty Buffer");
+  if (!host && bytes) throw Error(Errc::invalid_argument, d.info().backend, call, "a null host pointer");
   if (d.impl().reset_invalidates_memory()) d.impl().check_generation(b.generation(), "buffer", call);
   if (offset > b.size() || bytes > b.size() - offset) {
     throw Error(Errc::invalid_argument, d.info().backend, call,
@@ -356,21 +393,24 @@ void check_range(const Device& d, const Buffer& b, std::size_t bytes, std::size_
 }  // namespace
 
 void Device::copy_to_device(const Buffer& dst, const void* src, std::size_t bytes, std::size_t dst_offset) const {
-  check_range(*this, dst, bytes, dst_offset, "copy_to_device");
+  detail::checked_device(impl_, "copy_to_device");
+  check_range(*this, dst, src, bytes, dst_offset, "copy_to_device");
   impl_->copy_to_device(static_cast<unsigned char*>(dst.device_ptr()) + dst_offset, src, bytes);
 }
 
 void Device::copy_to_host(void* dst, const Buffer& src, std::size_t bytes, std::size_t src_offset) const {
-  check_range(*this, src, bytes, src_offset, "copy_to_host");
+  detail::checked_device(impl_, "copy_to_host");
+  check_range(*this, src, dst, bytes, src_offset, "copy_to_host");
   impl_->copy_to_host(dst, static_cast<const unsigned char*>(src.device_ptr()) + src_offset, bytes);
 }
 
 bool Device::can_access_peer(const Device& other) const {
+  detail::checked_device(impl_, "can_access_peer");
   if (!other || impl_->same_device(&other.impl()) || other.info().backend != info().backend) return false;
   return impl_->peer_access(other.impl());
 }
 
-Stats Device::stats() const { return impl_->stats(); }
+Stats Device::stats() const { return detail::checked_device(impl_, "stats").stats(); }
 
 Buffer::Buffer(std::shared_ptr<detail::DeviceImpl> owner, void* ptr, std::size_t bytes, Memory kind)
     : owner_(std::move(owner)), ptr_(ptr), bytes_(bytes), kind_(kind), generation_(owner_->generation()) {}

@@ -29,7 +29,7 @@ Buffer Device::adopt(void* ptr, std::size_t bytes) const {
 }
 
 NativeDevice Device::native() const {
-  NativeDevice n = impl_->native();
+  NativeDevice n = detail::checked_device(impl_, "native").native();
   n.backend = info().backend;
   n.ordinal = impl_->ordinal();
   return n;

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <atomic>
 #include <deque>
+#include <limits>
 #include <optional>
 
 #include "backends/backend.hpp"
@@ -174,7 +175,10 @@ namespace {
       else resolved.push_back(self.native_wait(w.native));
       continue;
     }
-    const std::int64_t number = std::int64_t(before) + w.offset;
+    // A huge offset would wrap into "nothing to wait for": past the end, it waits for a
+    // submission no queue has made, refused below.
+    std::int64_t number = 0;
+    if (__builtin_add_overflow(std::int64_t(before), w.offset, &number)) number = std::numeric_limits<std::int64_t>::max();
     if (number <= 0) {
       resolved.push_back(nullptr);
       continue;
@@ -230,7 +234,14 @@ Options with_nosync(Options o) {
                                     std::unique_lock<detail::SubmitMutex>& lock) {
   keep_trace(sub, std::move(trace), q, batch, effective);
   lock.unlock();
-  report(sub, TraceEvent::Kind::submit, -1, sub.traced->summary);
+  try {
+    report(sub, TraceEvent::Kind::submit, -1, sub.traced->summary);
+  } catch (...) {
+    // A callback that throws (it must not): the work is out, so it is waited for as a handle
+    // let go without wait() is, never dropped while the device still counts on its signal.
+    release(&sub);
+    throw;
+  }
 }
 }  // namespace
 
@@ -258,12 +269,13 @@ HSAD_HOT inline std::unique_ptr<detail::SubmissionImpl> make_submission(detail::
   return sub;
 }
 [[noreturn, gnu::cold, gnu::noinline]] void refuse_empty(const char* call) {
-  throw Error("queue", call, "the Queue is empty (moved from, or default-constructed)");
+  throw Error(Errc::invalid_argument, "queue", call, "the Queue is empty (moved from, or default-constructed)");
 }
 }  // namespace
 
 HSAD_HOT std::unique_ptr<detail::SubmissionImpl> Queue::submit_impl(const Batch& batch, const Options& options,
                                                            const detail::Deadline& deadline) {
+  if (!impl_) refuse_empty("submit");
   detail::QueueImpl& q = *impl_;
   std::unique_lock<detail::SubmitMutex> lock(q.timeline.submit_mutex());
   // As Queue::enqueue: the backend's own replay first, where it can tell the checks would pass.
@@ -437,9 +449,15 @@ void Queue::run(const Batch& batch, const Options& options, std::chrono::millise
   wait_naming_errors(*sub, deadline.at());
 }
 
-std::uint64_t Queue::submissions() const { return impl_->timeline.submitted(); }
+std::uint64_t Queue::submissions() const {
+  if (!impl_) refuse_empty("submissions");
+  return impl_->timeline.submitted();
+}
 
-std::uint32_t Queue::size() const { return impl_->size(); }
+std::uint32_t Queue::size() const {
+  if (!impl_) refuse_empty("size");
+  return impl_->size();
+}
 
 std::uint64_t Queue::id() const {
   if (!impl_) throw Error("queue", "id", "the Queue is empty (moved from, or default-constructed)");

@@ -168,6 +168,28 @@ Options replayed() {
 }
 }  // namespace
 
+// A queue of 2 packets (the least create_queue takes): the loop's own ring is at least 4, so the
+// control kernel has room for the body (in a ring of 2 it wrote no packet of it, and spun on).
+TEST(CpuDeviceLoop, RunsOnTheSmallestQueues) {
+  for (const std::uint32_t extra : {0u, 3u}) {  // a body of 3 dispatches, and of 6
+    std::uint64_t host_iterations = 0;
+    const std::vector<std::uint32_t> want = host_loop(5, extra, &host_iterations);
+    for (const std::uint32_t packets : {2u, 4u}) {
+      SCOPED_TRACE(std::to_string(packets) + " packets, " + std::to_string(extra) + " extra dispatches");
+      State s(5);
+      Batch b;
+      b.loop_begin();
+      record_body(b, s, extra);
+      b.loop_while(s.counter, 100);
+      Queue q = device().create_queue(packets);
+      Submission sub = q.submit(b, Options{});
+      sub.wait(std::chrono::seconds(20));  // a loop that makes no progress times out, not hangs
+      EXPECT_EQ(sub.loop_iterations(0), host_iterations);
+      EXPECT_EQ(s.values(), want);
+    }
+  }
+}
+
 TEST(CpuDeviceLoop, RunsExactlyAsTheHostLoopUnderEveryOptionSet) {
   std::uint64_t host_iterations = 0;
   const std::vector<std::uint32_t> want = host_loop(37, 0, &host_iterations);

@@ -213,7 +213,8 @@ class HSAD_API Batch {
   // is staged as Device::copy_* stage it (counted in Stats::bytes_staged). A pageable source is
   // read, and a pageable destination written, by the time the submission completes. Throws
   // hsad::Error for a range past either end of a buffer, an empty buffer or host pointer, 0
-  // bytes, or buffers of devices of different backends.
+  // bytes, buffers of devices of different backends, or (copy) a source and destination that
+  // overlap.
   Batch& copy_to_device(const Buffer& dst, const void* src, std::size_t bytes, std::size_t dst_offset = 0);
   Batch& copy_to_host(void* dst, const Buffer& src, std::size_t bytes, std::size_t src_offset = 0);
   Batch& copy(const Buffer& dst, const Buffer& src, std::size_t bytes, std::size_t dst_offset = 0,

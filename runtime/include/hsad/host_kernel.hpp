@@ -89,7 +89,9 @@ HostKernel make_host_kernel(std::string name, HostKernelFn fn, std::vector<ArgIn
 HSAD_API HostKernel make_host_kernel(std::string name, HostKernelFn fn);
 
 // Makes a host kernel known to every cpu-agent device (and the simulated GPU) by its name.
-// Registering a name twice replaces nothing and throws hsad::Error.
+// Registering a name twice replaces nothing and throws hsad::Error; so do an empty name, no
+// function, and an argument that ends past kernarg_segment_size (make_host_kernel<Args> with
+// host_arg takes both from the struct).
 HSAD_API void register_host_kernel(HostKernel kernel);
 // nullptr if unknown.
 HSAD_API const HostKernel* find_host_kernel(const std::string& name);

@@ -271,6 +271,15 @@ class QueueImpl {
 // queue itself cannot do, since each submission it holds holds the queue.
 std::shared_ptr<QueueImpl> with_front(std::shared_ptr<QueueImpl> queue);
 
+// A default-constructed Device, refused by name rather than dereferenced.
+DeviceImpl& checked_device(const std::shared_ptr<DeviceImpl>& device, const char* call);
+// What a Kernel or Module handle holds: the object, and through the same reference count its
+// device, for as long as any handle, batch or submission holds it (a kernel kept past its
+// Runtime runs, as a Buffer kept so does). The device's own caches hold them without the device:
+// a device holding itself would never go.
+std::shared_ptr<const KernelImpl> keeping_device(std::shared_ptr<DeviceImpl> device, std::shared_ptr<const KernelImpl> kernel);
+std::shared_ptr<ModuleImpl> keeping_device(std::shared_ptr<DeviceImpl> device, std::shared_ptr<ModuleImpl> module);
+
 class DeviceImpl : public std::enable_shared_from_this<DeviceImpl> {
  public:
   virtual ~DeviceImpl();

@@ -45,7 +45,7 @@ Kernel Module::kernel(std::string_view name) const {
                 "no kernel named '" + std::string(name) + "' in module '" + m.origin + "' (it has: " +
                     (have.empty() ? "none" : have) + ")");
   }
-  return Kernel(impl_->kernel(name));
+  return Kernel(detail::keeping_device(impl_->device->shared_from_this(), impl_->kernel(name)));  // the handle holds the device
 }
 
 const std::vector<std::string>& Module::kernel_names() const { return checked(impl_).names; }
@@ -53,24 +53,30 @@ const std::string& Module::target() const { return checked(impl_).target; }
 const std::string& Module::origin() const { return checked(impl_).origin; }
 
 Module Device::load_module(const std::string& path) const {
-  const std::string& backend = info().backend;
+  const std::string& backend = detail::checked_device(impl_, "load_module").info().backend;
   std::ifstream in(path, std::ios::binary);
   if (!in) {
     throw Error(Errc::invalid_argument, backend, "load_module", "cannot open '" + path + "': " + std::strerror(errno));
   }
-  const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::string bytes;
+  try {  // libstdc++'s stream throws on a read that fails (a directory: EISDIR) rather than set badbit
+    bytes.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  } catch (const std::ios_base::failure& e) {
+    throw Error(Errc::invalid_argument, backend, "load_module", "cannot read '" + path + "': " + e.what());
+  }
   if (in.bad()) throw Error(Errc::invalid_argument, backend, "load_module", "cannot read '" + path + "'");
   if (bytes.empty()) throw Error(Errc::invalid_argument, backend, "load_module", "'" + path + "' is empty");
   auto m = impl().load_module(bytes, path);
   m->generation = impl().generation();
-  return Module(std::move(m));
+  return Module(detail::keeping_device(impl().shared_from_this(), std::move(m)));
 }
 
 Module Device::load_module(const void* bytes, std::size_t size) const {
+  detail::checked_device(impl_, "load_module");
   if (!bytes || size == 0) throw Error(Errc::invalid_argument, info().backend, "load_module", "no bytes given (an empty module)");
   auto m = impl().load_module(std::string_view(static_cast<const char*>(bytes), size), "<memory>");
   m->generation = impl().generation();
-  return Module(std::move(m));
+  return Module(detail::keeping_device(impl().shared_from_this(), std::move(m)));
 }
 
 }  // namespace hsad

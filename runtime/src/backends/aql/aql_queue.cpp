@@ -110,7 +110,7 @@ std::shared_ptr<CompletionImpl> AqlQueue::native_wait(std::uint64_t handle) {
   if (!agent_.takes_native_signals()) {
     std::ostringstream h;
     h << "0x" << std::hex << handle;
-    throw Error(agent_.backend_name(), "wait_native",
+    throw Error(Errc::invalid_argument, agent_.backend_name(), "wait_native",
                 "handle " + h.str() + " is not the native handle of a live submission of this backend",
                 "the cpu agent waits only for Submission::native_handle() of its own submissions that still exist");
   }
@@ -287,7 +287,9 @@ void AqlAgent::throw_no_loops() const {
 
 AqlRing& AqlQueue::loop_ring() {
   if (!loop_ring_) {
-    loop_ring_ = agent_.create_loop_ring(ring_->size());
+    // The queue's size, and at least 4: the control kernel writes the body in chunks of the
+    // ring's size less its own packet and the next launch's, none at all in a ring of 2.
+    loop_ring_ = agent_.create_loop_ring(std::max<std::uint32_t>(ring_->size(), 4));
     // Room for the program and a body of up to 1024 dispatches (or the ring's size) with the
     // control and done packets; a larger body stays where the host wrote it, the program moves.
     const std::uint32_t packets = std::min<std::uint32_t>(ring_->size(), 1024) + 2;

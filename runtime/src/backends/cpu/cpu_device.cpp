@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
+#include <limits>
 
 #include "backends/aql/aql_queue.hpp"
 #include "backends/cpu/cpu_ring.hpp"
@@ -147,6 +148,10 @@ std::shared_ptr<const detail::KernelImpl> CpuDevice::load_kernel(std::string_vie
 }
 
 void* CpuDevice::raw_allocate(std::size_t bytes, Memory kind) {
+  // Within a page of SIZE_MAX the rounding would wrap to a size of 0, which aligned_alloc grants.
+  if (bytes > std::numeric_limits<std::size_t>::max() - page_round(1)) {
+    throw Error(Errc::out_of_memory, "cpu", "alloc", "no host memory of " + std::to_string(bytes) + " bytes");
+  }
   void* p = std::aligned_alloc(page_round(1), page_round(bytes));
   if (!p) throw Error(Errc::out_of_memory, "cpu", "alloc", "out of host memory for " + std::to_string(bytes) + " bytes");
   // Page-locked where the OS allows (RLIMIT_MEMLOCK); plain memory otherwise.

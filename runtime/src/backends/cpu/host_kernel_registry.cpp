@@ -40,7 +40,19 @@ HostKernel make_host_kernel(std::string name, HostKernelFn fn) {
 }
 
 void register_host_kernel(HostKernel kernel) {
-  if (!kernel.fn) throw Error(Errc::invalid_argument, "cpu", "register_host_kernel", "host kernel '" + kernel.info.name + "' has no function");
+  const KernelInfo& info = kernel.info;
+  if (info.name.empty()) throw Error(Errc::invalid_argument, "cpu", "register_host_kernel", "a host kernel with no name");
+  if (!kernel.fn) throw Error(Errc::invalid_argument, "cpu", "register_host_kernel", "host kernel '" + info.name + "' has no function");
+  // Batch::exec packs each argument at its offset into a block of kernarg_segment_size bytes.
+  for (const ArgInfo& a : info.args) {
+    if (a.offset > info.kernarg_segment_size || a.size > info.kernarg_segment_size - a.offset) {
+      throw Error(Errc::invalid_argument, "cpu", "register_host_kernel",
+                  "host kernel '" + info.name + "': argument '" + a.name + "' (" + std::to_string(a.size) + " bytes at offset " +
+                      std::to_string(a.offset) + ") ends past its " + std::to_string(info.kernarg_segment_size) +
+                      "-byte argument block",
+                  "make the host kernel with make_host_kernel<Args> and host_arg, which take both from the struct");
+    }
+  }
   Registry& r = registry();
   std::lock_guard<std::mutex> lock(r.mutex);
   const std::string name = kernel.info.name;
