@@ -79,7 +79,8 @@ class HSAD_API Device {
   // another target (naming the targets it has), and on the cpu agent, which runs host kernels.
   Module load_module(const std::string& path) const;
   Module load_module(const void* bytes, std::size_t size) const;
-  // packets = 0: the backend's default ring size.
+  // packets = 0: the backend's default ring size. A power of two from 2; rocr makes a smaller one
+  // than the agent's least (HSA_AGENT_INFO_QUEUE_MIN_SIZE) at that least (Queue::size() says).
   Queue create_queue(std::uint32_t packets = 0, Priority priority = Priority::normal) const;
   // A queue that takes cooperative dispatches (LaunchConfig::cooperative). rocr: ROCr's queue of
   // type COOPERATIVE, which holds the agent's global wave sync (GWS) resources; refused where the

@@ -25,9 +25,19 @@ std::string driver_explanation(const void* ring) {
   char text[1024];
   return explain(ring, text, sizeof text) ? std::string(text) : std::string();
 }
+
+// ROCr refuses a queue smaller than the agent's minimum (HSA_AGENT_INFO_QUEUE_MIN_SIZE, 64 or
+// more on AMD's GPUs) with an INVALID_ARGUMENT that names nothing; the library's sizes are a
+// power of two from 2, so a smaller one is made at the minimum (Queue::size() says so).
+std::uint32_t at_least_the_minimum(const Api& api, hsa_agent_t agent, std::uint32_t packets) {
+  std::uint32_t least = 0;
+  if (api.hsa_agent_get_info(agent, HSA_AGENT_INFO_QUEUE_MIN_SIZE, &least) != HSA_STATUS_SUCCESS) return packets;
+  return std::max(packets, least);
+}
 }  // namespace
 
 RocrRing::RocrRing(const Api& api, hsa_agent_t agent, std::uint32_t packets, hsa_queue_type32_t type) : api_(api) {
+  packets = at_least_the_minimum(api_, agent, packets);
   check(api_.hsa_queue_create(agent, packets, type, &RocrRing::on_error, this, UINT32_MAX,
                               UINT32_MAX, &queue_),
         "hsa_queue_create", "the queue size must be a power of two no larger than the agent's maximum");
@@ -38,6 +48,7 @@ RocrRing::RocrRing(const Api& api, hsa_agent_t agent, std::uint32_t packets, hsa
 RocrRing::RocrRing(const Api& api, hsa_agent_t agent, std::uint32_t packets, std::shared_ptr<SharedCooperativeQueue> shared)
     : api_(api), shared_(std::move(shared)), status_(&shared_->status) {
   // ROCr ignores the callback for this type: the queue was made, with its own handler, before.
+  packets = at_least_the_minimum(api_, agent, packets);
   check(api_.hsa_queue_create(agent, packets, HSA_QUEUE_TYPE_COOPERATIVE, nullptr, nullptr, UINT32_MAX, UINT32_MAX, &queue_),
         "hsa_queue_create(COOPERATIVE)");
   if (!shared_->queue) shared_->queue = queue_;
