@@ -36,12 +36,12 @@ NativeDevice Device::native() const {
 }
 
 NativeQueue Queue::native() const {
-  if (!impl_) throw Error("queue", "native", "the Queue is empty (default-constructed)");
+  if (!impl_) throw Error(Errc::invalid_argument, "queue", "native", "the Queue is empty (default-constructed)");
   return {impl_->owner().info().backend, impl_->native()};
 }
 
 std::uint64_t Submission::native_handle() const {
-  if (!impl_) throw Error("queue", "native_handle", "the Submission is empty (moved from, or default-constructed)");
+  if (!impl_) throw Error(Errc::invalid_argument, "queue", "native_handle", "the Submission is empty (moved from, or default-constructed)");
   if (!impl_->native_holder) impl_->native_holder = impl_->completion();
   const std::shared_ptr<detail::CompletionImpl>& c = impl_->native_holder;
   const std::uint64_t handle = c->native_handle();

@@ -127,18 +127,18 @@ void Submission::wait(std::chrono::milliseconds timeout) {
 bool Submission::ready() const { return !impl_ || impl_->ready(); }
 
 void Submission::on_complete(std::function<void(const Error*)> callback) && {
-  if (!impl_) throw Error("queue", "on_complete", "the Submission is empty (moved from, or default-constructed)");
+  if (!impl_) throw Error(Errc::invalid_argument, "queue", "on_complete", "the Submission is empty (moved from, or default-constructed)");
   if (!callback) throw Error("queue", "on_complete", "an empty callback");
   detail::watch(std::move(*this), std::move(callback));
 }
 
 std::vector<CommandTime> Submission::timestamps() const {
-  if (!impl_) throw Error("queue", "timestamps", "the Submission is empty");
+  if (!impl_) throw Error(Errc::invalid_argument, "queue", "timestamps", "the Submission is empty");
   return impl_->timestamps();
 }
 
 std::uint64_t Submission::loop_iterations(std::size_t loop) const {
-  if (!impl_) throw Error("queue", "loop_iterations", "the Submission is empty");
+  if (!impl_) throw Error(Errc::invalid_argument, "queue", "loop_iterations", "the Submission is empty");
   if (loop >= impl_->loops) {
     throw Error("queue", "loop_iterations",
                 "loop " + std::to_string(loop) + " of a batch of " + std::to_string(impl_->loops) + " loops",
@@ -460,7 +460,7 @@ std::uint32_t Queue::size() const {
 }
 
 std::uint64_t Queue::id() const {
-  if (!impl_) throw Error("queue", "id", "the Queue is empty (moved from, or default-constructed)");
+  if (!impl_) throw Error(Errc::invalid_argument, "queue", "id", "the Queue is empty (moved from, or default-constructed)");
   return impl_->id;
 }
 

@@ -57,9 +57,18 @@ TEST(CpuMisuse, EmptyQueueDeviceAndKernelHandlesAreRefusedByName) {
   Queue kept = std::move(q);
   Batch b;
   for (const auto& call : std::vector<std::function<void()>>{
-           [&] { q.run(b); }, [&] { (void)q.submit(b); }, [&] { (void)q.size(); }, [&] { (void)q.submissions(); }}) {
+           [&] { q.run(b); }, [&] { (void)q.submit(b); }, [&] { (void)q.size(); }, [&] { (void)q.submissions(); },
+           [&] { q.enqueue(b); }, [&] { q.finish(); }, [&] { (void)q.id(); }, [&] { (void)q.native(); }}) {
     expect_refused(call, Errc::invalid_argument, "the Queue is empty");
   }
+  Submission s;
+  for (const auto& call : std::vector<std::function<void()>>{
+           [&] { (void)s.timestamps(); }, [&] { (void)s.loop_iterations(); }, [&] { (void)s.native_handle(); },
+           [&] { std::move(s).on_complete([](const Error*) {}); }}) {
+    expect_refused(call, Errc::invalid_argument, "the Submission is empty");
+  }
+  const Module m;
+  expect_refused([&] { (void)m.kernel_names(); }, Errc::invalid_argument, "the Module is empty");
   const Device none;
   Buffer buf = cpu_device().alloc(64);
   std::uint32_t host[4] = {};

@@ -31,7 +31,7 @@ std::shared_ptr<const KernelImpl> ModuleImpl::kernel(std::string_view name) {
 
 namespace {
 const detail::ModuleImpl& checked(const std::shared_ptr<detail::ModuleImpl>& impl) {
-  if (!impl) throw Error("module", "Module", "the Module is empty", "get one from Device::load_module");
+  if (!impl) throw Error(Errc::invalid_argument, "module", "Module", "the Module is empty", "get one from Device::load_module");
   return *impl;
 }
 }  // namespace
