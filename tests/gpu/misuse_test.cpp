@@ -22,6 +22,14 @@ std::string app_module_path(const Device& d) {
   return test::modules_dir() + (d.info().backend == "cuda" ? "/app.fatbin" : "/app.hsaco");
 }
 
+// n floats of 0.
+Buffer zeros(const Device& d, std::size_t n) {
+  Buffer b = d.alloc(n * sizeof(float));
+  const std::vector<float> z(n, 0.0f);
+  d.copy_to_device(b, z.data(), n * sizeof(float));
+  return b;
+}
+
 std::vector<float> read(const Device& d, const Buffer& b, std::size_t n) {
   std::vector<float> v(n);
   d.copy_to_host(v.data(), b, n * sizeof(float));
@@ -47,10 +55,8 @@ TEST(GpuMisuse, AKernelAndAModuleKeptPastTheirRuntimeStillRun) {
   std::mt19937 gen(5);
   std::vector<std::uint32_t> keys(n);
   for (auto& k : keys) k = gen();
-  Buffer d = device.alloc(n * 4), x = device.alloc(n * sizeof(float));
+  Buffer d = device.alloc(n * 4), x = zeros(device, n);
   device.copy_to_device(d, keys.data(), n * 4);
-  const std::vector<float> zeros(n, 0.0f);
-  device.copy_to_device(x, zeros.data(), n * sizeof(float));
   Batch b;
   for (std::uint32_t stage = 0; (2u << stage) <= n; ++stage) {
     for (std::uint32_t pass = 0; pass <= stage; ++pass) b.exec(sort, Dim3{n / 2}, Dim3{256}, {d, stage, pass, 1u, n});
@@ -85,9 +91,7 @@ TEST(GpuMisuse, ATraceCallbackThatThrowsAtASubmitLeavesItsQueueWorking) {
   const Module app = device.load_module(app_module_path(device));
   const Kernel step = app.kernel("app_chain_step");
   const std::uint32_t n = 1000;
-  Buffer x = device.alloc(n * sizeof(float));
-  const std::vector<float> zeros(n, 0.0f);
-  device.copy_to_device(x, zeros.data(), n * sizeof(float));
+  Buffer x = zeros(device, n);
   Batch b;
   b.exec(step, Dim3{n}, Dim3{256}, {x, n});
   const int queues = 8;
@@ -115,11 +119,7 @@ TEST(GpuMisuse, ADeviceRunLoopRunsOnTheSmallestQueue) {
   const Module app = device.load_module(app_module_path(device));
   const Kernel step = app.kernel("app_chain_step");
   const std::uint32_t n = 256;
-  Buffer x = device.alloc(n * sizeof(float)), cond = device.alloc(64);
-  const std::vector<float> zeros(n, 0.0f);
-  device.copy_to_device(x, zeros.data(), n * sizeof(float));
-  const std::vector<std::uint32_t> no(16, 0);
-  device.copy_to_device(cond, no.data(), 64);  // 0: the body runs once
+  Buffer x = zeros(device, n), cond = zeros(device, 16);  // a condition of 0: the body runs once
   Batch b;
   b.loop_begin();
   b.exec(step, Dim3{n}, Dim3{64}, {x, n});
