@@ -70,9 +70,12 @@ Dim3 dispatch_grid(const std::string& kernel, Dim3 grid, Dim3 group, GroupShape 
              "use larger work-groups, another axis, or several dispatches");
     }
   }
-  if (encoded.volume() > limits->max_grid_items) {
+  // x * y * z > limit, exactly, past 2^64 too (volume() stops there, which a limit of 2^64 - 1
+  // would let through): x * y is below 2^64, and the axes are at least 1 here.
+  if (std::uint64_t(encoded.x) * encoded.y > limits->max_grid_items / encoded.z) {
     refuse(kernel,
-           "a grid of " + std::to_string(encoded.volume()) + " work-items exceeds the " +
+           "a grid of " + std::to_string(encoded.x) + " x " + std::to_string(encoded.y) + " x " +
+               std::to_string(encoded.z) + " work-items exceeds the " +
                std::to_string(limits->max_grid_items) + " the device allows in one dispatch" + on(),
            "split the work into several dispatches");
   }

@@ -113,6 +113,18 @@ TEST(CpuGrid, ShapesPastTheDevicesLimitsAreRefusedByName) {
             std::string::npos);
   EXPECT_NE(test::error_text([&] { b.exec(k, Dim3{64, 0}, Dim3{64}, args); }).find("at least 1 in every dimension"),
             std::string::npos);
+  // More than 2^64 work-items in all: Dim3::volume() wrapped, to 0 ("at least 1 in every
+  // dimension", the wrong reason) or to 2^31 (recorded, and the run timed out on hsad-sim).
+  EXPECT_EQ((Dim3{1u << 31, 1u << 31, 1u << 31}).volume(), ~std::uint64_t(0));  // saturates
+  EXPECT_EQ((Dim3{0xffffffffu, 0xffffffffu, 1}).volume(), 0xfffffffe00000001u);
+  EXPECT_EQ((Dim3{1u << 31, 0, 1u << 31}).volume(), 0u);
+  for (const Dim3 huge : {Dim3{1u << 31, 1u << 31, 1u << 31}, Dim3{0xffffffffu, 0xffffffffu, 1u << 31}}) {
+    const std::string e = test::error_text([&] { b.exec(k, huge, Dim3{1}, args); });
+    EXPECT_NE(e.find("a grid of " + std::to_string(huge.x) + " x " + std::to_string(huge.y) + " x " +
+                     std::to_string(huge.z) + " work-items exceeds"),
+              std::string::npos)
+        << e;
+  }
   EXPECT_TRUE(b.empty());  // nothing refused was recorded
   b.exec_partial_groups(k, Dim3{0xfffffff0u}, Dim3{64}, args);  // exact: no rounding, no overflow
   EXPECT_EQ(b.dispatches()[0].grid.x, 0xfffffff0u);

@@ -13,7 +13,12 @@ namespace hsad {
 
 struct Dim3 {
   std::uint32_t x = 1, y = 1, z = 1;
-  std::uint64_t volume() const { return std::uint64_t(x) * y * z; }
+  // x * y * z, at most 2^64 - 1: three 32-bit axes can make 2^96, which would wrap (to 0, or
+  // to a count that passes a limit).
+  std::uint64_t volume() const {
+    const std::uint64_t xy = std::uint64_t(x) * y;  // below 2^64
+    return z != 0 && xy > ~std::uint64_t(0) / z ? ~std::uint64_t(0) : xy * z;
+  }
   int dimensions() const { return z > 1 ? 3 : (y > 1 ? 2 : 1); }
 };
 
