@@ -154,8 +154,7 @@ void Batch::adopt_device(detail::DeviceImpl* device, const char* call) {
   }
   if (mutable_data().device->same_device(device)) return;
   throw Error("batch", call,
-              "the batch already names device '" + mutable_data().device->info().name + "' (" + mutable_data().device->info().backend +
-                  "); this names '" + device->info().name + "' (" + device->info().backend + ")",
+              "the batch already names device " + mutable_data().device->describe() + "; this names " + device->describe(),
               "record one batch per device; between devices, copy and wait");
 }
 

@@ -306,6 +306,8 @@ class DeviceImpl : public std::enable_shared_from_this<DeviceImpl> {
   // Device::native: the backend's fields (backend and ordinal are filled by the caller).
   virtual NativeDevice native() const = 0;
   std::uint32_t ordinal() const { return ordinal_; }
+  // "'NVIDIA H200' (cuda device 1)": what errors call the device, telling identical GPUs apart.
+  std::string describe() const { return "'" + info_.name + "' (" + info_.backend + " device " + std::to_string(ordinal_) + ")"; }
 
   void* allocate(std::size_t bytes, Memory kind);
   // `generation`: the device's when the memory was allocated. Memory a reset already took back is

@@ -434,8 +434,7 @@ void AqlQueue::refuse_cooperative(const Batch& batch) const {
 
 void AqlQueue::refuse_other_device(const DeviceImpl& recorded_for) const {
   throw Error(Errc::invalid_argument, agent_.backend_name(), "submit",
-              "the batch names device '" + recorded_for.info().name + "' (" + recorded_for.info().backend +
-                  "), this queue belongs to '" + owner_->info().name + "'",
+              "the batch names device " + recorded_for.describe() + ", this queue belongs to " + owner_->describe(),
               "submit it to a queue of the device it was recorded for");
 }
 

@@ -409,8 +409,7 @@ void CudaQueue::check_commands(const Batch& batch) const {
   }
   if (batch.device() && !device_->same_device(batch.device())) {
     throw Error(Errc::invalid_argument, "cuda", "submit",
-                "the batch names device '" + batch.device()->info().name + "' (" + batch.device()->info().backend +
-                    "), this queue belongs to '" + device_->info().name + "'",
+                "the batch names device " + batch.device()->describe() + ", this queue belongs to " + device_->describe(),
                 "submit it to a queue of the device it was recorded for");
   }
   for (const detail::Copy& c : batch.copies()) {
