@@ -143,7 +143,12 @@ void print_code_object_table(std::ostream& out, const CodeObject& co) {
 int show_code_object(const std::string& path, const std::string& target, const std::string& format) {
   std::ifstream in(path, std::ios::binary);
   if (!in) throw Error("hsad-info", "--code-object", "cannot open '" + path + "'");
-  const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::string bytes;
+  try {  // libstdc++'s stream throws from a read that fails (a directory: EISDIR)
+    bytes.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  } catch (const std::ios_base::failure& e) {
+    throw Error("hsad-info", "--code-object", "cannot read '" + path + "': " + e.what());
+  }
   std::vector<CodeObject> objects = read_code_objects(bytes);
   std::string why;
   if (!target.empty()) {

@@ -3,14 +3,11 @@
 #include "hsad/module.hpp"
 
 #include <algorithm>
-#include <cerrno>
-#include <cstring>
-#include <fstream>
-#include <iterator>
 
 #include "backends/backend.hpp"
 #include "hsad/device.hpp"
 #include "hsad/error.hpp"
+#include "whole_file.hpp"
 
 namespace hsad {
 namespace detail {
@@ -54,17 +51,7 @@ const std::string& Module::origin() const { return checked(impl_).origin; }
 
 Module Device::load_module(const std::string& path) const {
   const std::string& backend = detail::checked_device(impl_, "load_module").info().backend;
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    throw Error(Errc::invalid_argument, backend, "load_module", "cannot open '" + path + "': " + std::strerror(errno));
-  }
-  std::string bytes;
-  try {  // libstdc++'s stream throws on a read that fails (a directory: EISDIR) rather than set badbit
-    bytes.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-  } catch (const std::ios_base::failure& e) {
-    throw Error(Errc::invalid_argument, backend, "load_module", "cannot read '" + path + "': " + e.what());
-  }
-  if (in.bad()) throw Error(Errc::invalid_argument, backend, "load_module", "cannot read '" + path + "'");
+  const std::string bytes = detail::read_whole_file(path, backend, "load_module");
   if (bytes.empty()) throw Error(Errc::invalid_argument, backend, "load_module", "'" + path + "' is empty");
   auto m = impl().load_module(bytes, path);
   m->generation = impl().generation();

@@ -5,8 +5,6 @@
 #include <algorithm>
 #include <array>
 #include <cstdlib>
-#include <fstream>
-#include <iterator>
 #include <thread>
 
 #include "backends/aql/aql_queue.hpp"
@@ -16,6 +14,7 @@
 #include "hsad/error.hpp"
 #include "hsad/queue.hpp"
 #include "module/module_format.hpp"
+#include "whole_file.hpp"
 
 extern "C" const unsigned char hsad_amd_code_objects[];
 extern "C" const unsigned long long hsad_amd_code_objects_size;
@@ -33,9 +32,7 @@ constexpr std::uint32_t kDefaultQueuePackets = 4096;
 std::string read_code_objects_file() {
   const char* path = std::getenv("HSAD_AMD_CODE_OBJECTS");
   if (!path || !*path) return std::string();
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw Error(Errc::invalid_argument, "rocr", "kernel", std::string("cannot read HSAD_AMD_CODE_OBJECTS='") + path + "'");
-  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  return detail::read_whole_file(path, "rocr", "kernel (HSAD_AMD_CODE_OBJECTS)");
 }
 
 std::string_view embedded_code_objects() {
@@ -281,12 +278,18 @@ void RocrDevice::throw_if_faulted() const {
 
 void RocrDevice::reset_device(const std::vector<std::shared_ptr<detail::QueueImpl>>&) { faults_->clear(); }
 
-std::shared_ptr<detail::QueueImpl> RocrDevice::create_queue(std::uint32_t packets, Priority priority) {
-  if (packets == 0) packets = std::min(kDefaultQueuePackets, info_.max_queue_packets);
+// 0: the default; else a power of two in [2, the agent's maximum] (create_queue and the cooperative one).
+std::uint32_t RocrDevice::queue_packets(std::uint32_t packets, const char* call) const {
+  if (packets == 0) return std::min(kDefaultQueuePackets, info_.max_queue_packets);
   if (packets < 2 || packets > info_.max_queue_packets || (packets & (packets - 1)) != 0) {
-    throw Error(Errc::invalid_argument, "rocr", "create_queue", "queue size " + std::to_string(packets) + " is not a power of two in [2, " +
-                                            std::to_string(info_.max_queue_packets) + "] (this agent's maximum)");
+    throw Error(Errc::invalid_argument, "rocr", call, "queue size " + std::to_string(packets) + " is not a power of two in [2, " +
+                                                          std::to_string(info_.max_queue_packets) + "] (this agent's maximum)");
   }
+  return packets;
+}
+
+std::shared_ptr<detail::QueueImpl> RocrDevice::create_queue(std::uint32_t packets, Priority priority) {
+  packets = queue_packets(packets, "create_queue");
   auto ring = std::make_unique<RocrRing>(api_, agent_, packets, HSA_QUEUE_TYPE_MULTI);
   if (priority == Priority::high) ring->set_high_priority();
   return std::make_shared<detail::AqlQueue>(shared_from_this(), *this, std::move(ring), detail::AqlQueue::Config{});
@@ -300,7 +303,7 @@ std::shared_ptr<detail::QueueImpl> RocrDevice::create_cooperative_queue(std::uin
                 "agent " + info_.name + " has no cooperative queues (ROCr: HSA_AMD_AGENT_INFO_COOPERATIVE_QUEUES is false; "
                 "the driver gave it no GWS)");
   }
-  if (packets == 0) packets = std::min(kDefaultQueuePackets, info_.max_queue_packets);
+  packets = queue_packets(packets, "create_cooperative_queue");
   std::unique_ptr<RocrRing> ring;
   {
     std::lock_guard<std::mutex> lock(cooperative_mutex_);

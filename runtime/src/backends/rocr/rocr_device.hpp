@@ -100,6 +100,7 @@ class RocrDevice : public detail::DeviceImpl, public detail::AqlAgent {
 
  private:
   DispatchLimits dispatch_limits() const;
+  std::uint32_t queue_packets(std::uint32_t packets, const char* call) const;
   struct Executable;  // the code object reader and executable, destroyed together
   class Module;       // an application's code object, its own executable
   std::shared_ptr<const Executable> load_executable(std::string_view code_object);
