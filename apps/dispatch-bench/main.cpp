@@ -156,7 +156,8 @@ int main(int argc, char** argv) {
     }
     const std::vector<int> counts =
         bench::parse_int_list(count_text, 1, std::numeric_limits<int>::max(), "dispatch-bench", "--count",
-                              "a dispatch count of at least 1", "a number or a comma list: --count 1,16,64,256,1024");
+                              "a dispatch count of at least 1 (and at most " + std::to_string(std::numeric_limits<int>::max()) + ")",
+                              "a number or a comma list: --count 1,16,64,256,1024");
     const Options options = Options::parse(opt_text);
     Runtime rt = Runtime::open(backend);
     const Device& device = rt.device();

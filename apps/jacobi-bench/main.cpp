@@ -113,6 +113,14 @@ int main(int argc, char** argv) {
     }
     if (reps < 1) throw Error("jacobi-bench", "--reps", "at least one repetition", "--reps 5");
     if (k < 1) throw Error("jacobi-bench", "--check-every", "at least 1");
+    if (max_iterations < 1) throw Error("jacobi-bench", "--max-iterations", "at least 1");
+    // The device loops run whole rounds of k: a k past the guard would run k iterations whatever
+    // the guard, the tolerance never checked.
+    if (k > max_iterations) {
+      throw Error("jacobi-bench", "--check-every",
+                  "a check every " + std::to_string(k) + " iterations is past --max-iterations " + std::to_string(max_iterations),
+                  "check at most every --max-iterations iterations");
+    }
     if (!(tolerance > 0)) throw Error("jacobi-bench", "--tol", "the tolerance must be positive");
     const std::vector<int> sizes = bench::parse_int_list(size_text, 3, 1024, "jacobi-bench", "--size",
                                                          "a grid side from 3 to 1024", "for example --size 64,128,512");

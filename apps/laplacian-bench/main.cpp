@@ -22,12 +22,14 @@ namespace po = boost::program_options;
 using namespace hsad;
 
 namespace {
+// A number from 1, or 0 for "auto" where allowed ("0" itself is no choice: it was read as auto).
 int parse_choice(const std::string& text, const char* option, bool allow_auto) {
   if (allow_auto && text == "auto") return 0;
-  if (!text.empty() && text.find_first_not_of("0123456789") == std::string::npos && text.size() < 9) {
+  if (!text.empty() && text.find_first_not_of("0123456789") == std::string::npos && text.size() < 9 &&
+      std::stoi(text) >= 1) {
     return std::stoi(text);
   }
-  throw Error("laplacian-bench", option, std::string(option) + " must be a number" + (allow_auto ? " or auto" : "") +
+  throw Error("laplacian-bench", option, std::string(option) + " must be a number from 1" + (allow_auto ? " or auto" : "") +
                                              ", got '" + text + "'");
 }
 
@@ -39,6 +41,7 @@ std::array<std::uint32_t, 3> parse_block(const std::string& text) {
     const std::string part = text.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
     b[d] = static_cast<std::uint32_t>(parse_choice(part, "--block", false));
     if (d < 2 && comma == std::string::npos) throw Error("laplacian-bench", "--block", "--block takes X,Y,Z");
+    if (d == 2 && comma != std::string::npos) throw Error("laplacian-bench", "--block", "--block takes X,Y,Z, got '" + text + "'");
     start = comma + 1;
   }
   return b;
