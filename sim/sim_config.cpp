@@ -33,7 +33,14 @@ Config load() {
   if (const char* t = std::getenv("HSAD_SIM_TRACE")) c.trace_path = t;
   if (const char* st = std::getenv("HSAD_SIM_STATS")) c.stats = *st && std::strcmp(st, "0") != 0;
   if (const char* st = std::getenv("HSAD_SIM_STRICT_LDS")) c.strict_lds = *st && std::strcmp(st, "0") != 0;
-  if (const char* f = std::getenv("HSAD_SIM_FAULT"); f && *f) c.fault_at = std::strtoull(f, nullptr, 10);
+  if (const char* f = std::getenv("HSAD_SIM_FAULT"); f && *f) {
+    char* end = nullptr;
+    c.fault_at = std::strtoull(f, &end, 10);
+    if (*end || *f == '-' || *f == '+') {  // strtoull reads "abc" as 0 and "-1" as 2^64 - 1
+      std::fprintf(stderr, "hsad-sim: HSAD_SIM_FAULT must be a number, not '%s'\n", f);
+      std::exit(2);
+    }
+  }
   if (const char* m = std::getenv("HSAD_SIM_CACHE"); m && *m) {
     if (std::strcmp(m, "on") == 0 || std::strcmp(m, "1") == 0) c.cache_model = true;
     else if (std::strcmp(m, "report") == 0) c.cache_model = c.cache_report = true;
