@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <fstream>
+#include <functional>
 #include <iterator>
 #include <map>
 #include <numeric>
@@ -360,6 +361,19 @@ TEST(HsadSimPeers, FineGrainedMemoryTakesAnotherGpusStores) {
   std::vector<double> got(kCount);
   d1.copy_to_host(got.data(), fine, kCount * 8);
   EXPECT_EQ(got, values);
+}
+
+// A queue of 2 packets (the least the library takes) is made at ROCr's least (ROCr refused it
+// with an INVALID_ARGUMENT blamed on the size's being no power of two); a cooperative queue's
+// size is checked as an ordinary one's (3 was taken).
+TEST(HsadSim, QueueSizesAreCheckedAlikeAndRaisedToROCrsLeast) {
+  Queue two = rocr_device().create_queue(2);
+  EXPECT_GE(two.size(), 2u);
+  EXPECT_EQ(two.size() & (two.size() - 1), 0u) << two.size();
+  for (const auto& make : {std::function<void()>([] { (void)rocr_device().create_queue(3); }),
+                           std::function<void()>([] { (void)rocr_device().create_cooperative_queue(3); })}) {
+    EXPECT_NE(test::error_text(make).find("queue size 3 is not a power of two"), std::string::npos) << test::error_text(make);
+  }
 }
 
 TEST(HsadSim, AFullRingMakesTheSubmitterWait) {

@@ -296,6 +296,7 @@ std::shared_ptr<detail::QueueImpl> RocrDevice::create_queue(std::uint32_t packet
 }
 
 std::shared_ptr<detail::QueueImpl> RocrDevice::create_cooperative_queue(std::uint32_t packets) {
+  packets = queue_packets(packets, "create_cooperative_queue");
   bool cooperative = false;
   api_.hsa_agent_get_info(agent_, static_cast<hsa_agent_info_t>(HSA_AMD_AGENT_INFO_COOPERATIVE_QUEUES), &cooperative);
   if (!cooperative) {
@@ -303,7 +304,6 @@ std::shared_ptr<detail::QueueImpl> RocrDevice::create_cooperative_queue(std::uin
                 "agent " + info_.name + " has no cooperative queues (ROCr: HSA_AMD_AGENT_INFO_COOPERATIVE_QUEUES is false; "
                 "the driver gave it no GWS)");
   }
-  packets = queue_packets(packets, "create_cooperative_queue");
   std::unique_ptr<RocrRing> ring;
   {
     std::lock_guard<std::mutex> lock(cooperative_mutex_);
