@@ -1,6 +1,8 @@
 // The simulated machine, read once from hsad-sim's environment.
 #include "sim_config.hpp"
 
+#include <cctype>
+#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -35,8 +37,10 @@ Config load() {
   if (const char* st = std::getenv("HSAD_SIM_STRICT_LDS")) c.strict_lds = *st && std::strcmp(st, "0") != 0;
   if (const char* f = std::getenv("HSAD_SIM_FAULT"); f && *f) {
     char* end = nullptr;
+    errno = 0;
     c.fault_at = std::strtoull(f, &end, 10);
-    if (*end || *f == '-' || *f == '+') {  // strtoull reads "abc" as 0 and "-1" as 2^64 - 1
+    // strtoull reads "abc" as 0, " -1" as 2^64 - 1 and a number past 2^64 as 2^64 - 1 (ERANGE).
+    if (*end || !std::isdigit(static_cast<unsigned char>(*f)) || errno == ERANGE) {
       std::fprintf(stderr, "hsad-sim: HSAD_SIM_FAULT must be a number, not '%s'\n", f);
       std::exit(2);
     }

@@ -3,10 +3,12 @@
 // --module FILE, an application's kernels as the first device loads them, with what each costs.
 #include <boost/program_options.hpp>
 
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <iterator>
 #include <sstream>
+#include <system_error>
 
 #include "cli.hpp"
 #include "hsad/hsad.hpp"
@@ -141,6 +143,10 @@ void print_code_object_table(std::ostream& out, const CodeObject& co) {
 }
 
 int show_code_object(const std::string& path, const std::string& target, const std::string& format) {
+  std::error_code not_a_directory;
+  if (std::filesystem::is_directory(path, not_a_directory)) {
+    throw Error("hsad-info", "--code-object", "cannot read '" + path + "': it is a directory");
+  }
   std::ifstream in(path, std::ios::binary);
   if (!in) throw Error("hsad-info", "--code-object", "cannot open '" + path + "'");
   std::string bytes;

@@ -481,14 +481,13 @@ Batch& Batch::copy(const Buffer& dst, const Buffer& src, std::size_t bytes, std:
                     dst.device()->info().backend + ")",
                 "copy to the host from one device, then from the host to the other");
   }
-  // A copy between two devices of one backend may go on a queue of either: it names neither.
-  if (dst.device()->same_device(src.device())) adopt_device(dst.device(), "copy");
   detail::Copy c;
   c.kind = detail::CopyKind::device_to_device;
   c.dst = static_cast<unsigned char*>(dst.device_ptr()) + dst_offset;
   c.src = static_cast<const unsigned char*>(src.device_ptr()) + src_offset;
   // No backend's copy is a memmove (hsa_amd_memory_async_copy, cuMemcpyAsync, the cpu agent's
   // pieces in parallel): overlapping ranges would copy what another piece already overwrote.
+  // Refused before the batch takes the device: a refused call changes nothing.
   const auto d0 = reinterpret_cast<std::uintptr_t>(c.dst), s0 = reinterpret_cast<std::uintptr_t>(c.src);
   if (d0 < s0 + bytes && s0 < d0 + bytes) {
     throw Error("batch", "copy",
@@ -497,6 +496,8 @@ Batch& Batch::copy(const Buffer& dst, const Buffer& src, std::size_t bytes, std:
                     (dst.device_ptr() == src.device_ptr() ? " of one buffer)" : ")"),
                 "copy through a second buffer");
   }
+  // A copy between two devices of one backend may go on a queue of either: it names neither.
+  if (dst.device()->same_device(src.device())) adopt_device(dst.device(), "copy");
   c.bytes = bytes;
   c.dst_device = dst.device();
   c.src_device = src.device();

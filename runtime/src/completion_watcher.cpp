@@ -79,6 +79,10 @@ class Watcher {
         const Error error(Errc::runtime, "trace", "on_complete", std::string("the wait threw: ") + e.what());
         w.callback(&error);
         return;
+      } catch (...) {
+        const Error error(Errc::runtime, "trace", "on_complete", "the wait threw an exception of no std::exception type");
+        w.callback(&error);
+        return;
       }
       w.callback(nullptr);
     } catch (...) {

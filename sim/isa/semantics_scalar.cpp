@@ -135,7 +135,9 @@ void s_load_sub(WorkGroup& g, Wave& w, const Inst& in) {
 
 // Scalar buffer loads: through a buffer resource (base, num_records); a dword past num_records
 // reads 0. The dwords inside are read in one access, as s_load reads its N: aligned 64- and
-// 128-bit words whole (whole_words.hpp), and the memory looked up once, not once a dword.
+// 128-bit words whole (whole_words.hpp), and the memory looked up once, not once a dword (so a
+// range running from one allocation into the next faults, as an s_load's does; and an offset
+// whose dwords would end past 2^64, a negative immediate's, reads 0 rather than wrap below the base).
 template <int N>
 void s_buffer_load(WorkGroup& g, Wave& w, const Inst& in) {
   const std::uint64_t base = scalar32(w, in.src[0], 0) | (std::uint64_t(scalar32(w, in.src[0], 1) & 0xffff) << 32);

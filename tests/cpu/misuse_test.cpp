@@ -13,6 +13,7 @@
 #include <stdexcept>
 #include <string>
 #include <tuple>
+#include <utility>
 #include <vector>
 
 #include "cpu_test_device.hpp"
@@ -139,6 +140,7 @@ TEST(CpuMisuse, OverlappingCopiesAreRefusedWhenRecorded) {
     expect_refused([&] { b.copy(a, a, bytes, dst, src); }, Errc::invalid_argument, "overlap");
   }
   EXPECT_EQ(b.size(), 0u);
+  EXPECT_EQ(b.device(), nullptr);  // a refused copy named no device: the batch takes any
   std::vector<std::uint32_t> words(n);
   for (std::size_t i = 0; i < n; ++i) words[i] = std::uint32_t(i * 2654435761u);
   cpu_device().copy_to_device(a, words.data(), n * 4);
@@ -206,30 +208,40 @@ TEST(CpuMisuse, ATraceCallbackThatThrowsAtASubmitLeavesItsQueueWorking) {
 }
 
 // The watcher caught only hsad::Error from the wait, so a trace callback's exception at the
-// completion skipped the on_complete callback: it now gets an error saying so.
+// completion (a std::exception, or anything else) skipped the on_complete callback: it now gets
+// an error saying so.
 TEST(CpuMisuse, OnCompleteIsCalledWhenATraceCallbackThrowsAtTheCompletion) {
   const Device d = cpu_device();
   Buffer buf = zeroed(64);
   Queue q = d.create_queue();
-  d.set_trace([](const TraceEvent& e) {
-    if (e.kind == TraceEvent::Kind::complete) throw std::runtime_error("the trace callback threw");
-  });
-  std::mutex m;
-  std::condition_variable cv;
-  bool called = false;
-  std::string said;
-  q.submit(test::add_batch(d, buf, 64, 1)).on_complete([&](const Error* e) {
-    std::lock_guard<std::mutex> lock(m);
-    called = true;
-    said = e ? e->what() : "no error";
-    cv.notify_one();
-  });
-  std::unique_lock<std::mutex> lock(m);
-  const bool in_time = cv.wait_for(lock, std::chrono::seconds(20), [&] { return called; });
-  lock.unlock();
-  d.set_trace(nullptr);
-  ASSERT_TRUE(in_time) << "on_complete was not called within 20 s";
-  EXPECT_NE(said.find("the trace callback threw"), std::string::npos) << said;
+  const std::vector<std::pair<TraceCallback, std::string>> throwers = {
+      {[](const TraceEvent& e) {
+         if (e.kind == TraceEvent::Kind::complete) throw std::runtime_error("the trace callback threw");
+       },
+       "the trace callback threw"},
+      {[](const TraceEvent& e) {
+         if (e.kind == TraceEvent::Kind::complete) throw 42;
+       },
+       "no std::exception type"}};
+  for (const auto& [thrower, says] : throwers) {
+    d.set_trace(thrower);
+    std::mutex m;
+    std::condition_variable cv;
+    bool called = false;
+    std::string said;
+    q.submit(test::add_batch(d, buf, 64, 1)).on_complete([&](const Error* e) {
+      std::lock_guard<std::mutex> lock(m);
+      called = true;
+      said = e ? e->what() : "no error";
+      cv.notify_one();
+    });
+    std::unique_lock<std::mutex> lock(m);
+    const bool in_time = cv.wait_for(lock, std::chrono::seconds(20), [&] { return called; });
+    lock.unlock();
+    d.set_trace(nullptr);
+    ASSERT_TRUE(in_time) << "on_complete was not called within 20 s";
+    EXPECT_NE(said.find(says), std::string::npos) << said;
+  }
 }
 
 // The application's mistakes are Errc::invalid_argument on every path (docs/api.md, the Errc
